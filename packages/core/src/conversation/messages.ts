@@ -1,0 +1,53 @@
+import type { ConversationRef } from "./ref.ts";
+
+export interface Author {
+  /** Platform user id (MXID, Discord snowflake, Slack user id…). */
+  readonly id: string;
+  readonly displayName?: string;
+  /** True for any bot account, including our own. */
+  readonly isBot: boolean;
+  /** True when the message was sent by this Switchboard bot itself. */
+  readonly isSelf: boolean;
+}
+
+/** A platform event an adapter has turned into a message for the pipeline. */
+export interface InboundMessage {
+  /** The platform's message id, unique within the platform (dedupe and reply target). */
+  readonly id: string;
+  /**
+   * The conversation this message belongs to as the platform sees it. A reply to a bot message
+   * outside a thread may be moved by the resolve stage to the conversation of that bot message.
+   */
+  readonly conversation: ConversationRef;
+  readonly author: Author;
+  readonly text: string;
+  /** A direct message: always answered, no mention needed. */
+  readonly isDirect: boolean;
+  /** The bot was mentioned (by id, name or pill) in this message. */
+  readonly mentionsBot: boolean;
+  /** Platform id of the message this one replies to, if any. */
+  readonly replyTo?: string;
+  /** An edit of an earlier message: never answered as a new question. */
+  readonly isEdit: boolean;
+  /** Epoch ms at which the platform says the message was sent. */
+  readonly sentAt: number;
+  /** The platform's event, for adapters' own use when delivering. Never read by core. */
+  readonly raw?: unknown;
+}
+
+/** One piece of text to post into a conversation. */
+export interface OutboundMessage {
+  readonly conversation: ConversationRef;
+  /** Markdown. Already chunked to the adapter's `maxMessageLength`. */
+  readonly text: string;
+  /** Platform id of the message this answers (the origin of the request). */
+  readonly replyTo?: string;
+  /** Who the answer is for; adapters that answer privately (e.g. ephemeral) may use it. */
+  readonly recipientId?: string;
+}
+
+/** What an adapter reports after posting: the platform id of the posted message. */
+export interface PostedMessage {
+  readonly id: string;
+  readonly conversation: ConversationRef;
+}
