@@ -17,12 +17,11 @@ export interface ConversationRef {
 const PLATFORM_PATTERN = /^[a-z][a-z0-9-]*$/;
 
 export class InvalidConversationKeyError extends Error {
-  constructor(
-    readonly key: string,
-    reason: string,
-  ) {
+  readonly key: string;
+  constructor(key: string, reason: string) {
     super(`invalid conversation key ${JSON.stringify(key)}: ${reason}`);
     this.name = "InvalidConversationKeyError";
+    this.key = key;
   }
 }
 

@@ -38,12 +38,13 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** The store URL names no backend we support, or names one in a form we cannot read. */
 export class StoreUrlError extends Error {
-  constructor(
-    readonly url: string,
-    reason: string,
-  ) {
+  /** The URL as given, with any password masked (it ends up in logs). */
+  readonly url: string;
+  constructor(url: string, reason: string) {
     super(`store URL ${JSON.stringify(url)} is not usable: ${reason}`);
     this.name = "StoreUrlError";
+    this.url = url;
   }
 }

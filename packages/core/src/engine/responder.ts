@@ -1,0 +1,33 @@
+import type { InboundMessage } from "../conversation/messages.ts";
+import type { ConversationRef } from "../conversation/ref.ts";
+
+/** One turn: the text to answer in one conversation, on behalf of the message that asked. */
+export interface Turn {
+  readonly key: string;
+  readonly conversation: ConversationRef;
+  /** The message being answered (the last one, when several were collected into one turn). */
+  readonly message: InboundMessage;
+  /** What to answer: the message text, several collected texts, or a command's follow-on text. */
+  readonly text: string;
+  /** Aborted by `/stop`, shutdown, or a lost lock; responders pass it to every model call. */
+  readonly signal: AbortSignal;
+}
+
+export interface TurnAnswer {
+  /** Markdown for the thread. Empty when the responder has nothing to say now (e.g. waiting for approval). */
+  readonly text: string;
+  /** Which agent answered, for the console and logs. */
+  readonly agent?: string;
+}
+
+/** Whatever produces answers: the agent team, or a scripted stand-in in tests. */
+export interface Responder {
+  respond(turn: Turn): Promise<TurnAnswer>;
+}
+
+/** Sees each turn after its answer was delivered (memory, metrics). Not awaited by the turn. */
+export interface TurnObserver {
+  afterDelivery?(turn: Turn, answer: TurnAnswer): void;
+  /** Finishes pending work before shutdown. */
+  close?(): Promise<void>;
+}

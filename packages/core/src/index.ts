@@ -1,0 +1,21 @@
+export type { Adapter, AdapterLimits, InboundSink } from "./conversation/adapter.ts";
+export type { Author, InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
+export {
+  type ConversationRef,
+  decodeConversationKey,
+  encodeConversationKey,
+  InvalidConversationKeyError,
+  sameConversation,
+} from "./conversation/ref.ts";
+export type { Command, CommandContext, CommandResult } from "./commands/command.ts";
+export { chunkMarkdown } from "./delivery/chunk.ts";
+export type { Delivery, Deliverer } from "./delivery/deliverer.ts";
+export { type AcceptOutcome, Engine, type EngineOptions } from "./engine/engine.ts";
+export type { Responder, Turn, TurnAnswer, TurnObserver } from "./engine/responder.ts";
+export type { MidRunPolicy } from "./engine/serializer.ts";
+export { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine/settings.ts";
+export type { Clock } from "./runtime/clock.ts";
+export { systemClock } from "./runtime/clock.ts";
+export { TurnCancelledError, UserFacingError } from "./runtime/errors.ts";
+export { createMemoryLogger, createStreamLogger, type Logger, type LogLevel, silentLogger } from "./runtime/logger.ts";
+export * from "./store/index.ts";

@@ -1,0 +1,31 @@
+/**
+ * An error whose `userMessage` may be shown in chat as is: one short sentence a user can act on.
+ * Everything else that fails inside a turn reaches the user as a generic sentence with a reference,
+ * and the log gets the detail under the same reference.
+ */
+export class UserFacingError extends Error {
+  readonly userMessage: string;
+  constructor(userMessage: string, options?: { cause?: unknown; detail?: string }) {
+    super(options?.detail ?? userMessage, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "UserFacingError";
+    this.userMessage = userMessage;
+  }
+}
+
+/** The turn was cancelled (`/stop`, shutdown, a newer message under the interrupt policy). */
+export class TurnCancelledError extends Error {
+  readonly reason: string;
+  constructor(reason: string) {
+    super(`turn cancelled: ${reason}`);
+    this.name = "TurnCancelledError";
+    this.reason = reason;
+  }
+}
+
+export function userMessageOf(error: unknown): string | undefined {
+  if (error instanceof UserFacingError) return error.userMessage;
+  if (error && typeof error === "object" && "userMessage" in error && typeof error.userMessage === "string") {
+    return error.userMessage;
+  }
+  return undefined;
+}
