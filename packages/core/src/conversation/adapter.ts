@@ -17,6 +17,11 @@ export interface Adapter {
   /** The platform prefix of every conversation key this adapter owns. */
   readonly platform: string;
   readonly limits: AdapterLimits;
+  /**
+   * Verifies credentials and reachability without starting (used by `switchboard doctor`).
+   * Throws an error whose message tells the operator what to fix.
+   */
+  check?(): Promise<void>;
   start(sink: InboundSink): Promise<void>;
   stop(): Promise<void>;
   /** Post one chunk into the conversation's thread, as a reply to `replyTo` when given. */

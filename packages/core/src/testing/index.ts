@@ -1,0 +1,9 @@
+export {
+  type AdapterHarness,
+  type ObservedPost,
+  runAdapterContract,
+  type SimulatedMessage,
+  type SimulatedPlace,
+} from "./adapter-contract.ts";
+export { echoResponder, scriptedResponder } from "./responders.ts";
+export { waitFor } from "./wait.ts";
