@@ -44,6 +44,8 @@ export interface OutboundMessage {
   readonly replyTo?: string;
   /** Who the answer is for; adapters that answer privately (e.g. ephemeral) may use it. */
   readonly recipientId?: string;
+  /** The agent that wrote it, when an agent did; adapters may show it. */
+  readonly agent?: string;
 }
 
 /** What an adapter reports after posting: the platform id of the posted message. */

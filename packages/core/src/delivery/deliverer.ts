@@ -11,6 +11,7 @@ export interface Delivery {
   /** The origin message this answers. */
   readonly replyTo?: string;
   readonly recipientId?: string;
+  readonly agent?: string;
 }
 
 export class UnknownPlatformError extends Error {
@@ -49,6 +50,7 @@ export class Deliverer {
         text,
         ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
         ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
+        ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
       });
       posted.push(message);
       await this.#index.rememberPosted(adapter.platform, message.id, encodeConversationKey(message.conversation));

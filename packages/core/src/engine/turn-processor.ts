@@ -59,7 +59,7 @@ export class TurnProcessor {
     }
     const answer = await responder.respond({ ...turn, text });
     turn.signal.throwIfAborted();
-    if (answer.text.trim() !== "") await this.#deliver(turn, answer.text);
+    if (answer.text.trim() !== "") await this.#deliver(turn, answer.text, answer.agent);
     logger.info("turn answered", { key: turn.key, agent: answer.agent, chars: answer.text.length });
     for (const observer of observers) {
       try {
@@ -70,12 +70,13 @@ export class TurnProcessor {
     }
   }
 
-  async #deliver(turn: Turn, text: string): Promise<void> {
+  async #deliver(turn: Turn, text: string, agent?: string): Promise<void> {
     await this.#options.deliverer.deliver({
       conversation: turn.conversation,
       text,
       replyTo: turn.message.id,
       recipientId: turn.message.author.id,
+      ...(agent === undefined ? {} : { agent }),
     });
   }
 
