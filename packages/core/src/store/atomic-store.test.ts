@@ -1,0 +1,67 @@
+import { join } from "node:path";
+import { afterAll } from "vitest";
+import { silentLogger } from "../runtime/logger.ts";
+import { defineAtomicStoreSuite } from "./atomic-store.suite.ts";
+import { openStore } from "./open-store.ts";
+import {
+  fakeClock,
+  realTime,
+  removeRedisKeys,
+  TEST_REDIS_URL,
+  tempDirectory,
+  uniqueRedisPrefix,
+} from "./test-backends.ts";
+
+defineAtomicStoreSuite(
+  "memory",
+  async () => {
+    const clock = fakeClock();
+    const store = await openStore("memory://", { now: clock.now });
+    return { store: store.atomic, elapse: clock.advance, close: () => store.close() };
+  },
+  { hasSiblings: false },
+);
+
+defineAtomicStoreSuite(
+  "sqlite",
+  async () => {
+    const clock = fakeClock();
+    const directory = await tempDirectory();
+    const url = `sqlite://${join(directory.path, "atomic.db")}`;
+    const store = await openStore(url, { now: clock.now, logger: silentLogger });
+    const sibling = await openStore(url, { now: clock.now, logger: silentLogger });
+    return {
+      store: store.atomic,
+      sibling: sibling.atomic,
+      elapse: clock.advance,
+      close: async () => {
+        await store.close();
+        await sibling.close();
+        await directory.remove();
+      },
+    };
+  },
+  { hasSiblings: true },
+);
+
+const redisPrefix = uniqueRedisPrefix("atomic");
+afterAll(() => removeRedisKeys(redisPrefix));
+
+defineAtomicStoreSuite(
+  "redis",
+  async () => {
+    const url = `${TEST_REDIS_URL}?prefix=${redisPrefix}`;
+    const store = await openStore(url, { logger: silentLogger });
+    const sibling = await openStore(url, { logger: silentLogger });
+    return {
+      store: store.atomic,
+      sibling: sibling.atomic,
+      elapse: realTime.elapse,
+      close: async () => {
+        await store.close();
+        await sibling.close();
+      },
+    };
+  },
+  { hasSiblings: true },
+);

@@ -1,0 +1,44 @@
+import KeyvRedis from "@keyv/redis";
+import Keyv from "keyv";
+import { keyvPerNamespace } from "../keyv-namespaces.ts";
+import type { Store } from "../types.ts";
+import { RedisAtomicStore } from "./redis-atomic-store.ts";
+import { connectRedis, type RedisConnection } from "./redis-connection.ts";
+
+export interface RedisStoreOptions {
+  readonly clientUrl: string;
+  readonly host: string;
+  /** Start of every key this store writes; keyv namespaces live under `<prefix>kv:<name>::`. */
+  readonly keyPrefix: string;
+  readonly description: string;
+  readonly onBackgroundError: (error: Error) => void;
+}
+
+/** The scaled-out store: keyv namespaces via @keyv/redis and Lua-backed atomics over ONE client. */
+export class RedisStore implements Store {
+  readonly description: string;
+  readonly atomic: RedisAtomicStore;
+  readonly namespace: <Value>(name: string) => Keyv<Value>;
+  readonly #client: RedisConnection;
+
+  private constructor(client: RedisConnection, options: RedisStoreOptions) {
+    this.#client = client;
+    this.description = options.description;
+    this.atomic = new RedisAtomicStore(client, options.keyPrefix);
+    this.namespace = keyvPerNamespace((name) => {
+      const namespace = `${options.keyPrefix}kv:${name}`;
+      const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true });
+      // keyv copies its namespace onto the adapter, so both must name the same one.
+      return new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true });
+    });
+  }
+
+  static async open(options: RedisStoreOptions): Promise<RedisStore> {
+    const client = await connectRedis(options.clientUrl, options.host, options.onBackgroundError);
+    return new RedisStore(client, options);
+  }
+
+  async close(): Promise<void> {
+    if (this.#client.isOpen) await this.#client.close();
+  }
+}

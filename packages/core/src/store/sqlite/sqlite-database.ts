@@ -1,0 +1,93 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync, type SQLOutputValue } from "node:sqlite";
+import { StoreConnectionError } from "../errors.ts";
+
+/**
+ * How long a write waits for another process holding the file's write lock before failing.
+ * Our transactions are a few statements long, so contention beyond this means something is stuck.
+ */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Every table the embedded store uses. Keys carry their namespace in a column (not a key prefix)
+ * so that clearing one namespace can never touch another.
+ */
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS kv_entries (
+    namespace  TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    expires_at INTEGER,
+    PRIMARY KEY (namespace, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS kv_entries_expiry ON kv_entries (expires_at) WHERE expires_at IS NOT NULL;
+
+  CREATE TABLE IF NOT EXISTS atomic_once (
+    key        TEXT PRIMARY KEY,
+    value      TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS atomic_once_expiry ON atomic_once (expires_at);
+
+  CREATE TABLE IF NOT EXISTS atomic_locks (
+    key        TEXT PRIMARY KEY,
+    token      TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE IF NOT EXISTS atomic_queue_items (
+    id    INTEGER PRIMARY KEY AUTOINCREMENT,
+    queue TEXT NOT NULL,
+    item  TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS atomic_queue_items_order ON atomic_queue_items (queue, id);
+`;
+
+/**
+ * Opens (creating if needed) the SQLite file at `path` with WAL journaling, so readers never block
+ * the writer, and a busy timeout, so several processes on one file wait for each other instead of failing.
+ */
+export function openSqliteDatabase(path: string): DatabaseSync {
+  let db: DatabaseSync | undefined;
+  try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    db = new DatabaseSync(path);
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec("PRAGMA journal_mode = WAL");
+    // Safe with WAL: a power cut can lose the last commits but never corrupts the file.
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec(SCHEMA);
+    return db;
+  } catch (error) {
+    if (db?.isOpen) db.close();
+    throw new StoreConnectionError(
+      path,
+      "could not open the SQLite store",
+      "that the folder exists or can be created, that this process may write there, and that the file is a SQLite database",
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Runs `work` inside `BEGIN IMMEDIATE`: the write lock is taken up front, so a read-then-write
+ * sequence cannot interleave with another process's write to the same file.
+ */
+export function inImmediateTransaction<Result>(db: DatabaseSync, work: () => Result): Result {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const result = work();
+    db.exec("COMMIT");
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
+  }
+}
+
+/** A TEXT column's value; anything else means the file was written by something other than us. */
+export function textColumn(value: SQLOutputValue | undefined): string {
+  if (typeof value !== "string") throw new TypeError(`expected a text column, got ${typeof value}`);
+  return value;
+}

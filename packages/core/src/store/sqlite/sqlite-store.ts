@@ -1,0 +1,72 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import Keyv from "keyv";
+import { keyvPerNamespace } from "../keyv-namespaces.ts";
+import type { Store } from "../types.ts";
+import { SqliteAtomicStore } from "./sqlite-atomic-store.ts";
+import { openSqliteDatabase } from "./sqlite-database.ts";
+import { SqliteKeyvAdapter } from "./sqlite-keyv-adapter.ts";
+
+export interface SqliteStoreOptions {
+  readonly description: string;
+  readonly now?: () => number;
+  /** How often expired rows nobody reads again are deleted. */
+  readonly purgeIntervalMs?: number;
+  /** Receives failures of the background purge, which has no caller to throw to. */
+  readonly onBackgroundError: (error: Error) => void;
+}
+
+const DEFAULT_PURGE_INTERVAL_MS = 60_000;
+
+/** The embedded store: keyv namespaces and the AtomicStore over one SQLite connection. */
+export class SqliteStore implements Store {
+  readonly description: string;
+  readonly atomic: SqliteAtomicStore;
+  readonly namespace: <Value>(name: string) => Keyv<Value>;
+  readonly #db: DatabaseSync;
+  readonly #now: () => number;
+  readonly #purgeTimer: NodeJS.Timeout;
+  readonly #purgeStatements: StatementSync[];
+
+  constructor(path: string, options: SqliteStoreOptions) {
+    const db = openSqliteDatabase(path);
+    const now = options.now ?? Date.now;
+    this.#db = db;
+    this.#now = now;
+    this.description = options.description;
+    this.atomic = new SqliteAtomicStore(db, { now });
+    this.namespace = keyvPerNamespace(
+      (name) =>
+        new Keyv(new SqliteKeyvAdapter(db, { url: options.description, namespace: name, now }), {
+          namespace: name,
+          useKeyPrefix: false,
+          throwOnErrors: true,
+        }),
+    );
+    this.#purgeStatements = [
+      db.prepare("DELETE FROM kv_entries WHERE expires_at <= ?"),
+      db.prepare("DELETE FROM atomic_once WHERE expires_at <= ?"),
+      db.prepare("DELETE FROM atomic_locks WHERE expires_at <= ?"),
+    ];
+    this.purgeExpired();
+    this.#purgeTimer = setInterval(() => {
+      try {
+        this.purgeExpired();
+      } catch (error) {
+        options.onBackgroundError(new Error(`purging expired rows from ${path} failed`, { cause: error }));
+      }
+    }, options.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS);
+    // A purge is housekeeping; it must never be what keeps the process alive.
+    this.#purgeTimer.unref();
+  }
+
+  /** Deletes every expired row now; returns how many went. */
+  purgeExpired(): number {
+    const now = this.#now();
+    return this.#purgeStatements.reduce((total, statement) => total + Number(statement.run(now).changes), 0);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#purgeTimer);
+    if (this.#db.isOpen) this.#db.close();
+  }
+}
