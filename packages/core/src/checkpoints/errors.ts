@@ -1,0 +1,52 @@
+/** The checkpointer URL could not be understood; the message lists the forms that are. */
+export class CheckpointerUrlError extends Error {
+  readonly url: string;
+  constructor(url: string, reason: string) {
+    super(
+      `checkpointer URL ${JSON.stringify(url)} is not usable: ${reason}; expected ${ACCEPTED_CHECKPOINTER_URLS}`,
+    );
+    this.name = "CheckpointerUrlError";
+    this.url = url;
+  }
+}
+
+export const ACCEPTED_CHECKPOINTER_URLS =
+  "sqlite://./relative/path.db (relative to the working directory), sqlite:///absolute/path.db, " +
+  "sqlite::memory:, redis://[user:password@]host[:port][/db][?prefix=name:], rediss://… (TLS), " +
+  "postgres://user@host[:port]/database (or postgresql://), or memory://";
+
+/**
+ * A checkpointer call was made with a config that cannot address a checkpoint. This is a
+ * programming error in the caller: the graph must be invoked with `configurable.thread_id`
+ * (the conversation key).
+ */
+export class CheckpointConfigError extends Error {
+  constructor(operation: string, missing: string) {
+    super(`checkpoint ${operation} needs config.configurable.${missing}`);
+    this.name = "CheckpointConfigError";
+  }
+}
+
+/** The option values given to a saver are out of range. */
+export class CheckpointOptionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CheckpointOptionError";
+  }
+}
+
+/**
+ * The SQLite file already holds tables named like ours but with another layout (for example
+ * from LangGraph's own SQLite saver). We refuse rather than mix the two.
+ */
+export class CheckpointSchemaError extends Error {
+  readonly location: string;
+  constructor(location: string, detail: string) {
+    super(
+      `the checkpoint tables in ${location} have an unexpected layout (${detail}); ` +
+        "point the checkpointer at a fresh database file or drop the old checkpoint tables",
+    );
+    this.name = "CheckpointSchemaError";
+    this.location = location;
+  }
+}

@@ -1,0 +1,311 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointTuple,
+  PendingWrite,
+} from "@langchain/langgraph-checkpoint";
+import {
+  type CheckpointRecord,
+  matchesMetadataFilter,
+  RetainingCheckpointSaver,
+  type RetainingSaverOptions,
+  readSelector,
+  type StoredCheckpoint,
+  type StoredWrite,
+  type WritesRecord,
+} from "./retaining-saver.ts";
+import { bytesColumn, numberColumn, optionalTextColumn, textColumn } from "./sqlite-rows.ts";
+import { createCheckpointTables } from "./sqlite-schema.ts";
+
+export interface SqliteSaverOptions extends RetainingSaverOptions {
+  /** Database file (parent folders are created), or `:memory:`. */
+  path: string;
+  /** How long a write waits for another connection's lock before failing (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+type Row = Record<string, unknown>;
+
+const CHECKPOINT_COLUMNS =
+  "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint_type, checkpoint, metadata_type, metadata, channel_versions";
+
+/**
+ * LangGraph checkpoints in a SQLite file through Node's built-in `node:sqlite` (no native build).
+ * Channel values are stored once per version; each `put` keeps only the newest
+ * `keepCheckpoints` checkpoints of its thread and namespace (see `retention.ts`).
+ */
+export class SqliteSaver extends RetainingCheckpointSaver {
+  readonly path: string;
+  private readonly db: DatabaseSync;
+  private readonly statements: ReturnType<typeof prepareStatements>;
+
+  constructor(options: SqliteSaverOptions) {
+    super(options);
+    this.path = options.path;
+    if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+    this.db = new DatabaseSync(options.path);
+    this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    this.db.exec("PRAGMA journal_mode = WAL");
+    createCheckpointTables(this.db, options.path);
+    this.statements = prepareStatements(this.db);
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+
+  override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const { threadId, namespace = "", checkpointId } = readSelector(config);
+    if (threadId === undefined) return undefined;
+    const row =
+      checkpointId === undefined
+        ? this.statements.latest.get(threadId, namespace)
+        : this.statements.one.get(threadId, namespace, checkpointId);
+    return row === undefined ? undefined : this.loadTuple(row);
+  }
+
+  override async *list(
+    config: RunnableConfig,
+    options: CheckpointListOptions = {},
+  ): AsyncGenerator<CheckpointTuple> {
+    const { threadId, namespace, checkpointId } = readSelector(config);
+    const before = readSelector(options.before ?? {}).checkpointId;
+    const conditions: string[] = [];
+    const params: SQLInputValue[] = [];
+    const where = (condition: string, value: string | undefined) => {
+      if (value === undefined) return;
+      conditions.push(condition);
+      params.push(value);
+    };
+    where("thread_id = ?", threadId);
+    where("checkpoint_ns = ?", namespace);
+    where("checkpoint_id = ?", checkpointId);
+    where("checkpoint_id < ?", before);
+    const filtered = options.filter !== undefined && Object.keys(options.filter).length > 0;
+    const limit =
+      options.limit === undefined || filtered ? "" : ` LIMIT ${Math.max(0, Math.floor(options.limit))}`;
+    const sql =
+      `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints` +
+      (conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : "") +
+      ` ORDER BY checkpoint_id DESC${limit}`;
+    // Read the rows first: the caller may write between two yields, and a statement left open
+    // across writes on the same connection would see a moving table.
+    const rows = this.db.prepare(sql).all(...params);
+    let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+    for (const row of rows) {
+      if (remaining <= 0) return;
+      if (filtered && !matchesMetadataFilter(await this.decodeMetadata(toStored(row)), options.filter))
+        continue;
+      remaining -= 1;
+      yield await this.loadTuple(row);
+    }
+  }
+
+  override async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    const record = await this.encodeCheckpoint(config, checkpoint, metadata, newVersions);
+    this.transaction(() => {
+      for (const blob of record.blobs) {
+        this.statements.insertBlob.run(
+          record.threadId,
+          record.namespace,
+          blob.channel,
+          blob.version,
+          blob.value.type,
+          blob.value.bytes,
+        );
+      }
+      this.statements.upsertCheckpoint.run(...checkpointParams(record));
+      if (record.mayPrune) this.prune(record);
+    });
+    return {
+      configurable: {
+        thread_id: record.threadId,
+        checkpoint_ns: record.namespace,
+        checkpoint_id: record.checkpointId,
+      },
+    };
+  }
+
+  override async putWrites(
+    config: RunnableConfig,
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath?: string,
+  ): Promise<void> {
+    const record = await this.encodeWrites(config, writes, taskId, taskPath);
+    const statement = record.replaceExisting ? this.statements.upsertWrite : this.statements.insertWrite;
+    this.transaction(() => {
+      for (const write of record.writes) statement.run(...writeParams(record, write));
+    });
+  }
+
+  override async deleteThread(threadId: string): Promise<void> {
+    this.transaction(() => {
+      for (const statement of this.statements.deleteThread) statement.run(threadId);
+    });
+  }
+
+  /** Runs inside `put`'s transaction, so a reader never sees a checkpoint without its blobs. */
+  private prune(record: CheckpointRecord): void {
+    const { threadId, namespace } = record;
+    let removed = Number(
+      this.statements.pruneNamespace.run(threadId, namespace, this.keepCheckpoints).changes,
+    );
+    if (namespace === "") removed += Number(this.statements.pruneSubgraphs.run(threadId, threadId).changes);
+    if (removed === 0) return;
+    this.statements.deleteOrphanWrites.run(threadId);
+    this.statements.deleteOrphanBlobs.run(threadId);
+  }
+
+  private async loadTuple(row: Row): Promise<CheckpointTuple> {
+    const stored = toStored(row);
+    const { threadId, namespace } = stored;
+    const blobs = this.statements.blobs
+      .all(textColumn(row, "channel_versions"), threadId, namespace)
+      .map((blob) => ({
+        channel: textColumn(blob, "channel"),
+        value: { type: textColumn(blob, "type"), bytes: bytesColumn(blob, "blob") },
+      }));
+    const writesOf = (checkpointId: string) =>
+      this.statements.writes.all(threadId, namespace, checkpointId).map(toStoredWrite);
+    return this.decodeTuple(stored, blobs, writesOf(stored.checkpointId), async () =>
+      stored.parentCheckpointId === undefined ? [] : writesOf(stored.parentCheckpointId),
+    );
+  }
+
+  private transaction(work: () => void): void {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      work();
+      this.db.exec("COMMIT");
+    } catch (error) {
+      this.db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+}
+
+function prepareStatements(db: DatabaseSync) {
+  const prepare = (sql: string): StatementSync => db.prepare(sql);
+  const writeColumns =
+    "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, task_path, type, blob";
+  return {
+    latest: prepare(
+      `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?
+       ORDER BY checkpoint_id DESC LIMIT 1`,
+    ),
+    one: prepare(
+      `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
+    ),
+    blobs: prepare(
+      `SELECT b.channel, b.type, b.blob FROM json_each(?) AS v
+       JOIN checkpoint_blobs AS b ON b.thread_id = ? AND b.checkpoint_ns = ? AND b.channel = v.key AND b.version = v.value`,
+    ),
+    writes: prepare(
+      `SELECT task_id, channel, idx, task_path, type, blob FROM checkpoint_writes
+       WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
+    ),
+    insertBlob: prepare(
+      `INSERT OR IGNORE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+    upsertCheckpoint: prepare(
+      `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
+         root_checkpoint_id, checkpoint_type, checkpoint, metadata_type, metadata, channel_versions)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    insertWrite: prepare(
+      `INSERT OR IGNORE INTO checkpoint_writes (${writeColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    upsertWrite: prepare(
+      `INSERT OR REPLACE INTO checkpoint_writes (${writeColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    pruneNamespace: prepare(
+      `DELETE FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id IN (
+         SELECT checkpoint_id FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2
+         ORDER BY checkpoint_id DESC LIMIT -1 OFFSET ?3)`,
+    ),
+    // Subgraph checkpoints started by a root checkpoint that is no longer kept (see rootCheckpointOf).
+    pruneSubgraphs: prepare(
+      `DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' AND root_checkpoint_id < (
+         SELECT min(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '')`,
+    ),
+    deleteOrphanWrites: prepare(
+      `DELETE FROM checkpoint_writes WHERE thread_id = ? AND NOT EXISTS (
+         SELECT 1 FROM checkpoints AS c WHERE c.thread_id = checkpoint_writes.thread_id
+           AND c.checkpoint_ns = checkpoint_writes.checkpoint_ns AND c.checkpoint_id = checkpoint_writes.checkpoint_id)`,
+    ),
+    deleteOrphanBlobs: prepare(
+      `DELETE FROM checkpoint_blobs WHERE thread_id = ? AND NOT EXISTS (
+         SELECT 1 FROM checkpoints AS c, json_each(c.channel_versions) AS v
+         WHERE c.thread_id = checkpoint_blobs.thread_id AND c.checkpoint_ns = checkpoint_blobs.checkpoint_ns
+           AND v.key = checkpoint_blobs.channel AND v.value = checkpoint_blobs.version)`,
+    ),
+    deleteThread: [
+      prepare("DELETE FROM checkpoint_writes WHERE thread_id = ?"),
+      prepare("DELETE FROM checkpoint_blobs WHERE thread_id = ?"),
+      prepare("DELETE FROM checkpoints WHERE thread_id = ?"),
+    ],
+  };
+}
+
+function checkpointParams(record: CheckpointRecord): SQLInputValue[] {
+  return [
+    record.threadId,
+    record.namespace,
+    record.checkpointId,
+    record.parentCheckpointId ?? null,
+    record.rootCheckpointId ?? null,
+    record.checkpoint.type,
+    record.checkpoint.bytes,
+    record.metadata.type,
+    record.metadata.bytes,
+    JSON.stringify(record.channelVersions),
+  ];
+}
+
+function writeParams(record: WritesRecord, write: StoredWrite): SQLInputValue[] {
+  return [
+    record.threadId,
+    record.namespace,
+    record.checkpointId,
+    write.taskId,
+    write.idx,
+    write.channel,
+    write.taskPath,
+    write.value.type,
+    write.value.bytes,
+  ];
+}
+
+function toStored(row: Row): StoredCheckpoint {
+  return {
+    threadId: textColumn(row, "thread_id"),
+    namespace: textColumn(row, "checkpoint_ns"),
+    checkpointId: textColumn(row, "checkpoint_id"),
+    parentCheckpointId: optionalTextColumn(row, "parent_checkpoint_id"),
+    checkpoint: { type: textColumn(row, "checkpoint_type"), bytes: bytesColumn(row, "checkpoint") },
+    metadata: { type: textColumn(row, "metadata_type"), bytes: bytesColumn(row, "metadata") },
+  };
+}
+
+function toStoredWrite(row: Row): StoredWrite {
+  return {
+    taskId: textColumn(row, "task_id"),
+    channel: textColumn(row, "channel"),
+    idx: numberColumn(row, "idx"),
+    taskPath: textColumn(row, "task_path"),
+    value: { type: textColumn(row, "type"), bytes: bytesColumn(row, "blob") },
+  };
+}
