@@ -19,3 +19,5 @@ export { systemClock } from "./runtime/clock.ts";
 export { TurnCancelledError, UserFacingError } from "./runtime/errors.ts";
 export { createMemoryLogger, createStreamLogger, type Logger, type LogLevel, silentLogger } from "./runtime/logger.ts";
 export * from "./store/index.ts";
+export * from "./models/index.ts";
+export * from "./team/index.ts";

@@ -1,0 +1,14 @@
+export { type ActiveAgent, ActiveAgentStore } from "./active-agents.ts";
+export { TeamLimitError } from "./limits.ts";
+export { type AgentSummary, Team, type TeamOptions, UnknownToolError } from "./team.ts";
+export {
+  type LimitsConfig,
+  limitsConfigSchema,
+  type RoutingConfig,
+  routingConfigSchema,
+  type SpecialistConfig,
+  SUPERVISOR,
+  type TeamConfig,
+  teamConfigSchema,
+} from "./team-config.ts";
+export { pairToolCalls, textOf } from "./history.ts";

@@ -1,0 +1,128 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import { Command, END, isGraphInterrupt, START, StateGraph } from "@langchain/langgraph";
+import { handoffTarget } from "./handoff.ts";
+import { pairToolCalls } from "./history.ts";
+import { limitMessages, TeamLimitError } from "./limits.ts";
+import type { LimitsConfig } from "./team-config.ts";
+import { SUPERVISOR } from "./team-config.ts";
+import { TeamState, type TeamStateUpdate, type TeamStateValue } from "./team-state.ts";
+
+/** One agent as the graph sees it. */
+export interface GraphAgent {
+  readonly name: string;
+  readonly prompt: string;
+  readonly model: BaseChatModel;
+  /** Its tools, handoff tools included. */
+  readonly tools: readonly StructuredToolInterface[];
+}
+
+export interface TeamGraphOptions {
+  readonly agents: readonly GraphAgent[];
+  readonly limits: LimitsConfig;
+  readonly checkpointer: BaseCheckpointSaver;
+  /** Extra system context for this conversation (memory), looked up per model call. */
+  readonly contextFor: (threadId: string) => Promise<string | undefined>;
+  /** Wraps every model call (retry with backoff). */
+  readonly callModel: <T>(call: () => Promise<T>, signal: AbortSignal | undefined) => Promise<T>;
+}
+
+const toolsNode = (agent: string) => `${agent}__tools`;
+
+/**
+ * The team: START goes to the conversation's active agent (or the supervisor). Each agent is a
+ * model node plus a tools node; a turn ends when an agent answers without calling a tool.
+ * Handoff tools jump to the target agent inside the same turn and make it the active agent.
+ */
+export function buildTeamGraph(options: TeamGraphOptions) {
+  const names = options.agents.map((agent) => agent.name);
+  const graph = new StateGraph(TeamState);
+  for (const agent of options.agents) {
+    graph.addNode(agent.name, (state: TeamStateValue, config: RunnableConfig) => callAgent(agent, state, config, options));
+    graph.addNode(toolsNode(agent.name), (state: TeamStateValue, config: RunnableConfig) => runTools(agent, state, config, options), {
+      ends: [...names],
+    });
+  }
+  const builder = graph as unknown as StateGraph<typeof TeamState.spec, TeamStateValue, TeamStateUpdate, string>;
+  builder.addConditionalEdges(START, (state: TeamStateValue) => {
+    const active = state.activeAgent;
+    return active && names.includes(active) ? active : SUPERVISOR;
+  }, names);
+  for (const agent of names) {
+    builder.addConditionalEdges(agent, (state: TeamStateValue) => (hasToolCalls(state.messages.at(-1)) ? toolsNode(agent) : END), [
+      toolsNode(agent),
+      END,
+    ]);
+  }
+  return builder.compile({ checkpointer: options.checkpointer });
+}
+
+function hasToolCalls(message: BaseMessage | undefined): message is AIMessage {
+  return message !== undefined && AIMessage.isInstance(message) && (message.tool_calls?.length ?? 0) > 0;
+}
+
+async function callAgent(agent: GraphAgent, state: TeamStateValue, config: RunnableConfig, options: TeamGraphOptions): Promise<TeamStateUpdate> {
+  const { maxIterations } = options.limits;
+  if (state.turn.modelCalls >= maxIterations) throw new TeamLimitError("iterations", limitMessages.iterations(maxIterations));
+  const threadId = String(config.configurable?.thread_id ?? "");
+  const context = await options.contextFor(threadId);
+  const system = new SystemMessage(context ? `${agent.prompt}\n\n${context}` : agent.prompt);
+  const model = agent.tools.length > 0 ? agent.model.bindTools?.([...agent.tools]) : agent.model;
+  if (!model) throw new Error(`the model of agent ${agent.name} cannot call tools`);
+  const reply = await options.callModel(() => model.invoke([system, ...pairToolCalls(state.messages)], { signal: config.signal }), config.signal);
+  const message = new AIMessage({
+    content: reply.content,
+    tool_calls: reply.tool_calls ?? [],
+    name: agent.name,
+    ...(reply.id ? { id: reply.id } : {}),
+    usage_metadata: reply.usage_metadata,
+  });
+  return { messages: [message], answeredBy: agent.name, turn: { ...state.turn, modelCalls: state.turn.modelCalls + 1 } };
+}
+
+async function runTools(agent: GraphAgent, state: TeamStateValue, config: RunnableConfig, options: TeamGraphOptions) {
+  const last = state.messages.at(-1);
+  const calls: ToolCall[] = last && AIMessage.isInstance(last) ? (last.tool_calls ?? []) : [];
+  const handoff = calls.find((call) => handoffTarget(call.name) !== undefined && agent.tools.some((t) => t.name === call.name));
+  if (handoff) {
+    // A handoff ends this agent's part of the turn: it never runs beside other tools.
+    const target = handoffTarget(handoff.name) ?? SUPERVISOR;
+    const messages = calls.map((call) =>
+      toolResult(call, call === handoff ? `Handed the conversation to ${target}.` : "Not run: a handoff ends this agent's turn."),
+    );
+    return new Command({ goto: target, update: { messages, activeAgent: target === SUPERVISOR ? null : target } });
+  }
+
+  let { streakTool, streakLength } = state.turn;
+  const results: ToolMessage[] = [];
+  for (const call of calls) {
+    streakLength = call.name === streakTool ? streakLength + 1 : 1;
+    streakTool = call.name;
+    const max = options.limits.maxRepeatedToolCalls;
+    if (streakLength > max) throw new TeamLimitError("repeated-tool", limitMessages.repeatedTool(call.name, max));
+    results.push(await invokeTool(agent, call, config));
+  }
+  return new Command({ goto: agent.name, update: { messages: results, turn: { ...state.turn, streakTool, streakLength } } });
+}
+
+async function invokeTool(agent: GraphAgent, call: ToolCall, config: RunnableConfig): Promise<ToolMessage> {
+  const found = agent.tools.find((candidate) => candidate.name === call.name);
+  if (!found) return toolResult(call, `Error: ${agent.name} has no tool named ${call.name}.`, "error");
+  try {
+    const output: unknown = await found.invoke(call.args, config);
+    if (ToolMessage.isInstance(output)) return output;
+    return toolResult(call, typeof output === "string" ? output : JSON.stringify(output));
+  } catch (error) {
+    // Interrupts (approval) and cancellation belong to the graph; other failures go back to the model.
+    if (isGraphInterrupt(error) || config.signal?.aborted) throw error;
+    return toolResult(call, `Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+  }
+}
+
+function toolResult(call: ToolCall, content: string, status: "success" | "error" = "success"): ToolMessage {
+  return new ToolMessage({ tool_call_id: call.id ?? "", name: call.name, content, status });
+}
