@@ -50,3 +50,11 @@ export class CheckpointSchemaError extends Error {
     this.location = location;
   }
 }
+
+/** A stored checkpoint value is not in the shape this saver writes: the data was changed outside it. */
+export class CheckpointDataError extends Error {
+  constructor(detail: string) {
+    super(`stored checkpoint data is malformed: ${detail}`);
+    this.name = "CheckpointDataError";
+  }
+}

@@ -1,0 +1,18 @@
+import type { RedisClientType } from "@redis/client";
+import { afterAll, beforeAll } from "vitest";
+import { RedisSaver } from "./redis-saver.ts";
+import { connectTestRedis, deleteKeysUnder, uniqueTestPrefix } from "./redis-test-support.ts";
+import { registerCheckpointerValidation } from "./validation-suite.ts";
+
+let client: RedisClientType;
+beforeAll(async () => {
+  client = await connectTestRedis();
+});
+afterAll(() => client.destroy());
+
+registerCheckpointerValidation({
+  checkpointerName: "RedisSaver",
+  // A fresh prefix per instance: the suite's list cases count every checkpoint the saver holds.
+  createCheckpointer: () => new RedisSaver({ client, keyPrefix: uniqueTestPrefix("checkpoint-validation") }),
+  destroyCheckpointer: (saver) => deleteKeysUnder(client, saver.keyPrefix),
+});
