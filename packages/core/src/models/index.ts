@@ -1,0 +1,29 @@
+export { type CreateChatModelDeps, createChatModel, type ToolCallingChatModel } from "./create-model.ts";
+export { describeModel } from "./describe.ts";
+export {
+  OfflineChatModel,
+  type OfflineChatModelCallOptions,
+  type OfflineChatModelOptions,
+  type OfflineTool,
+} from "./offline-model.ts";
+export { agentNameFromSystemPrompt, HANDOFF_TOOL_PREFIX, pickHandoffTool } from "./offline-routing.ts";
+export {
+  invokeWithRetry,
+  type ModelRetryEvent,
+  type ModelRetryOptions,
+  ModelUnavailableError,
+  RetryingChatModel,
+  withModelRetry,
+} from "./retry.ts";
+export { classifyModelError, type ModelFailureKind, type RetryableFailure } from "./retry-policy.ts";
+export {
+  apiKeyEnvVar,
+  MODEL_PROVIDERS,
+  ModelConfigError,
+  type ModelProvider,
+  type ModelSpec,
+  modelRetryOptions,
+  modelSpecSchema,
+  parseModelSpec,
+  parseModelString,
+} from "./spec.ts";

@@ -1,0 +1,210 @@
+/**
+ * The built-in `offline` chat model: no key, no network, same input → same output. It exists so
+ * the whole pipeline (routing, handoffs, delivery, accounting) runs before anyone configures a
+ * real model, and every reply says so.
+ *
+ * What it does, in order:
+ * 1. If a tool result (ToolMessage) already follows the latest user message, the handoff of this
+ *    turn has happened: it answers, so a turn can never bounce between agents.
+ * 2. Else, if handoff tools (`transfer_to_<agent>`) are bound and the latest user message shares a
+ *    word with one of their descriptions, it calls the best-matching one (see offline-routing.ts).
+ * 3. Else it answers with a templated, clearly marked reply that quotes the user.
+ *
+ * The name it answers as: the `agentName` option if given, else the first line of the system
+ * prompt when it reads `You are <name>…`, else "assistant".
+ */
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import {
+  BaseChatModel,
+  type BaseChatModelCallOptions,
+  type BaseChatModelParams,
+  type BindToolsInput,
+} from "@langchain/core/language_models/chat_models";
+import { AIMessage, type AIMessageChunk, type BaseMessage, type ToolCall } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
+import type { Runnable } from "@langchain/core/runnables";
+import { convertToOpenAITool, isLangChainTool } from "@langchain/core/utils/function_calling";
+import {
+  agentNameFromSystemPrompt,
+  handoffTarget,
+  isHandoffTool,
+  pickHandoffTool,
+  type ToolSummary,
+} from "./offline-routing.ts";
+
+export interface OfflineTool extends ToolSummary {
+  /** JSON schema of the arguments, used to fill required string arguments of a handoff call. */
+  readonly parameters?: Record<string, unknown>;
+}
+
+export interface OfflineChatModelCallOptions extends BaseChatModelCallOptions {
+  tools?: OfflineTool[];
+}
+
+export interface OfflineChatModelOptions extends BaseChatModelParams {
+  /** The name replies are signed with; wins over the name read from the system prompt. */
+  agentName?: string;
+}
+
+const EXCERPT_LIMIT = 200;
+
+export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions> {
+  readonly agentName: string | undefined;
+
+  static override lc_name(): string {
+    return "OfflineChatModel";
+  }
+
+  constructor(options: OfflineChatModelOptions = {}) {
+    super(options);
+    this.agentName = options.agentName;
+  }
+
+  _llmType(): string {
+    return "offline";
+  }
+
+  override bindTools(
+    tools: BindToolsInput[],
+    kwargs?: Partial<OfflineChatModelCallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, OfflineChatModelCallOptions> {
+    return this.withConfig({ ...kwargs, tools: tools.map(summarizeTool) });
+  }
+
+  async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    _runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const tools = options.tools ?? [];
+    const lastHumanIndex = messages.findLastIndex((message) => message.type === "human");
+    const userText = lastHumanIndex === -1 ? undefined : messages[lastHumanIndex]!.text;
+    const toolResultThisTurn = messages.slice(lastHumanIndex + 1).some((message) => message.type === "tool");
+    const fingerprint = fingerprintOf(messages, tools);
+
+    const handoff =
+      userText !== undefined && !toolResultThisTurn ? pickHandoffTool(userText, tools) : undefined;
+    const toolCalls: ToolCall[] = [];
+    let content: string;
+    if (handoff !== undefined) {
+      const tool = tools.find((candidate) => candidate.name === handoff)!;
+      toolCalls.push({
+        type: "tool_call",
+        id: `offline_call_${fingerprint}`,
+        name: handoff,
+        args: handoffArguments(tool, userText ?? ""),
+      });
+      content = "";
+    } else {
+      content = replyText(this.agentName ?? nameFromPrompt(messages), userText, tools, toolResultThisTurn);
+    }
+
+    const inputChars = messages.reduce((sum, message) => sum + message.text.length, 0) + jsonLength(tools);
+    const outputChars = content.length + (toolCalls.length > 0 ? jsonLength(toolCalls) : 0);
+    const inputTokens = Math.ceil(inputChars / 4);
+    const outputTokens = Math.ceil(outputChars / 4);
+    const message = new AIMessage({
+      id: `offline_${fingerprint}`,
+      content,
+      tool_calls: toolCalls,
+      usage_metadata: {
+        input_tokens: inputTokens,
+        output_tokens: outputTokens,
+        total_tokens: inputTokens + outputTokens,
+      },
+      response_metadata: { model_name: "offline", model_provider: "offline" },
+    });
+    return {
+      generations: [{ text: content, message }],
+      llmOutput: {
+        tokenUsage: {
+          promptTokens: inputTokens,
+          completionTokens: outputTokens,
+          totalTokens: inputTokens + outputTokens,
+        },
+      },
+    };
+  }
+}
+
+function nameFromPrompt(messages: readonly BaseMessage[]): string {
+  const system = messages.find((message) => message.type === "system");
+  return (system && agentNameFromSystemPrompt(system.text)) ?? "assistant";
+}
+
+function replyText(
+  agentName: string,
+  userText: string | undefined,
+  tools: readonly OfflineTool[],
+  toolResultThisTurn: boolean,
+): string {
+  const said =
+    userText === undefined ? "There is no message to answer yet." : `You said: "${excerpt(userText)}".`;
+  const specialists = tools
+    .filter((tool) => isHandoffTool(tool.name))
+    .map((tool) => handoffTarget(tool.name))
+    .filter((agent) => agent !== "supervisor");
+  // Explains a missing handoff, so someone trying the offline team knows how routing works.
+  const hint =
+    specialists.length > 0 && !toolResultThisTurn
+      ? ` No specialist matched your words (specialists: ${specialists.join(", ")}).`
+      : "";
+  return `[offline model] ${agentName} here. ${said}${hint} Configure a real model in switchboard.yaml for real answers.`;
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= EXCERPT_LIMIT ? flat : `${flat.slice(0, EXCERPT_LIMIT - 1)}…`;
+}
+
+/** Required string arguments get the user's words (a handoff `reason`/`task`); nothing else is invented. */
+function handoffArguments(tool: OfflineTool, userText: string): Record<string, string> {
+  const properties = tool.parameters?.properties;
+  const required = tool.parameters?.required;
+  if (!isRecord(properties) || !Array.isArray(required)) return {};
+  const args: Record<string, string> = {};
+  for (const key of required) {
+    const property = typeof key === "string" ? properties[key] : undefined;
+    if (isRecord(property) && property.type === "string") args[key as string] = userText;
+  }
+  return args;
+}
+
+function summarizeTool(tool: BindToolsInput): OfflineTool {
+  if (isLangChainTool(tool)) {
+    const { function: fn } = convertToOpenAITool(tool);
+    return { name: fn.name, description: fn.description ?? "", parameters: asRecord(fn.parameters) };
+  }
+  const definition = isRecord(tool) && isRecord(tool.function) ? tool.function : tool;
+  if (isRecord(definition) && typeof definition.name === "string") {
+    const description = typeof definition.description === "string" ? definition.description : "";
+    const parameters = asRecord(definition.parameters ?? definition.input_schema ?? definition.schema);
+    return { name: definition.name, description, parameters };
+  }
+  throw new TypeError(`offline model cannot read this tool definition: ${JSON.stringify(tool)}`);
+}
+
+/** FNV-1a over everything the reply depends on: ids stay stable for equal input, differ otherwise. */
+function fingerprintOf(messages: readonly BaseMessage[], tools: readonly OfflineTool[]): string {
+  const parts = messages.map((message) => `${message.type}\u0001${message.text}`);
+  parts.push(...tools.map((tool) => tool.name));
+  let hash = 0x811c9dc5;
+  for (const char of parts.join("\u0000")) {
+    hash ^= char.codePointAt(0)!;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}
+
+function jsonLength(value: unknown): number {
+  return JSON.stringify(value).length;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return isRecord(value) ? value : undefined;
+}

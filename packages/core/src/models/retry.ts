@@ -1,0 +1,169 @@
+/**
+ * Retry around model calls. Two ways in, one policy (retry-policy.ts decides what is retried):
+ *
+ *   const model = withModelRetry(createChatModel(spec), modelRetryOptions(spec));
+ *   const reply = await model.bindTools(tools).invoke(messages, { signal });   // retried
+ *
+ *   const reply = await invokeWithRetry(() => bound.invoke(messages, { signal }), { signal });
+ *
+ * Waits use exponential backoff with full jitter (a random wait in [0, base·2^(n-1)], capped), so
+ * many conversations hitting the same rate limit do not retry in lockstep; a provider's own
+ * retry-after hint replaces the backoff, capped at `maxDelayMs`. Cancelling the signal stops at
+ * once, during a call or a wait, with the signal's reason. When the attempts run out the caller
+ * gets a `ModelUnavailableError`; errors that are not worth retrying (401, 400, bugs) surface
+ * unchanged on the first failure.
+ */
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/language_models/chat_models";
+import type { AIMessageChunk } from "@langchain/core/messages";
+import { Runnable } from "@langchain/core/runnables";
+import { classifyModelError, type ModelFailureKind } from "./retry-policy.ts";
+
+export interface ModelRetryEvent {
+  /** The attempt that just failed, from 1. */
+  readonly attempt: number;
+  readonly kind: ModelFailureKind;
+  readonly delayMs: number;
+  readonly error: unknown;
+}
+
+export interface ModelRetryOptions {
+  /** Calls in total, the first included (default 4). */
+  maxAttempts?: number;
+  /** Backoff ceiling before the first retry; doubles per attempt (default 1 s). */
+  baseDelayMs?: number;
+  /** No single wait is longer, retry-after hints included (default 30 s). */
+  maxDelayMs?: number;
+  signal?: AbortSignal;
+  /** Reported before each wait, for the log. */
+  onRetry?: (event: ModelRetryEvent) => void;
+  /** Waits `ms`; may stop early when `signal` aborts (the wait is abandoned on abort either way). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Uniform in [0, 1). */
+  random?: () => number;
+  now?: () => number;
+}
+
+const USER_REASON: Record<ModelFailureKind, string> = {
+  rate_limited: "rate limited",
+  timeout: "timed out",
+  network: "unreachable",
+  server_error: "provider error",
+};
+
+/** The model stayed unavailable through every attempt; `userMessage` is safe to show in chat. */
+export class ModelUnavailableError extends Error {
+  readonly kind: ModelFailureKind;
+  readonly attempts: number;
+  readonly userMessage: string;
+  constructor(kind: ModelFailureKind, attempts: number, cause: unknown) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    super(`model call failed after ${attempts} attempt(s) (${kind}): ${detail}`, { cause });
+    this.name = "ModelUnavailableError";
+    this.kind = kind;
+    this.attempts = attempts;
+    this.userMessage = `The model is not answering right now (${USER_REASON[kind]}). Please try again in a minute.`;
+  }
+}
+
+export async function invokeWithRetry<T>(
+  call: (attempt: number) => Promise<T>,
+  options: ModelRetryOptions = {},
+): Promise<T> {
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
+  const baseDelayMs = options.baseDelayMs ?? 1_000;
+  const maxDelayMs = options.maxDelayMs ?? 30_000;
+  const sleep = options.sleep ?? defaultSleep;
+  const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  const { signal } = options;
+
+  for (let attempt = 1; ; attempt++) {
+    signal?.throwIfAborted();
+    try {
+      return await untilAborted(call(attempt), signal);
+    } catch (error) {
+      signal?.throwIfAborted();
+      const failure = classifyModelError(error, { callerAborted: false, now });
+      if (failure === undefined) throw error;
+      if (attempt >= maxAttempts) throw new ModelUnavailableError(failure.kind, attempt, error);
+      const backoffMs = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+      const delayMs = Math.round(Math.min(maxDelayMs, failure.retryAfterMs ?? backoffMs));
+      options.onRetry?.({ attempt, kind: failure.kind, delayMs, error });
+      await untilAborted(sleep(delayMs, signal), signal);
+    }
+  }
+}
+
+/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  // The caller stops waiting; a late rejection of the abandoned call has nobody left to tell.
+  promise.catch(() => undefined);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    // Cleared on abort so a cancelled turn leaves no timer holding the process open.
+    const onAbort = () => clearTimeout(timer);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+type ChatModelCallOptions = BaseChatModelCallOptions;
+type ChatRunnable = Runnable<BaseLanguageModelInput, AIMessageChunk, ChatModelCallOptions>;
+type RetryableModel = ChatRunnable & {
+  bindTools?(tools: BindToolsInput[], kwargs?: Partial<ChatModelCallOptions>): ChatRunnable;
+};
+
+/**
+ * A chat model (or a model with tools bound) whose `invoke` is retried. `bindTools` returns another
+ * retrying model, so the wrapper can be applied once, at start-up. The call's own `signal` (or the
+ * one in the options) cancels retries; the call options reach the wrapped model unchanged, so a
+ * per-call `timeout` times out each attempt separately.
+ */
+export class RetryingChatModel extends Runnable<
+  BaseLanguageModelInput,
+  AIMessageChunk,
+  ChatModelCallOptions
+> {
+  lc_namespace = ["switchboard", "models"];
+  readonly inner: RetryableModel;
+  readonly retryOptions: ModelRetryOptions;
+
+  constructor(inner: RetryableModel, retryOptions: ModelRetryOptions = {}) {
+    super();
+    this.inner = inner;
+    this.retryOptions = retryOptions;
+  }
+
+  override invoke(
+    input: BaseLanguageModelInput,
+    options?: Partial<ChatModelCallOptions>,
+  ): Promise<AIMessageChunk> {
+    const signals = [options?.signal, this.retryOptions.signal].filter((signal) => signal !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    return invokeWithRetry(() => this.inner.invoke(input, options), { ...this.retryOptions, signal });
+  }
+
+  bindTools(tools: BindToolsInput[], kwargs?: Partial<ChatModelCallOptions>): RetryingChatModel {
+    if (!this.inner.bindTools) {
+      throw new TypeError("this model cannot take tools (it has none to bind, or tools are already bound)");
+    }
+    return new RetryingChatModel(this.inner.bindTools(tools, kwargs), this.retryOptions);
+  }
+}
+
+export function withModelRetry(model: RetryableModel, options: ModelRetryOptions = {}): RetryingChatModel {
+  return new RetryingChatModel(model, options);
+}

@@ -1,0 +1,126 @@
+/**
+ * Which chat model a team runs on, validated once where configuration enters (the CLI) and passed
+ * down as a typed `ModelSpec`. Two spellings are accepted:
+ *
+ * - a string: `offline`, `openai:<model>`, `anthropic:<model>`, `ollama:<model>`
+ *   (only the first `:` separates, so `ollama:llama3.1:8b` keeps its tag);
+ * - an object: `{ provider, model, baseUrl?, apiKey?, temperature?, maxRetries? }` — the only way to
+ *   name an OpenAI-compatible server, because it needs a `baseUrl`.
+ *
+ * API keys are plain values here: reading the environment is the CLI's job (`apiKeyEnvVar` tells it
+ * which variable belongs to which provider).
+ */
+import { z } from "zod";
+
+export const MODEL_PROVIDERS = ["openai", "anthropic", "ollama", "openai-compatible", "offline"] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+const ACCEPTED_FORMS =
+  'accepted: "offline", "openai:<model>", "anthropic:<model>", "ollama:<model>", ' +
+  'or { provider: "openai-compatible", baseUrl: "http://host/v1", model: "<model>" }';
+
+/** A model configuration that cannot work as written; the message names the value and the fix. */
+export class ModelConfigError extends Error {
+  readonly value: string;
+  constructor(value: string, reason: string, options?: { withAcceptedForms?: boolean }) {
+    const forms = options?.withAcceptedForms === false ? "" : ` (${ACCEPTED_FORMS})`;
+    super(`invalid model ${JSON.stringify(value)}: ${reason}${forms}`);
+    this.name = "ModelConfigError";
+    this.value = value;
+  }
+}
+
+const remoteFields = {
+  model: z.string().trim().min(1, "model name is empty"),
+  apiKey: z.string().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  /** Retries after the first failed call (rate limits, timeouts, network); see `modelRetryOptions`. */
+  maxRetries: z.number().int().min(0).max(10).optional(),
+};
+
+const httpUrl = z.url({
+  protocol: /^https?$/,
+  error: (issue) => (issue.input === undefined ? "baseUrl is required" : "baseUrl must be an http(s) URL"),
+});
+
+export const modelSpecSchema = z.discriminatedUnion("provider", [
+  z.strictObject({ provider: z.literal("offline") }),
+  z.strictObject({ provider: z.literal("openai"), ...remoteFields, baseUrl: httpUrl.optional() }),
+  z.strictObject({ provider: z.literal("anthropic"), ...remoteFields, baseUrl: httpUrl.optional() }),
+  z.strictObject({ provider: z.literal("ollama"), ...remoteFields, baseUrl: httpUrl.optional() }),
+  z.strictObject({ provider: z.literal("openai-compatible"), ...remoteFields, baseUrl: httpUrl }),
+]);
+
+export type ModelSpec = z.infer<typeof modelSpecSchema>;
+
+/** Names a provider's model but not the provider: suggest the spelling the user most likely meant. */
+function guessProvider(model: string): string | undefined {
+  if (/^(gpt-|o\d)/i.test(model)) return "openai";
+  if (/^claude/i.test(model)) return "anthropic";
+  return undefined;
+}
+
+export function parseModelString(text: string): ModelSpec {
+  const trimmed = text.trim();
+  if (trimmed === "") throw new ModelConfigError(text, "empty");
+  const colon = trimmed.indexOf(":");
+  const provider = (colon === -1 ? trimmed : trimmed.slice(0, colon)).toLowerCase();
+  const model = colon === -1 ? "" : trimmed.slice(colon + 1).trim();
+
+  if (provider === "offline") {
+    if (colon !== -1) throw new ModelConfigError(text, '"offline" takes no model name');
+    return { provider: "offline" };
+  }
+  if (provider === "openai-compatible") {
+    throw new ModelConfigError(
+      text,
+      "an OpenAI-compatible server needs a baseUrl, so it must be written as an object",
+    );
+  }
+  if (provider !== "openai" && provider !== "anthropic" && provider !== "ollama") {
+    const guess = colon === -1 ? guessProvider(trimmed) : undefined;
+    const reason = guess
+      ? `no provider given; did you mean "${guess}:${trimmed}"?`
+      : `unknown provider "${provider}"`;
+    throw new ModelConfigError(text, reason);
+  }
+  if (model === "") throw new ModelConfigError(text, `no model name after "${provider}:"`);
+  return { provider, model };
+}
+
+/** Accepts the string or the object form (or nothing, meaning offline) and returns a checked spec. */
+export function parseModelSpec(value: unknown): ModelSpec {
+  if (value === undefined || value === null) return { provider: "offline" };
+  if (typeof value === "string") return parseModelString(value);
+  const result = modelSpecSchema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+    return `${where}${issue.message}`;
+  });
+  throw new ModelConfigError(safeJson(value), problems.join("; "));
+}
+
+/** The environment variable the CLI should read for a provider's key; undefined when none is needed. */
+export function apiKeyEnvVar(provider: ModelProvider): string | undefined {
+  if (provider === "openai") return "OPENAI_API_KEY";
+  if (provider === "anthropic") return "ANTHROPIC_API_KEY";
+  return undefined;
+}
+
+/** Attempts for `withModelRetry`: the first call plus `maxRetries` (default 3, so 4 attempts). */
+export function modelRetryOptions(spec: ModelSpec): { maxAttempts: number } {
+  const retries = spec.provider === "offline" ? 0 : (spec.maxRetries ?? 3);
+  return { maxAttempts: retries + 1 };
+}
+
+/** A JSON rendering for error messages that never carries an API key, even under a misspelt name. */
+function safeJson(value: unknown): string {
+  try {
+    return (
+      JSON.stringify(value, (key, field) => (/key|token|secret/i.test(key) ? "***" : field)) ?? String(value)
+    );
+  } catch {
+    return String(value);
+  }
+}
