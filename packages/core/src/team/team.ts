@@ -95,7 +95,7 @@ export class Team implements Responder {
     const signal = AbortSignal.any([turn.signal, timeout]);
     let state: Awaited<ReturnType<typeof this.invoke>>;
     try {
-      state = await this.invoke(turn.key, turn.text, active?.agent ?? null, signal);
+      state = await this.invoke({ key: turn.key, text: turn.text, activeAgent: active?.agent ?? null, userId: turn.message.author.id, signal });
     } catch (error) {
       if (timeout.aborted && !turn.signal.aborted) {
         throw new TeamLimitError("wall-time", limitMessages.wallTime(this.#options.limits.wallTimeSeconds));
@@ -113,11 +113,18 @@ export class Team implements Responder {
     return { text, agent: answeredBy };
   }
 
-  /** One graph run for a user's text; exposed for follow-up runs that are not chat turns. */
-  async invoke(key: string, text: string, activeAgent: string | null, signal: AbortSignal) {
+  /**
+   * One graph run for a user's text; exposed for follow-up runs that are not chat turns.
+   * Tools read `thread_id` (the conversation key) and `user_id` from the run's configurable.
+   */
+  async invoke(run: { key: string; text: string; activeAgent: string | null; userId: string; signal: AbortSignal }) {
     return this.#graph.invoke(
-      { messages: [new HumanMessage(text)], activeAgent, answeredBy: null, turn: FRESH_TURN },
-      { configurable: { thread_id: key }, signal, recursionLimit: this.#options.limits.maxIterations * 3 + 10 },
+      { messages: [new HumanMessage(run.text)], activeAgent: run.activeAgent, answeredBy: null, turn: FRESH_TURN },
+      {
+        configurable: { thread_id: run.key, user_id: run.userId },
+        signal: run.signal,
+        recursionLimit: this.#options.limits.maxIterations * 3 + 10,
+      },
     );
   }
 
