@@ -7,3 +7,4 @@ export {
 } from "./adapter-contract.ts";
 export { echoResponder, scriptedResponder } from "./responders.ts";
 export { waitFor } from "./wait.ts";
+export { RecordingAdapter } from "./recording-adapter.ts";
