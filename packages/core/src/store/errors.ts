@@ -5,7 +5,7 @@
 export class StoreConnectionError extends Error {
   readonly target: string;
   constructor(target: string, problem: string, whatToCheck: string, options?: { cause?: unknown }) {
-    super(`${problem} (${target}): ${describeCause(options?.cause)}. Check ${whatToCheck}.`, options);
+    super(`${problem} (${target}): ${describeCause(options?.cause)} — check ${whatToCheck}`, options);
     this.name = "StoreConnectionError";
     this.target = target;
   }

@@ -15,11 +15,14 @@ const MAX_RECONNECT_DELAY_MS = 5_000;
 export async function connectRedis(
   clientUrl: string,
   host: string,
+  clientName: string,
   onBackgroundError: (error: Error) => void,
 ): Promise<RedisConnection> {
   let connected = false;
   const client: RedisConnection = createClient({
     url: clientUrl,
+    // Shows up in CLIENT LIST, so an operator can tell which deployment holds which connection.
+    name: clientName,
     socket: {
       connectTimeout: CONNECT_TIMEOUT_MS,
       reconnectStrategy: (retries, cause) =>

@@ -34,7 +34,12 @@ export class RedisStore implements Store {
   }
 
   static async open(options: RedisStoreOptions): Promise<RedisStore> {
-    const client = await connectRedis(options.clientUrl, options.host, options.onBackgroundError);
+    const client = await connectRedis(
+      options.clientUrl,
+      options.host,
+      `switchboard@${options.keyPrefix}`,
+      options.onBackgroundError,
+    );
     return new RedisStore(client, options);
   }
 
