@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { CheckpointOptionError } from "./errors.ts";
+import { openPostgresSaver, type PrunedPostgresSaver } from "./postgres-saver.ts";
+import { dropTestSchema, TEST_POSTGRES_URL, uniqueTestSchema } from "./postgres-test-support.ts";
+import { registerCheckpointerValidation } from "./validation-suite.ts";
+
+registerCheckpointerValidation<PrunedPostgresSaver>({
+  checkpointerName: "PrunedPostgresSaver",
+  // A schema per instance: the suite's list cases count every checkpoint the saver holds.
+  createCheckpointer: () =>
+    openPostgresSaver({ connectionString: TEST_POSTGRES_URL, schema: uniqueTestSchema("validation") }),
+  destroyCheckpointer: async (saver) => {
+    await saver.end();
+    await dropTestSchema(saver.schema);
+  },
+});
+
+describe("openPostgresSaver", () => {
+  it("refuses a schema name that is not a plain identifier", async () => {
+    await expect(
+      openPostgresSaver({ connectionString: TEST_POSTGRES_URL, schema: 'x"; DROP TABLE y; --' }),
+    ).rejects.toBeInstanceOf(CheckpointOptionError);
+  });
+});

@@ -1,0 +1,37 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+
+/** The shared test server; tests keep to schemas of their own and drop only those. */
+export const TEST_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/test";
+
+export function uniqueTestSchema(label: string): string {
+  return `switchboard_test_${label}_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+}
+
+export async function dropTestSchema(schema: string): Promise<void> {
+  if (!schema.startsWith("switchboard_test_")) throw new Error(`refusing to drop schema ${schema}`);
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Bytes in the checkpoint tables of `schema`: stored values, checkpoint rows and metadata. */
+export async function storedBytesInSchema(schema: string): Promise<number> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ total: string }>(`
+      SELECT
+        (SELECT coalesce(sum(coalesce(octet_length(blob), 0)), 0) FROM "${schema}".checkpoint_blobs)
+      + (SELECT coalesce(sum(octet_length(blob)), 0) FROM "${schema}".checkpoint_writes)
+      + (SELECT coalesce(sum(octet_length(checkpoint::text) + octet_length(metadata::text)), 0)
+           FROM "${schema}".checkpoints) AS total`);
+    return Number(rows[0]?.total ?? 0);
+  } finally {
+    await client.end();
+  }
+}
