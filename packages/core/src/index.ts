@@ -11,7 +11,14 @@ export type { Command, CommandContext, CommandResult } from "./commands/command.
 export { chunkMarkdown } from "./delivery/chunk.ts";
 export type { Delivery, Deliverer } from "./delivery/deliverer.ts";
 export { type AcceptOutcome, Engine, type EngineOptions } from "./engine/engine.ts";
-export type { Responder, Turn, TurnAnswer, TurnObserver } from "./engine/responder.ts";
+export type {
+  Continuation,
+  ContinuationHandler,
+  Responder,
+  Turn,
+  TurnAnswer,
+  TurnObserver,
+} from "./engine/responder.ts";
 export type { MidRunPolicy } from "./engine/serializer.ts";
 export { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine/settings.ts";
 export type { Clock } from "./runtime/clock.ts";

@@ -10,7 +10,8 @@ import type { Store } from "../store/types.ts";
 import { isAddressedToBot, type RejectReason, screenMessage } from "./admit.ts";
 import { ConversationIndex } from "./conversation-index.ts";
 import { resolveConversation } from "./resolve.ts";
-import type { Responder, TurnObserver } from "./responder.ts";
+import { encodeWork } from "./queued-work.ts";
+import type { Continuation, ContinuationHandler, Responder, TurnObserver } from "./responder.ts";
 import { ConversationSerializer } from "./serializer.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./settings.ts";
 import { TurnProcessor } from "./turn-processor.ts";
@@ -22,6 +23,8 @@ export interface EngineOptions {
   /** Commands contributed by features (team, memory, requests); /help and /stop are built in. */
   readonly commands?: readonly Command[];
   readonly observers?: readonly TurnObserver[];
+  /** Runs queued continuations (follow-up runs, approvals, external results). */
+  readonly continuations?: ContinuationHandler;
   readonly settings?: Partial<EngineSettings>;
   readonly logger?: Logger;
 }
@@ -56,6 +59,7 @@ export class Engine {
       commands: this.commands,
       responder: options.responder,
       observers: options.observers ?? [],
+      ...(options.continuations ? { continuations: options.continuations } : {}),
       prefixes: this.settings.commandPrefixes,
       logger: this.#logger,
     });
@@ -110,9 +114,14 @@ export class Engine {
       await this.#stop(resolved.key, { ...message, conversation: resolved.conversation });
       return { accepted: true, key: resolved.key };
     }
-    const { raw: _raw, ...persistable } = message;
-    await this.#serializer.submit(resolved.key, JSON.stringify({ ...persistable, conversation: resolved.conversation }));
+    const work = encodeWork({ kind: "message", message: { ...message, conversation: resolved.conversation } });
+    await this.#serializer.submit(resolved.key, work);
     return { accepted: true, key: resolved.key };
+  }
+
+  /** Queues work for a conversation behind its current turn; durable, so a restart still runs it. */
+  async enqueueContinuation(key: string, continuation: Continuation): Promise<void> {
+    await this.#serializer.submit(key, encodeWork({ kind: "continuation", continuation }));
   }
 
   #reject(message: InboundMessage, reason: RejectReason): AcceptOutcome {

@@ -31,3 +31,19 @@ export interface TurnObserver {
   /** Finishes pending work before shutdown. */
   close?(): Promise<void>;
 }
+
+/**
+ * Queued work for a conversation that is not a user's message — a follow-up run, a resumed
+ * approval, an external job's result. It waits its turn in the conversation's queue like a message,
+ * so it is ordered with the conversation's turns and survives a restart.
+ */
+export interface Continuation {
+  readonly requestId: string;
+  readonly type: string;
+  readonly data?: Readonly<Record<string, unknown>>;
+}
+
+export interface ContinuationHandler {
+  /** Runs it and delivers what it produces; errors are the handler's to report. */
+  continue(key: string, continuation: Continuation, signal: AbortSignal): Promise<void>;
+}

@@ -5,13 +5,16 @@ import type { InboundMessage } from "../conversation/messages.ts";
 import type { Deliverer } from "../delivery/deliverer.ts";
 import { TurnCancelledError, userMessageOf } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
-import type { Responder, Turn, TurnObserver } from "./responder.ts";
+import { decodeConversationKey } from "../conversation/ref.ts";
+import { decodeWork, groupWork } from "./queued-work.ts";
+import type { Continuation, ContinuationHandler, Responder, Turn, TurnObserver } from "./responder.ts";
 
 export interface TurnProcessorOptions {
   readonly deliverer: Deliverer;
   readonly commands: CommandRegistry;
   readonly responder: Responder;
   readonly observers: readonly TurnObserver[];
+  readonly continuations?: ContinuationHandler;
   readonly prefixes: readonly string[];
   readonly logger: Logger;
 }
@@ -27,7 +30,30 @@ export class TurnProcessor {
   }
 
   async process(key: string, items: string[], signal: AbortSignal): Promise<void> {
-    const messages = items.map((item) => JSON.parse(item) as InboundMessage);
+    for (const group of groupWork(items.map(decodeWork))) {
+      if (group.kind === "messages") await this.#processMessages(key, group.messages, signal);
+      else if (group.kind === "continuation") await this.#continue(key, group.continuation, signal);
+    }
+  }
+
+  async #continue(key: string, continuation: Continuation, signal: AbortSignal): Promise<void> {
+    const handler = this.#options.continuations;
+    if (!handler) {
+      this.#options.logger.error("queued continuation dropped: nothing handles continuations", { key, type: continuation.type });
+      return;
+    }
+    const conversation = decodeConversationKey(key);
+    try {
+      await this.#options.deliverer.whileTyping(conversation, () => handler.continue(key, continuation, signal), (error) =>
+        this.#options.logger.warn("typing indicator failed", { key, error }),
+      );
+    } catch (error) {
+      if (signal.aborted && abortReason(signal) === SHUTDOWN_REASON) throw new TurnCancelledError(SHUTDOWN_REASON);
+      this.#options.logger.error("continuation failed", { key, type: continuation.type, requestId: continuation.requestId, error });
+    }
+  }
+
+  async #processMessages(key: string, messages: InboundMessage[], signal: AbortSignal): Promise<void> {
     const message = messages.at(-1);
     if (!message) return;
     const text = messages.map((m) => m.text).join("\n\n");

@@ -1,6 +1,16 @@
 export { type ActiveAgent, ActiveAgentStore } from "./active-agents.ts";
 export { TeamLimitError } from "./limits.ts";
-export { type AgentSummary, Team, type TeamOptions, UnknownToolError } from "./team.ts";
+export {
+  type AgentSummary,
+  approvalPrompt,
+  outcomeText,
+  type RunInput,
+  type RunOutcome,
+  Team,
+  type TeamOptions,
+  UnknownToolError,
+} from "./team.ts";
+export type { ApprovalDecision, ApprovalRequest } from "./team-graph.ts";
 export {
   type LimitsConfig,
   limitsConfigSchema,

@@ -48,6 +48,7 @@ export function teamCommands(team: Team): Command[] {
             `Messages in this conversation: ${messages}.`,
             `Model: ${agent?.model ?? "unknown"}.`,
             `Routing: ${routing}.`,
+            ...(await team.extraStatusLines(key)),
           ].join("\n"),
         };
       },

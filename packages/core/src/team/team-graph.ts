@@ -4,7 +4,7 @@ import type { ToolCall } from "@langchain/core/messages/tool";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { Command, END, isGraphInterrupt, START, StateGraph } from "@langchain/langgraph";
+import { Command, END, interrupt, isGraphInterrupt, START, StateGraph } from "@langchain/langgraph";
 import { handoffTarget } from "./handoff.ts";
 import { pairToolCalls } from "./history.ts";
 import { limitMessages, TeamLimitError } from "./limits.ts";
@@ -29,6 +29,23 @@ export interface TeamGraphOptions {
   readonly contextFor: (threadId: string) => Promise<string | undefined>;
   /** Wraps every model call (retry with backoff). */
   readonly callModel: <T>(call: () => Promise<T>, signal: AbortSignal | undefined) => Promise<T>;
+  /** Tools attached to this conversation's agent at run time (find_tools). */
+  readonly attachedTools: (threadId: string, agent: string) => Promise<StructuredToolInterface[]>;
+  /** Tools that wait for a person's approval before they run. */
+  readonly needsApproval: (toolName: string) => boolean;
+}
+
+/** What an agent asks a person to approve; the interrupt's value. */
+export interface ApprovalRequest {
+  readonly agent: string;
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+}
+
+/** The resume value of an approval interrupt. */
+export interface ApprovalDecision {
+  readonly approved: boolean;
+  readonly by: string;
 }
 
 const toolsNode = (agent: string) => `${agent}__tools`;
@@ -44,7 +61,7 @@ export function buildTeamGraph(options: TeamGraphOptions) {
   for (const agent of options.agents) {
     graph.addNode(agent.name, (state: TeamStateValue, config: RunnableConfig) => callAgent(agent, state, config, options));
     graph.addNode(toolsNode(agent.name), (state: TeamStateValue, config: RunnableConfig) => runTools(agent, state, config, options), {
-      ends: [...names],
+      ends: [...names, END],
     });
   }
   const builder = graph as unknown as StateGraph<typeof TeamState.spec, TeamStateValue, TeamStateUpdate, string>;
@@ -71,7 +88,8 @@ async function callAgent(agent: GraphAgent, state: TeamStateValue, config: Runna
   const threadId = String(config.configurable?.thread_id ?? "");
   const context = await options.contextFor(threadId);
   const system = new SystemMessage(context ? `${agent.prompt}\n\n${context}` : agent.prompt);
-  const model = agent.tools.length > 0 ? agent.model.bindTools?.([...agent.tools]) : agent.model;
+  const tools = [...agent.tools, ...(await options.attachedTools(threadId, agent.name))];
+  const model = tools.length > 0 ? agent.model.bindTools?.(tools) : agent.model;
   if (!model) throw new Error(`the model of agent ${agent.name} cannot call tools`);
   const reply = await options.callModel(() => model.invoke([system, ...pairToolCalls(state.messages)], { signal: config.signal }), config.signal);
   const message = new AIMessage({
@@ -81,7 +99,12 @@ async function callAgent(agent: GraphAgent, state: TeamStateValue, config: Runna
     ...(reply.id ? { id: reply.id } : {}),
     usage_metadata: reply.usage_metadata,
   });
-  return { messages: [message], answeredBy: agent.name, turn: { ...state.turn, modelCalls: state.turn.modelCalls + 1 } };
+  return {
+    messages: [message],
+    answeredBy: agent.name,
+    stoppedBy: null,
+    turn: { ...state.turn, modelCalls: state.turn.modelCalls + 1 },
+  };
 }
 
 async function runTools(agent: GraphAgent, state: TeamStateValue, config: RunnableConfig, options: TeamGraphOptions) {
@@ -97,20 +120,43 @@ async function runTools(agent: GraphAgent, state: TeamStateValue, config: Runnab
     return new Command({ goto: target, update: { messages, activeAgent: target === SUPERVISOR ? null : target } });
   }
 
+  // Approvals are asked before anything runs: on resume this node starts over, and nothing runs twice.
+  const decisions = calls.map((call) =>
+    options.needsApproval(call.name)
+      ? interrupt<ApprovalRequest, ApprovalDecision>({ agent: agent.name, tool: call.name, args: call.args })
+      : undefined,
+  );
+  const threadId = String(config.configurable?.thread_id ?? "");
+  const tools = [...agent.tools, ...(await options.attachedTools(threadId, agent.name))];
   let { streakTool, streakLength } = state.turn;
   const results: ToolMessage[] = [];
-  for (const call of calls) {
+  let stoppedBy: string | null = null;
+  for (const [index, call] of calls.entries()) {
     streakLength = call.name === streakTool ? streakLength + 1 : 1;
     streakTool = call.name;
     const max = options.limits.maxRepeatedToolCalls;
     if (streakLength > max) throw new TeamLimitError("repeated-tool", limitMessages.repeatedTool(call.name, max));
-    results.push(await invokeTool(agent, call, config));
+    const decision = decisions[index];
+    if (decision && !decision.approved) {
+      results.push(toolResult(call, `Not run: ${decision.by} denied this action.`, "error"));
+      continue;
+    }
+    const found = tools.find((candidate) => candidate.name === call.name);
+    results.push(await invokeTool(agent, found, call, config));
+    if (found?.returnDirect) stoppedBy = call.name;
   }
-  return new Command({ goto: agent.name, update: { messages: results, turn: { ...state.turn, streakTool, streakLength } } });
+  const turn = { ...state.turn, streakTool, streakLength };
+  // A tool that ends the run (find_tools): the follow-up run starts with what it changed.
+  if (stoppedBy) return new Command({ goto: END, update: { messages: results, turn, stoppedBy } });
+  return new Command({ goto: agent.name, update: { messages: results, turn } });
 }
 
-async function invokeTool(agent: GraphAgent, call: ToolCall, config: RunnableConfig): Promise<ToolMessage> {
-  const found = agent.tools.find((candidate) => candidate.name === call.name);
+async function invokeTool(
+  agent: GraphAgent,
+  found: StructuredToolInterface | undefined,
+  call: ToolCall,
+  config: RunnableConfig,
+): Promise<ToolMessage> {
   if (!found) return toolResult(call, `Error: ${agent.name} has no tool named ${call.name}.`, "error");
   try {
     const output: unknown = await found.invoke(call.args, config);

@@ -19,6 +19,8 @@ export const TeamState = Annotation.Root({
   /** The agent whose message ends the turn. */
   answeredBy: lastValue<string | null>(() => null),
   turn: lastValue<TurnCounters>(() => FRESH_TURN),
+  /** A tool that ends the run when called (`returnDirect`, e.g. find_tools): a follow-up run continues. */
+  stoppedBy: lastValue<string | null>(() => null),
 });
 
 export type TeamStateValue = typeof TeamState.State;

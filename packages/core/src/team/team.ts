@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import { type BaseCheckpointSaver, INTERRUPT, isInterrupted, Command as LangGraphCommand } from "@langchain/langgraph";
 import type { Command } from "../commands/command.ts";
 import type { Responder, Turn, TurnAnswer } from "../engine/responder.ts";
 import { invokeWithRetry } from "../models/retry.ts";
@@ -11,7 +11,7 @@ import { ActiveAgentStore } from "./active-agents.ts";
 import { createHandoffTool, handoffToolName } from "./handoff.ts";
 import { textOf } from "./history.ts";
 import { limitMessages, TeamLimitError } from "./limits.ts";
-import { type GraphAgent, buildTeamGraph } from "./team-graph.ts";
+import { type ApprovalDecision, type ApprovalRequest, buildTeamGraph, type GraphAgent } from "./team-graph.ts";
 import { teamCommands } from "./team-commands.ts";
 import { type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
 import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
@@ -30,7 +30,47 @@ export interface TeamOptions {
   readonly tools?: Readonly<Record<string, StructuredToolInterface>>;
   /** Extra system context per conversation (memory). */
   readonly contextFor?: (key: string) => Promise<string | undefined>;
+  /** Tools attached to a conversation's agent at run time (find_tools). */
+  readonly attachedTools?: (key: string, agent: string) => Promise<StructuredToolInterface[]>;
+  /** Tools that wait for a person's approval before they run. */
+  readonly needsApproval?: (toolName: string) => boolean;
+  /** More lines for /status (open requests…). */
+  readonly statusLines?: (key: string) => Promise<string[]>;
   readonly logger?: Logger;
+}
+
+export interface RunInput {
+  readonly key: string;
+  readonly userId: string;
+  readonly signal: AbortSignal;
+  /** The user's text; absent when resuming. */
+  readonly text?: string;
+  /** Resumes a run waiting for approval. */
+  readonly resume?: ApprovalDecision;
+  readonly requestId?: string;
+  readonly runId?: string;
+}
+
+export type RunOutcome =
+  | { readonly kind: "answered"; readonly text: string; readonly agent: string }
+  | { readonly kind: "awaiting-approval"; readonly approval: ApprovalRequest; readonly agent: string }
+  | { readonly kind: "stopped-for-tool"; readonly tool: string; readonly agent: string };
+
+/** What the thread reads for an outcome when nothing tracks the request. */
+export function outcomeText(outcome: RunOutcome): string {
+  switch (outcome.kind) {
+    case "answered":
+      return outcome.text;
+    case "awaiting-approval":
+      return approvalPrompt(outcome.approval);
+    case "stopped-for-tool":
+      return "";
+  }
+}
+
+export function approvalPrompt(approval: ApprovalRequest): string {
+  const args = Object.keys(approval.args).length > 0 ? ` with ${JSON.stringify(approval.args)}` : "";
+  return `**${approval.agent}** wants to run \`${approval.tool}\`${args}. Reply \`/approve\` to let it, or \`/deny\` to refuse.`;
 }
 
 export interface AgentSummary {
@@ -67,6 +107,8 @@ export class Team implements Responder {
       limits: options.limits,
       checkpointer: options.checkpointer,
       contextFor: options.contextFor ?? (async () => undefined),
+      attachedTools: options.attachedTools ?? (async () => []),
+      needsApproval: options.needsApproval ?? (() => false),
       callModel: (call, signal) =>
         invokeWithRetry(call, {
           ...(signal ? { signal } : {}),
@@ -89,43 +131,63 @@ export class Team implements Responder {
   }
 
   async respond(turn: Turn): Promise<TurnAnswer> {
-    const active = this.sticky ? await this.activeAgents.get(turn.key) : undefined;
-    const wallMs = this.#options.limits.wallTimeSeconds * 1000;
-    const timeout = AbortSignal.timeout(wallMs);
-    const signal = AbortSignal.any([turn.signal, timeout]);
-    let state: Awaited<ReturnType<typeof this.invoke>>;
-    try {
-      state = await this.invoke({ key: turn.key, text: turn.text, activeAgent: active?.agent ?? null, userId: turn.message.author.id, signal });
-    } catch (error) {
-      if (timeout.aborted && !turn.signal.aborted) {
-        throw new TeamLimitError("wall-time", limitMessages.wallTime(this.#options.limits.wallTimeSeconds));
-      }
-      throw error;
-    }
-    const answeredBy = state.answeredBy ?? SUPERVISOR;
-    if (this.sticky && (state.activeAgent ?? null) !== (active?.agent ?? null)) {
-      if (state.activeAgent) await this.activeAgents.set(turn.key, state.activeAgent);
-      else await this.activeAgents.clear(turn.key);
-      this.#logger.info("active agent changed", { key: turn.key, from: active?.agent ?? SUPERVISOR, to: state.activeAgent ?? SUPERVISOR });
-    }
-    const last = state.messages.at(-1);
-    const text = last && AIMessage.isInstance(last) ? textOf(last) : "";
-    return { text, agent: answeredBy };
+    const outcome = await this.run({ key: turn.key, userId: turn.message.author.id, signal: turn.signal, text: turn.text });
+    return { text: outcomeText(outcome), agent: outcome.agent };
   }
 
   /**
-   * One graph run for a user's text; exposed for follow-up runs that are not chat turns.
-   * Tools read `thread_id` (the conversation key) and `user_id` from the run's configurable.
+   * One graph run in a conversation: for a user's text, or resuming an approval. Routes to the
+   * active agent (sticky) and persists a handoff. Tools read `thread_id` (the conversation key),
+   * `user_id` and, when tracked, `request_id`/`run_id` from the run's configurable.
    */
-  async invoke(run: { key: string; text: string; activeAgent: string | null; userId: string; signal: AbortSignal }) {
-    return this.#graph.invoke(
-      { messages: [new HumanMessage(run.text)], activeAgent: run.activeAgent, answeredBy: null, turn: FRESH_TURN },
-      {
-        configurable: { thread_id: run.key, user_id: run.userId },
-        signal: run.signal,
+  async run(input: RunInput): Promise<RunOutcome> {
+    const active = this.sticky ? await this.activeAgents.get(input.key) : undefined;
+    const wallSeconds = this.#options.limits.wallTimeSeconds;
+    const timeout = AbortSignal.timeout(wallSeconds * 1000);
+    const signal = AbortSignal.any([input.signal, timeout]);
+    const graphInput =
+      input.resume !== undefined
+        ? new LangGraphCommand({ resume: input.resume })
+        : {
+            messages: [new HumanMessage(input.text ?? "")],
+            activeAgent: active?.agent ?? null,
+            answeredBy: null,
+            stoppedBy: null,
+            turn: FRESH_TURN,
+          };
+    let state: Record<string, unknown>;
+    try {
+      state = await this.#graph.invoke(graphInput, {
+        configurable: {
+          thread_id: input.key,
+          user_id: input.userId,
+          ...(input.requestId ? { request_id: input.requestId } : {}),
+          ...(input.runId ? { run_id: input.runId } : {}),
+        },
+        signal,
         recursionLimit: this.#options.limits.maxIterations * 3 + 10,
-      },
-    );
+      });
+    } catch (error) {
+      if (timeout.aborted && !input.signal.aborted) throw new TeamLimitError("wall-time", limitMessages.wallTime(wallSeconds));
+      throw error;
+    }
+    const values = state as TeamStateValue;
+    await this.#persistActiveAgent(input.key, active?.agent ?? null, values.activeAgent ?? null);
+    const agent = values.answeredBy ?? SUPERVISOR;
+    if (isInterrupted<ApprovalRequest>(state)) {
+      const approval = state[INTERRUPT][0]?.value;
+      if (approval) return { kind: "awaiting-approval", approval, agent };
+    }
+    if (values.stoppedBy) return { kind: "stopped-for-tool", tool: values.stoppedBy, agent };
+    const last = values.messages.at(-1);
+    return { kind: "answered", text: last && AIMessage.isInstance(last) ? textOf(last) : "", agent };
+  }
+
+  async #persistActiveAgent(key: string, before: string | null, after: string | null): Promise<void> {
+    if (!this.sticky || before === after) return;
+    if (after) await this.activeAgents.set(key, after);
+    else await this.activeAgents.clear(key);
+    this.#logger.info("active agent changed", { key, from: before ?? SUPERVISOR, to: after ?? SUPERVISOR });
   }
 
   /** The conversation's checkpointed state (messages, active agent), or undefined when it has none. */
@@ -133,6 +195,11 @@ export class Team implements Responder {
     const snapshot = await this.#graph.getState({ configurable: { thread_id: key } });
     const values = snapshot.values as TeamStateValue | undefined;
     return values && Object.keys(values).length > 0 ? values : undefined;
+  }
+
+  /** Lines other features add to /status (open requests…). */
+  async extraStatusLines(key: string): Promise<string[]> {
+    return (await this.#options.statusLines?.(key)) ?? [];
   }
 
   /** Back to the supervisor: the active agent is cleared in the store and in the graph state. */
