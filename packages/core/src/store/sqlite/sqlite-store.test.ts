@@ -1,0 +1,111 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fakeClock, tempDirectory } from "../test-backends.ts";
+import { SqliteStore } from "./sqlite-store.ts";
+
+const run = promisify(execFile);
+
+describe("SqliteStore", () => {
+  let directory: Awaited<ReturnType<typeof tempDirectory>>;
+  let file: string;
+  const rowCount = (table: string): number => {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      return Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()?.n);
+    } finally {
+      db.close();
+    }
+  };
+
+  beforeEach(async () => {
+    directory = await tempDirectory();
+    file = join(directory.path, "store.db");
+  });
+  afterEach(() => directory.remove());
+
+  it("journals in WAL mode so readers never block the writer", async () => {
+    const store = new SqliteStore(file, { description: file, onBackgroundError: () => {} });
+    const db = new DatabaseSync(file, { readOnly: true });
+    expect(db.prepare("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
+    db.close();
+    await store.close();
+  });
+
+  it("purges expired rows and keeps live ones", async () => {
+    const clock = fakeClock();
+    const store = new SqliteStore(file, { description: file, now: clock.now, onBackgroundError: () => {} });
+    const kv = store.namespace<string>("kv");
+    await kv.set("short", "x", 100);
+    await kv.set("long", "y", 10_000);
+    await store.atomic.setIfAbsent("once", "1", 100);
+    await store.atomic.acquireLock("lock", 100);
+    await store.atomic.acquireLock("held", 10_000);
+    await clock.advance(500);
+    expect(store.purgeExpired()).toBe(3);
+    expect(rowCount("kv_entries")).toBe(1);
+    expect(rowCount("atomic_once")).toBe(0);
+    expect(rowCount("atomic_locks")).toBe(1);
+    await store.close();
+  });
+
+  it("purges in the background on its interval", async () => {
+    const clock = fakeClock();
+    const store = new SqliteStore(file, {
+      description: file,
+      now: clock.now,
+      purgeIntervalMs: 10,
+      onBackgroundError: () => {},
+    });
+    await store.atomic.setIfAbsent("once", "1", 100);
+    await clock.advance(500);
+    await sleep(60);
+    expect(rowCount("atomic_once")).toBe(0);
+    await store.close();
+  });
+
+  it("reports a failed background purge instead of dropping it", async () => {
+    const errors: Error[] = [];
+    const store = new SqliteStore(file, {
+      description: file,
+      purgeIntervalMs: 10,
+      onBackgroundError: (error) => errors.push(error),
+    });
+    // Simulates a file damaged or changed under us; waiting out a real busy timeout would take seconds.
+    const db = new DatabaseSync(file);
+    db.exec("DROP TABLE atomic_locks");
+    db.close();
+    await sleep(60);
+    await store.close();
+    expect(errors[0]?.message).toContain(`purging expired rows from ${file} failed`);
+  });
+
+  it("stays exact when several processes race for the same keys", async () => {
+    await new SqliteStore(file, { description: file, onBackgroundError: () => {} }).close();
+    // Every process starts its loop at the same moment so their writes interleave (each loop takes
+    // a few hundred ms; which process wins which key is up to the scheduler, so only totals are checked).
+    const startAt = Date.now() + 3_000;
+    const storeModule = new URL("./sqlite-atomic-store.ts", import.meta.url).pathname;
+    const databaseModule = new URL("./sqlite-database.ts", import.meta.url).pathname;
+    const worker = `
+      const { SqliteAtomicStore } = await import(${JSON.stringify(storeModule)});
+      const { openSqliteDatabase } = await import(${JSON.stringify(databaseModule)});
+      const store = new SqliteAtomicStore(openSqliteDatabase(${JSON.stringify(file)}));
+      while (Date.now() < ${startAt}) await new Promise((resolve) => setTimeout(resolve, 1));
+      let wins = 0;
+      for (let i = 0; i < 300; i++) {
+        if (await store.setIfAbsent("key-" + i, process.pid + "", 60000)) wins++;
+        await store.enqueue("shared", process.pid + ":" + i);
+      }
+      console.log(wins);`;
+    const processes = Array.from({ length: 4 }, () =>
+      run(process.execPath, ["--disable-warning=ExperimentalWarning", "--input-type=module", "-e", worker]),
+    );
+    const wins = (await Promise.all(processes)).map(({ stdout }) => Number(stdout.trim()));
+    expect(wins.reduce((a, b) => a + b, 0)).toBe(300);
+    expect(rowCount("atomic_queue_items")).toBe(1_200);
+  }, 60_000);
+});
