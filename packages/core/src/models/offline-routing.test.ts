@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  agentNameFromSystemPrompt,
-  contentStems,
-  pickHandoffTool,
-  stem,
-  type ToolSummary,
-} from "./offline-routing.ts";
+import { contentStems, stem } from "../text/keywords.ts";
+import { agentNameFromSystemPrompt, pickHandoffTool, type ToolSummary } from "./offline-routing.ts";
 
 const team: ToolSummary[] = [
   { name: "transfer_to_billing", description: "billing: invoices, payments, refunds" },

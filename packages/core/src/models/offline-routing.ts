@@ -8,46 +8,13 @@
  * go to the tool bound first, so the choice depends only on the input.
  */
 
+import { contentStems } from "../text/keywords.ts";
+
 export const HANDOFF_TOOL_PREFIX = "transfer_to_";
 
 export interface ToolSummary {
   readonly name: string;
   readonly description: string;
-}
-
-// Words that say nothing about *which* specialist is wanted ("I need help with a problem").
-const STOP_WORDS = new Set(
-  (
-    "a about again all also am an and any are as at be been being but by can cant could did didnt do does " +
-    "doesnt dont for from get got had has have having he her here hers him his how i if im in into is isnt " +
-    "it its ive just me my myself need needs no not now of off on once only or our ours out over please " +
-    "should so some than thank thanks that the their them then there these they this those to too up us " +
-    "very want wants was wasnt we were what when where which while who why will with wont would you your " +
-    "yours hi hello hey help problem problems issue issues question questions thing something someone anything"
-  ).split(" "),
-);
-
-/** Strips the commonest English endings; only when at least three letters remain. */
-export function stem(word: string): string {
-  let stemmed = word;
-  if (stemmed.endsWith("ies") && stemmed.length > 5) stemmed = `${stemmed.slice(0, -3)}y`;
-  else if (stemmed.endsWith("ing") && stemmed.length > 5) stemmed = stemmed.slice(0, -3);
-  else if (stemmed.endsWith("ed") && stemmed.length > 4) stemmed = stemmed.slice(0, -2);
-  else if (stemmed.endsWith("s") && !stemmed.endsWith("ss") && stemmed.length > 3)
-    stemmed = stemmed.slice(0, -1);
-  // "invoice"/"invoic(es)" and "schedule"/"schedul(ing)" only meet once a final "e" is dropped too.
-  if (stemmed.endsWith("e") && stemmed.length > 3) stemmed = stemmed.slice(0, -1);
-  return stemmed;
-}
-
-/** Distinct stems of the content words of `text`, in first-seen order. */
-export function contentStems(text: string): string[] {
-  const words = text
-    .toLowerCase()
-    .replace(/['’]/g, "")
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word.length > 1 && !STOP_WORDS.has(word));
-  return [...new Set(words.map(stem))];
 }
 
 export function isHandoffTool(name: string): boolean {
