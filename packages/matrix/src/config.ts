@@ -1,0 +1,51 @@
+import { z } from "zod";
+
+const MXID = /^@[^:\s]+:\S+$/;
+
+/**
+ * The `matrix:` section of switchboard.yaml. Secrets are plain fields; the CLI fills them from
+ * SWITCHBOARD_MATRIX_* environment variables. Every option is documented in the package README.
+ */
+export const matrixAdapterConfigSchema = z
+  .object({
+    /** Client-server API base URL, e.g. https://matrix.example.org. */
+    homeserverUrl: z.url({ protocol: /^https?$/ }),
+    /** The bot account's access token. Either this, or userId + password. */
+    accessToken: z.string().min(1).optional(),
+    /** The bot's MXID. Needed for password login; checked against the token's owner when given. */
+    userId: z.string().regex(MXID, "must be a full Matrix ID like @bot:example.org").optional(),
+    /** Logs in once with this password; the token is then kept in the store. */
+    password: z.string().min(1).optional(),
+    /** Device name shown in the account's session list after a password login. */
+    deviceName: z.string().min(1).default("Switchboard"),
+    /** The name users write to address the bot; defaults to the account's profile display name. */
+    displayName: z.string().min(1).optional(),
+    /** `thread`: a top-level mention starts a thread rooted at it. `reply`: answers are plain replies. */
+    replyMode: z.enum(["thread", "reply"]).default("thread"),
+    /** Join rooms the bot is invited to (subject to `inviters` / `inviteServers`). */
+    autoJoin: z.boolean().default(true),
+    /** MXIDs whose invites are accepted. */
+    inviters: z.array(z.string().regex(MXID, "must be a full Matrix ID like @alice:example.org")).default([]),
+    /** Homeservers whose users' invites are accepted; `*` accepts any. */
+    inviteServers: z.array(z.string().min(1)).default([]),
+    /** Use end-to-end encryption when the native crypto binding is installed. */
+    encryption: z.boolean().default(false),
+    /** Where the end-to-end encryption store lives (under `matrix-crypto/`). */
+    dataDir: z.string().min(1).default("./data"),
+    /** Longest markdown chunk per event; the HTML + JSON event stays far below Matrix's 65,536 bytes. */
+    maxMessageLength: z.number().int().min(500).max(16_000).default(4_000),
+    /** How long one `/sync` long-poll waits for new events. */
+    syncTimeoutMs: z.number().int().min(0).max(120_000).default(30_000),
+  })
+  .refine(
+    (config) =>
+      config.accessToken !== undefined || (config.userId !== undefined && config.password !== undefined),
+    {
+      message: "set matrix.accessToken, or matrix.userId and matrix.password to log in",
+    },
+  );
+
+/** The options as written in the config file (defaults optional). */
+export type MatrixAdapterConfig = z.input<typeof matrixAdapterConfigSchema>;
+/** The options after validation, every default filled in. */
+export type ResolvedMatrixConfig = z.output<typeof matrixAdapterConfigSchema>;

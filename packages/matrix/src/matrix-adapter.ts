@@ -1,0 +1,93 @@
+import {
+  type Adapter,
+  type AdapterLimits,
+  type ConversationRef,
+  type InboundSink,
+  type Logger,
+  type OutboundMessage,
+  type PostedMessage,
+  type Store,
+  silentLogger,
+} from "@switchboard/core";
+import { type MatrixAdapterConfig, matrixAdapterConfigSchema, type ResolvedMatrixConfig } from "./config.ts";
+import { obtainCredentials } from "./connect/credentials.ts";
+import { decideEncryption } from "./connect/encryption.ts";
+import type { KeyValue } from "./connect/key-value.ts";
+import { MATRIX_PLATFORM, placeOf } from "./conversation.ts";
+import { type MatrixConnection, openConnection } from "./matrix-connection.ts";
+import { loadMatrixSdk } from "./sdk/load-sdk.ts";
+import { routeSdkLogs } from "./sdk/sdk-logging.ts";
+
+export interface MatrixAdapterDeps {
+  /** Keeps the sync position and a password login's token across restarts (namespace `matrix`). */
+  readonly store?: Store;
+  readonly logger?: Logger;
+}
+
+export class MatrixNotStartedError extends Error {
+  constructor(action: string) {
+    super(`cannot ${action}: the Matrix adapter is not started`);
+    this.name = "MatrixNotStartedError";
+  }
+}
+
+/** Matrix rooms as Switchboard conversations, on matrix-bot-sdk. */
+export class MatrixAdapter implements Adapter {
+  readonly platform = MATRIX_PLATFORM;
+  readonly limits: AdapterLimits;
+  readonly #config: ResolvedMatrixConfig;
+  readonly #logger: Logger;
+  readonly #kv: KeyValue | undefined;
+  #connection: MatrixConnection | undefined;
+
+  constructor(config: MatrixAdapterConfig, deps: MatrixAdapterDeps = {}) {
+    this.#config = matrixAdapterConfigSchema.parse(config);
+    this.#logger = deps.logger ?? silentLogger;
+    this.#kv = deps.store?.namespace<string>("matrix");
+    this.limits = { maxMessageLength: this.#config.maxMessageLength };
+  }
+
+  async check(): Promise<void> {
+    const loaded = loadMatrixSdk();
+    routeSdkLogs(loaded.sdk, this.#logger);
+    const credentials = await obtainCredentials(loaded.sdk, this.#config, this.#kv, this.#logger);
+    const encryption = decideEncryption(this.#config.encryption, loaded.crypto);
+    this.#logger.info("Matrix credentials work", {
+      userId: credentials.userId,
+      homeserver: this.#config.homeserverUrl,
+      encryption: encryption.active ? "on" : `off (${encryption.reason})`,
+    });
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    if (this.#connection) throw new Error("the Matrix adapter is already started");
+    this.#connection = await openConnection(this.#config, { sink, logger: this.#logger, kv: this.#kv });
+  }
+
+  /** Finishes handing on the batch in progress (so its position is kept), clears typing, stops syncing. */
+  async stop(): Promise<void> {
+    const connection = this.#connection;
+    if (!connection) return;
+    await connection.close();
+    this.#connection = undefined;
+  }
+
+  async post(message: OutboundMessage): Promise<PostedMessage> {
+    if (!this.#connection) throw new MatrixNotStartedError("post a message");
+    return this.#connection.poster.post(message);
+  }
+
+  async setTyping(conversation: ConversationRef, active: boolean): Promise<void> {
+    if (!this.#connection) throw new MatrixNotStartedError("show typing");
+    const { roomId } = placeOf(conversation);
+    if (active) await this.#connection.typing.start(roomId);
+    else await this.#connection.typing.stop(roomId);
+  }
+}
+
+export function createMatrixAdapter(
+  config: MatrixAdapterConfig,
+  deps: MatrixAdapterDeps = {},
+): MatrixAdapter {
+  return new MatrixAdapter(config, deps);
+}

@@ -1,0 +1,95 @@
+import type { Logger } from "@switchboard/core";
+import type { MatrixClient } from "matrix-bot-sdk";
+import { describeRequestFailure } from "../sdk/request-failure.ts";
+import { isRecord, type MatrixEvent, relationOf } from "./matrix-event.ts";
+
+type DirectoryClient = Pick<MatrixClient, "getJoinedRoomMembers" | "getRoomStateEvent" | "getEvent"> & {
+  readonly dms: Pick<MatrixClient["dms"], "isDm">;
+};
+
+const REMEMBERED_THREADS = 5_000;
+
+/**
+ * What the adapter needs to know about rooms, asked of the homeserver once and kept up to date from
+ * the events that change it. Only presentation and safety facts live here; where conversations
+ * continue is decided by the engine from the store.
+ */
+export class RoomDirectory {
+  readonly #client: DirectoryClient;
+  readonly #logger: Logger;
+  readonly #memberCounts = new Map<string, number>();
+  readonly #encrypted = new Map<string, boolean>();
+  /** event id → thread root ("" for none), for placing answers; refetched when forgotten. */
+  readonly #threads = new Map<string, string>();
+
+  constructor(client: DirectoryClient, logger: Logger) {
+    this.#client = client;
+    this.#logger = logger;
+  }
+
+  /** A direct chat: marked as one in the account's `m.direct`, or just the bot and one other person. */
+  async isDirect(roomId: string): Promise<boolean> {
+    if (this.#client.dms.isDm(roomId)) return true;
+    let count = this.#memberCounts.get(roomId);
+    if (count === undefined) {
+      count = (await this.#client.getJoinedRoomMembers(roomId)).length;
+      this.#memberCounts.set(roomId, count);
+    }
+    return count === 2;
+  }
+
+  async isEncrypted(roomId: string): Promise<boolean> {
+    const known = this.#encrypted.get(roomId);
+    if (known !== undefined) return known;
+    let encrypted: boolean;
+    try {
+      await this.#client.getRoomStateEvent(roomId, "m.room.encryption", "");
+      encrypted = true;
+    } catch (error) {
+      if (describeRequestFailure(error).errcode !== "M_NOT_FOUND") throw error;
+      encrypted = false;
+    }
+    this.#encrypted.set(roomId, encrypted);
+    return encrypted;
+  }
+
+  /** Keeps the facts current from a room's timeline. */
+  observe(roomId: string, event: MatrixEvent): void {
+    if (event.type === "m.room.member") this.#memberCounts.delete(roomId);
+    if (event.type === "m.room.encryption" && event.state_key === "") this.#encrypted.set(roomId, true);
+  }
+
+  rememberThread(eventId: string, threadRoot: string | undefined): void {
+    if (this.#threads.size >= REMEMBERED_THREADS) {
+      const oldest = this.#threads.keys().next().value;
+      if (oldest !== undefined) this.#threads.delete(oldest);
+    }
+    this.#threads.set(eventId, threadRoot ?? "");
+  }
+
+  /** The thread an event was written in, if any; asks the homeserver for events not seen recently. */
+  async threadOf(roomId: string, eventId: string): Promise<string | undefined> {
+    let root = this.#threads.get(eventId);
+    if (root === undefined) {
+      try {
+        const fetched: unknown = await this.#client.getEvent(roomId, eventId);
+        const relation = relationOf(isRecord(fetched) && isRecord(fetched.content) ? fetched.content : {});
+        root = relation.relType === "m.thread" ? (relation.eventId ?? "") : "";
+      } catch (error) {
+        this.#logger.warn("could not fetch a Matrix event to place an answer; answering outside any thread", {
+          roomId,
+          eventId,
+          error: describeRequestFailure(error).message,
+        });
+        return undefined;
+      }
+      this.rememberThread(eventId, root);
+    }
+    return root === "" ? undefined : root;
+  }
+
+  forget(roomId: string): void {
+    this.#memberCounts.delete(roomId);
+    this.#encrypted.delete(roomId);
+  }
+}

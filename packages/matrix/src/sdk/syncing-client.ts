@@ -1,0 +1,44 @@
+import type { ICryptoStorageProvider, IStorageProvider, MatrixClient } from "matrix-bot-sdk";
+import type { MatrixSdk } from "./load-sdk.ts";
+
+/** Hands one event the SDK extracted from a sync batch to its listeners; resolves when they are done. */
+export type SyncEmit = (eventName: string, ...payload: unknown[]) => Promise<void>;
+
+/** The pieces of the SDK's sync machinery our own sync loop drives. */
+export interface SyncPrimitives {
+  /** One `/sync` request from `since` (an initial sync when null). */
+  fetchSync(since: string | null): Promise<unknown>;
+  /** The SDK's handling of one batch (invites, joins, decryption), awaiting `emit` for every event. */
+  dispatchSync(response: unknown, emit: SyncEmit): Promise<void>;
+}
+
+export type SwitchboardMatrixClient = MatrixClient & SyncPrimitives;
+
+/**
+ * A MatrixClient whose `start()` prepares everything (DM map, joined rooms, crypto, filter) but does
+ * not start the SDK's own sync loop: that loop advances the sync token before its listeners finish,
+ * so a crash mid-batch would lose events. SyncLoop runs instead.
+ */
+export function createMatrixClient(
+  sdk: MatrixSdk,
+  homeserverUrl: string,
+  accessToken: string,
+  storage: IStorageProvider,
+  cryptoStore: ICryptoStorageProvider | null,
+): SwitchboardMatrixClient {
+  class SyncingMatrixClient extends sdk.MatrixClient implements SyncPrimitives {
+    protected override startSyncInternal(): Promise<void> {
+      return Promise.resolve();
+    }
+
+    fetchSync(since: string | null): Promise<unknown> {
+      // The SDK leaves `since` out when the token is empty.
+      return this.doSync(since ?? "");
+    }
+
+    async dispatchSync(response: unknown, emit: SyncEmit): Promise<void> {
+      await this.processSync(response, emit);
+    }
+  }
+  return new SyncingMatrixClient(homeserverUrl, accessToken, storage, cryptoStore ?? undefined);
+}

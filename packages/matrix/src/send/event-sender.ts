@@ -1,0 +1,76 @@
+import { randomBytes } from "node:crypto";
+import type { Logger } from "@switchboard/core";
+import { MatrixSendError } from "../errors.ts";
+import { describeRequestFailure } from "../sdk/request-failure.ts";
+import { retryDelayMs } from "./retry-policy.ts";
+
+/** The SDK client's `doRequest`, which adds the access token. */
+export type MatrixRequest = (method: "PUT", path: string, query: null, body: unknown) => Promise<unknown>;
+
+export interface EventSenderOptions {
+  readonly request: MatrixRequest;
+  readonly logger: Logger;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly newTransactionId?: () => string;
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Unique across restarts and processes sharing one account. */
+function randomTransactionId(): string {
+  return `sb${Date.now().toString(36)}.${randomBytes(8).toString("hex")}`;
+}
+
+/**
+ * Sends room events through `PUT /rooms/{room}/send/{type}/{txnId}`, retrying rate limits and server
+ * errors with the SAME transaction id: the homeserver answers a repeated transaction with the event
+ * it already made, so a retry after a lost response never posts twice. (The SDK's own sendEvent
+ * picks a new id per call, which is why we send through doRequest.)
+ */
+export class EventSender {
+  readonly #options: EventSenderOptions;
+
+  constructor(options: EventSenderOptions) {
+    this.#options = options;
+  }
+
+  async send(roomId: string, type: string, content: object): Promise<string> {
+    const { request, logger, sleep = wait, newTransactionId = randomTransactionId } = this.#options;
+    const transactionId = newTransactionId();
+    const path = `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/${encodeURIComponent(type)}/${encodeURIComponent(transactionId)}`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const response = await request("PUT", path, null, content);
+        const eventId = (response as { event_id?: unknown } | null)?.event_id;
+        if (typeof eventId !== "string") {
+          throw new MatrixSendError(
+            roomId,
+            `the homeserver accepted the event in ${roomId} but returned no event_id`,
+          );
+        }
+        return eventId;
+      } catch (error) {
+        if (error instanceof MatrixSendError) throw error;
+        const failure = describeRequestFailure(error);
+        const delay = retryDelayMs(failure, attempt);
+        if (delay === null) {
+          throw new MatrixSendError(
+            roomId,
+            `could not post to ${roomId} after ${attempt} attempt(s): ${failure.message}`,
+            {
+              cause: error,
+            },
+          );
+        }
+        logger.warn("matrix send failed; retrying with the same transaction", {
+          roomId,
+          transactionId,
+          attempt,
+          delayMs: delay,
+          failure: failure.message,
+        });
+        await sleep(delay);
+      }
+    }
+  }
+}
