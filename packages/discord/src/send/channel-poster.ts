@@ -1,0 +1,131 @@
+import type { Logger } from "@switchboard/core";
+import {
+  type AnyThreadChannel,
+  ChannelType,
+  type Client,
+  DiscordAPIError,
+  type NewsChannel,
+  RESTJSONErrorCodes,
+  type SendableChannels,
+  type TextChannel,
+  type ThreadAutoArchiveDuration,
+} from "discord.js";
+import { NO_PINGS } from "../connect/client.ts";
+import type { ConversationPlace } from "../receive/places.ts";
+import type { ThreadNames } from "./thread-names.ts";
+
+export class DiscordDeliveryError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "DiscordDeliveryError";
+  }
+}
+
+export interface ChannelPosterOptions {
+  readonly autoThread: boolean;
+  readonly threadAutoArchiveMinutes: ThreadAutoArchiveDuration;
+}
+
+const isApiError = (error: unknown, code: number) => error instanceof DiscordAPIError && error.code === code;
+const SNOWFLAKE = /^\d+$/;
+
+/**
+ * Posts into a conversation's place: its DM, its thread — started from the root message on the
+ * first answer when `autoThread` is on — or, inline, the channel the root message is in.
+ */
+export class ChannelPoster {
+  readonly #client: Client;
+  readonly #options: ChannelPosterOptions;
+  readonly #names: ThreadNames;
+  readonly #logger: Logger;
+  /** Roots known to be plain channel messages with no thread (inline mode), to skip the lookup. */
+  readonly #threadless = new Set<string>();
+
+  constructor(client: Client, options: ChannelPosterOptions, names: ThreadNames, logger: Logger) {
+    this.#client = client;
+    this.#options = options;
+    this.#names = names;
+    this.#logger = logger;
+  }
+
+  /** Sends one message; a reply to `replyTo` when it is a message in the same channel. Returns its id. */
+  async send(place: ConversationPlace, content: string, replyTo?: string): Promise<string> {
+    const channel = await this.#target(place, true);
+    const sent = await channel.send({
+      content,
+      allowedMentions: { ...NO_PINGS, parse: [] },
+      // Discord refuses replies across channels; with failIfNotExists off, an origin that sits
+      // outside this channel (the thread's starter message in the parent) just leaves it a plain message.
+      ...(replyTo && SNOWFLAKE.test(replyTo)
+        ? { reply: { messageReference: replyTo, failIfNotExists: false } }
+        : {}),
+    });
+    return sent.id;
+  }
+
+  /** Where "is typing…" shows: the thread if it exists already, else the channel the question was asked in. */
+  async typingTarget(place: ConversationPlace): Promise<SendableChannels> {
+    return this.#target(place, false);
+  }
+
+  async #target(place: ConversationPlace, forPosting: boolean): Promise<SendableChannels> {
+    if (place.kind === "dm") return this.#sendable(place.channelId);
+    const cached = this.#client.channels.cache.get(place.rootId);
+    if (cached?.isThread()) return cached;
+    const parent = await this.#sendable(place.channelId);
+    if (!forPosting || this.#threadless.has(place.rootId)) return parent;
+    const threadable = parent.type === ChannelType.GuildText || parent.type === ChannelType.GuildAnnouncement;
+    const thread =
+      this.#options.autoThread && threadable
+        ? await this.#startThread(parent, place)
+        : await this.#existingThread(place.rootId);
+    if (thread) return thread;
+    this.#threadless.add(place.rootId);
+    return parent;
+  }
+
+  async #sendable(channelId: string): Promise<SendableChannels> {
+    const channel = await this.#client.channels.fetch(channelId);
+    if (!channel?.isSendable())
+      throw new DiscordDeliveryError(`the bot cannot post in Discord channel ${channelId}`);
+    return channel;
+  }
+
+  /** The root message's thread: created now, or found when it already exists (after a restart, archived). */
+  async #startThread(
+    parent: TextChannel | NewsChannel,
+    place: ConversationPlace & { kind: "thread" },
+  ): Promise<AnyThreadChannel | null> {
+    try {
+      return await parent.threads.create({
+        startMessage: place.rootId,
+        name: this.#names.nameFor(place.rootId),
+        autoArchiveDuration: this.#options.threadAutoArchiveMinutes,
+      });
+    } catch (error) {
+      if (isApiError(error, RESTJSONErrorCodes.ThreadAlreadyCreatedForMessage))
+        return this.#existingThread(place.rootId);
+      // The root is not a message in this channel (e.g. an ephemeral command reply): answer inline.
+      if (isApiError(error, RESTJSONErrorCodes.UnknownMessage)) {
+        this.#logger.info("conversation root has no message to start a thread on; answering in the channel", {
+          root: place.rootId,
+        });
+        return null;
+      }
+      throw new DiscordDeliveryError(
+        `could not start a thread on message ${place.rootId} in channel ${place.channelId}`,
+        error,
+      );
+    }
+  }
+
+  async #existingThread(rootId: string): Promise<AnyThreadChannel | null> {
+    try {
+      const channel = await this.#client.channels.fetch(rootId);
+      return channel?.isThread() ? channel : null;
+    } catch (error) {
+      if (isApiError(error, RESTJSONErrorCodes.UnknownChannel)) return null;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { type ChatInputCommandInteraction, MessageFlags } from "discord.js";
+import { NO_PINGS } from "../connect/client.ts";
+
+/** Interaction tokens live 15 minutes; stop using one a little before Discord does. */
+const TOKEN_LIFETIME_MS = 14 * 60 * 1000;
+
+interface PendingReply {
+  readonly interaction: ChatInputCommandInteraction;
+  readonly ephemeral: boolean;
+  readonly expiresAt: number;
+  answered: boolean;
+}
+
+/**
+ * Answers to a slash command go through its interaction (the deferred "thinking…" reply is
+ * edited, later chunks are follow-ups), not into the channel — keyed by the message id the
+ * command was handed to the engine under.
+ */
+export class InteractionReplies {
+  readonly #pending = new Map<string, PendingReply>();
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  add(messageId: string, interaction: ChatInputCommandInteraction, ephemeral: boolean): void {
+    this.#sweep();
+    this.#pending.set(messageId, {
+      interaction,
+      ephemeral,
+      expiresAt: interaction.createdTimestamp + TOKEN_LIFETIME_MS,
+      answered: false,
+    });
+  }
+
+  /** Whether an answer to `messageId` should go through an interaction that can still be used. */
+  routes(messageId: string | undefined): messageId is string {
+    const pending = messageId === undefined ? undefined : this.#pending.get(messageId);
+    return pending !== undefined && pending.expiresAt > this.#now();
+  }
+
+  /** Posts one chunk through the interaction; returns the posted message id. */
+  async post(messageId: string, content: string): Promise<string> {
+    const pending = this.#pending.get(messageId);
+    if (!pending) throw new Error(`no interaction is waiting for an answer to ${messageId}`);
+    const allowedMentions = { ...NO_PINGS, parse: [] };
+    if (!pending.answered) {
+      const edited = await pending.interaction.editReply({ content, allowedMentions });
+      pending.answered = true;
+      return edited.id;
+    }
+    const followUp = await pending.interaction.followUp({
+      content,
+      allowedMentions,
+      ...(pending.ephemeral ? { flags: MessageFlags.Ephemeral } : {}),
+    });
+    return followUp.id;
+  }
+
+  #sweep(): void {
+    const now = this.#now();
+    for (const [id, pending] of this.#pending) if (pending.expiresAt <= now) this.#pending.delete(id);
+  }
+}

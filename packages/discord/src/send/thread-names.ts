@@ -1,0 +1,38 @@
+/** Discord's limit on a thread name. */
+const MAX_THREAD_NAME = 100;
+/** Long enough to recognise the question in the thread list, short enough to read at a glance. */
+const PREFERRED_LENGTH = 60;
+const REMEMBERED = 1000;
+
+/** A thread name from the question that started it: its first line, cut at a word. */
+export function threadNameFor(text: string, authorName: string): string {
+  const firstLine = text
+    .split("\n")
+    .map((line) => line.replace(/[*_`~>#|]/g, "").trim())
+    .find((line) => line !== "");
+  if (!firstLine) return `Conversation with ${authorName}`.slice(0, MAX_THREAD_NAME);
+  if (firstLine.length <= PREFERRED_LENGTH) return firstLine;
+  const cut = firstLine.lastIndexOf(" ", PREFERRED_LENGTH);
+  return `${firstLine.slice(0, cut > PREFERRED_LENGTH / 2 ? cut : PREFERRED_LENGTH)}…`;
+}
+
+/**
+ * Names for threads that do not exist yet, by root message id. Only a nicety: when a name has
+ * been forgotten (restart, many conversations) the thread gets a generic one.
+ */
+export class ThreadNames {
+  readonly #names = new Map<string, string>();
+
+  remember(rootId: string, name: string): void {
+    this.#names.delete(rootId);
+    this.#names.set(rootId, name);
+    if (this.#names.size > REMEMBERED) {
+      const oldest = this.#names.keys().next().value;
+      if (oldest !== undefined) this.#names.delete(oldest);
+    }
+  }
+
+  nameFor(rootId: string): string {
+    return this.#names.get(rootId) ?? "Conversation";
+  }
+}

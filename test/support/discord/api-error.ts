@@ -1,0 +1,30 @@
+/** An error the stand-in answers the way Discord does: HTTP status plus a JSON error code. */
+export class DiscordApiError extends Error {
+  readonly status: number;
+  readonly code: number;
+  readonly errors?: unknown;
+  constructor(status: number, code: number, message: string, errors?: unknown) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.errors = errors;
+  }
+
+  body(): Record<string, unknown> {
+    return {
+      message: this.message,
+      code: this.code,
+      ...(this.errors === undefined ? {} : { errors: this.errors }),
+    };
+  }
+}
+
+export const unknownChannel = () => new DiscordApiError(404, 10003, "Unknown Channel");
+export const unknownMessage = () => new DiscordApiError(404, 10008, "Unknown Message");
+export const unknownInteraction = () => new DiscordApiError(404, 10062, "Unknown interaction");
+export const unknownWebhook = () => new DiscordApiError(404, 10015, "Unknown Webhook");
+export const unauthorized = () => new DiscordApiError(401, 0, "401: Unauthorized");
+
+export function invalidFormBody(field: string, code: string, message: string): DiscordApiError {
+  return new DiscordApiError(400, 50035, "Invalid Form Body", { [field]: { _errors: [{ code, message }] } });
+}

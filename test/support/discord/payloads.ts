@@ -1,0 +1,214 @@
+import { ChannelKind, type ChannelRecord, type MessageRecord, type UserRecord } from "./records.ts";
+
+/** Lookups the payload builders need from the world. */
+export interface PayloadSource {
+  user(id: string): UserRecord;
+  channel(id: string): ChannelRecord | undefined;
+  message(id: string): MessageRecord | undefined;
+  readonly applicationId: string;
+  readonly botUserId: string;
+  readonly botRoleId: string;
+}
+
+const iso = (at: number) => new Date(at).toISOString();
+const ALL_PERMISSIONS = "2251799813685247";
+
+export function userPayload(user: UserRecord) {
+  return {
+    id: user.id,
+    username: user.username,
+    global_name: user.bot ? null : user.username,
+    discriminator: "0",
+    avatar: null,
+    ...(user.bot ? { bot: true } : {}),
+    public_flags: 0,
+    flags: 0,
+  };
+}
+
+export function memberPayload(source: PayloadSource, user: UserRecord, joinedAt: number) {
+  return {
+    user: userPayload(user),
+    nick: null,
+    avatar: null,
+    roles: user.id === source.botUserId ? [source.botRoleId] : [],
+    joined_at: iso(joinedAt),
+    premium_since: null,
+    deaf: false,
+    mute: false,
+    flags: 0,
+    pending: false,
+    communication_disabled_until: null,
+  };
+}
+
+export function channelPayload(source: PayloadSource, channel: ChannelRecord) {
+  if (channel.type === ChannelKind.DM) {
+    return {
+      id: channel.id,
+      type: channel.type,
+      last_message_id: null,
+      flags: 0,
+      recipients: channel.recipientId ? [userPayload(source.user(channel.recipientId))] : [],
+    };
+  }
+  const common = {
+    id: channel.id,
+    type: channel.type,
+    guild_id: channel.guildId,
+    name: channel.name,
+    last_message_id: null,
+    rate_limit_per_user: 0,
+    flags: 0,
+  };
+  if (channel.type === ChannelKind.PublicThread) {
+    return {
+      ...common,
+      parent_id: channel.parentId,
+      owner_id: channel.ownerId,
+      message_count: 0,
+      member_count: 1,
+      total_message_sent: 0,
+      thread_metadata: {
+        archived: false,
+        auto_archive_duration: channel.autoArchiveMinutes ?? 1440,
+        archive_timestamp: iso(channel.createdAt),
+        locked: false,
+        create_timestamp: iso(channel.createdAt),
+      },
+    };
+  }
+  return { ...common, position: 0, permission_overwrites: [], parent_id: null, nsfw: false, topic: null };
+}
+
+export function messagePayload(
+  source: PayloadSource,
+  message: MessageRecord,
+  options: { gateway?: boolean } = {},
+): Record<string, unknown> {
+  const author = source.user(message.authorId);
+  const channel = source.channel(message.channelId);
+  const referenced = message.referenceId ? source.message(message.referenceId) : undefined;
+  const thread = message.threadId ? source.channel(message.threadId) : undefined;
+  return {
+    id: message.id,
+    channel_id: message.channelId,
+    ...(message.guildId ? { guild_id: message.guildId } : {}),
+    author: userPayload(author),
+    ...(message.guildId && options.gateway
+      ? { member: { ...memberPayload(source, author, message.createdAt), user: undefined } }
+      : {}),
+    content: message.content,
+    timestamp: iso(message.createdAt),
+    edited_timestamp: message.editedAt === undefined ? null : iso(message.editedAt),
+    tts: false,
+    mention_everyone: false,
+    mentions: message.mentionIds.map((id) => userPayload(source.user(id))),
+    mention_roles: [...message.mentionRoleIds],
+    attachments: [],
+    embeds: [],
+    components: [],
+    pinned: false,
+    type: message.type,
+    flags: message.flags,
+    ...(referenced
+      ? {
+          message_reference: {
+            type: 0,
+            message_id: referenced.id,
+            channel_id: referenced.channelId,
+            guild_id: referenced.guildId,
+          },
+          referenced_message: messagePayload(source, referenced),
+        }
+      : {}),
+    ...(thread ? { thread: channelPayload(source, thread) } : {}),
+    ...(message.interaction
+      ? {
+          webhook_id: source.applicationId,
+          application_id: source.applicationId,
+          interaction_metadata: {
+            id: message.interaction.id,
+            type: 2,
+            name: message.interaction.name,
+            user: userPayload(source.user(message.interaction.userId)),
+            authorizing_integration_owners: {},
+          },
+        }
+      : {}),
+    ...(options.gateway && channel ? { channel_type: channel.type } : {}),
+  };
+}
+
+export function guildCreatePayload(
+  source: PayloadSource,
+  guild: { id: string; name: string; ownerId: string; createdAt: number },
+  channels: readonly ChannelRecord[],
+  members: readonly UserRecord[],
+) {
+  const role = (id: string, name: string, managed: boolean, botId?: string) => ({
+    id,
+    name,
+    color: 0,
+    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+    hoist: false,
+    icon: null,
+    unicode_emoji: null,
+    position: managed ? 1 : 0,
+    permissions: ALL_PERMISSIONS,
+    managed,
+    mentionable: false,
+    flags: 0,
+    ...(botId ? { tags: { bot_id: botId } } : {}),
+  });
+  return {
+    id: guild.id,
+    name: guild.name,
+    icon: null,
+    splash: null,
+    discovery_splash: null,
+    banner: null,
+    description: null,
+    owner_id: guild.ownerId,
+    afk_channel_id: null,
+    afk_timeout: 300,
+    verification_level: 0,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    features: [],
+    mfa_level: 0,
+    nsfw_level: 0,
+    premium_tier: 0,
+    premium_progress_bar_enabled: false,
+    preferred_locale: "en-US",
+    system_channel_id: null,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    public_updates_channel_id: null,
+    safety_alerts_channel_id: null,
+    vanity_url_code: null,
+    application_id: null,
+    roles: [
+      role(guild.id, "@everyone", false),
+      role(source.botRoleId, "Switchboard", true, source.botUserId),
+    ],
+    emojis: [],
+    stickers: [],
+    joined_at: iso(guild.createdAt),
+    large: false,
+    unavailable: false,
+    member_count: members.length,
+    members: members.map((member) => memberPayload(source, member, guild.createdAt)),
+    channels: channels
+      .filter((channel) => channel.type === ChannelKind.GuildText)
+      .map((c) => channelPayload(source, c)),
+    threads: channels
+      .filter((channel) => channel.type === ChannelKind.PublicThread)
+      .map((c) => channelPayload(source, c)),
+    presences: [],
+    voice_states: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
+  };
+}

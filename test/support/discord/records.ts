@@ -1,0 +1,64 @@
+/** What the stand-in stores; payloads.ts turns these into the JSON shapes Discord sends. */
+
+export interface UserRecord {
+  readonly id: string;
+  readonly username: string;
+  readonly bot: boolean;
+}
+
+export const ChannelKind = { GuildText: 0, DM: 1, PublicThread: 11 } as const;
+export type ChannelKind = (typeof ChannelKind)[keyof typeof ChannelKind];
+
+export interface ChannelRecord {
+  readonly id: string;
+  readonly type: ChannelKind;
+  readonly name: string;
+  readonly guildId?: string;
+  /** Threads: the channel they hang off. */
+  readonly parentId?: string;
+  readonly ownerId?: string;
+  /** Threads started from a message: that message (its id is the thread's id). */
+  readonly starterMessageId?: string;
+  readonly autoArchiveMinutes?: number;
+  /** DMs: the person the bot talks to. */
+  readonly recipientId?: string;
+  readonly createdAt: number;
+}
+
+export const MessageKind = { Default: 0, Reply: 19, ThreadStarter: 21, ChatInputCommand: 20 } as const;
+
+export interface MessageRecord {
+  readonly id: string;
+  readonly channelId: string;
+  readonly guildId?: string;
+  readonly authorId: string;
+  content: string;
+  readonly type: number;
+  flags: number;
+  /** The message replied to (always in the same channel: Discord refuses cross-channel replies). */
+  readonly referenceId?: string;
+  readonly mentionIds: readonly string[];
+  readonly mentionRoleIds: readonly string[];
+  readonly createdAt: number;
+  editedAt?: number;
+  /** The thread started from this message, once there is one. */
+  threadId?: string;
+  /** Interaction responses: who used which command. */
+  readonly interaction?: { readonly id: string; readonly name: string; readonly userId: string };
+  /** Bot messages: every JSON body the bot sent to create or edit it, in order. */
+  readonly bodies: Record<string, unknown>[];
+}
+
+export interface InteractionRecord {
+  readonly id: string;
+  readonly token: string;
+  readonly name: string;
+  readonly channelId: string;
+  readonly guildId?: string;
+  readonly userId: string;
+  readonly options: readonly { name: string; value: string }[];
+  readonly createdAt: number;
+  callback?: { readonly at: number; readonly type: number; readonly flags: number };
+  originalMessageId?: string;
+  readonly followUpIds: string[];
+}

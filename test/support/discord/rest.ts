@@ -1,0 +1,127 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { DiscordApiError } from "./api-error.ts";
+import { type InteractionDesk, registerCommands } from "./interactions.ts";
+import { channelPayload, messagePayload, userPayload } from "./payloads.ts";
+import { type DiscordWorld, GATEWAY_MESSAGE_CONTENT_LIMITED } from "./world.ts";
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly body: unknown;
+  readonly at: number;
+}
+
+interface Route {
+  readonly method: string;
+  readonly pattern: RegExp;
+  /** Interaction callbacks and webhooks authenticate by their token in the path, not the bot token. */
+  readonly auth: boolean;
+  handle(params: string[], body: Record<string, unknown>, query: URLSearchParams): unknown;
+}
+
+/** The REST API (v10) the bot calls, on the same world the gateway announces. */
+export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, gatewayUrl: () => string) {
+  const requests: RecordedRequest[] = [];
+  const route = (method: string, path: string, auth: boolean, handle: Route["handle"]): Route => ({
+    method,
+    pattern: new RegExp(`^/api/v10${path.replaceAll(/:\w+/g, "([^/]+)")}$`),
+    auth,
+    handle,
+  });
+  const routes: Route[] = [
+    route("GET", "/gateway/bot", true, () => ({
+      url: gatewayUrl(),
+      shards: 1,
+      session_start_limit: { total: 1000, remaining: 999, reset_after: 60_000, max_concurrency: 1 },
+    })),
+    route("GET", "/users/@me", true, () => userPayload(world.bot)),
+    route("GET", "/applications/@me", true, () => ({
+      id: world.applicationId,
+      name: "Switchboard",
+      description: "",
+      bot_public: true,
+      bot_require_code_grant: false,
+      verify_key: "0",
+      flags: world.messageContentIntentEnabled ? GATEWAY_MESSAGE_CONTENT_LIMITED : 0,
+      bot: userPayload(world.bot),
+    })),
+    route("GET", "/channels/:channel", true, ([id = ""]) => channelPayload(world, world.requireChannel(id))),
+    route("GET", "/channels/:channel/messages/:message", true, ([channelId = "", messageId = ""]) => {
+      const message = world.messages.get(messageId);
+      if (!message || message.channelId !== world.requireChannel(channelId).id)
+        throw new DiscordApiError(404, 10008, "Unknown Message");
+      return messagePayload(world, message);
+    }),
+    route("POST", "/channels/:channel/messages", true, ([id = ""], body) =>
+      messagePayload(world, world.botPosts(id, body)),
+    ),
+    route(
+      "POST",
+      "/channels/:channel/messages/:message/threads",
+      true,
+      ([channelId = "", messageId = ""], body) =>
+        channelPayload(world, world.startThread(channelId, messageId, body)),
+    ),
+    route("POST", "/channels/:channel/typing", true, ([id = ""]) => {
+      world.typing.push({ channelId: world.requireChannel(id).id, at: Date.now() });
+      return undefined;
+    }),
+    route("PUT", "/applications/:application/commands", true, ([app = ""], body) =>
+      registerCommands(desk, app, "global", body),
+    ),
+    route("PUT", "/applications/:application/guilds/:guild/commands", true, ([app = "", guild = ""], body) =>
+      registerCommands(desk, app, guild, body),
+    ),
+    route("POST", "/interactions/:interaction/:token/callback", false, ([id = "", token = ""], body, query) =>
+      desk.callback(id, token, body, query.get("with_response") === "true"),
+    ),
+    route("GET", "/webhooks/:application/:token/messages/@original", false, ([app = "", token = ""]) =>
+      desk.originalOf(app, token),
+    ),
+    route(
+      "PATCH",
+      "/webhooks/:application/:token/messages/@original",
+      false,
+      ([app = "", token = ""], body) => desk.editOriginal(app, token, body),
+    ),
+    route("POST", "/webhooks/:application/:token", false, ([app = "", token = ""], body) =>
+      desk.followUp(app, token, body),
+    ),
+  ];
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://stand-in");
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString("utf8");
+    const body = raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
+    requests.push({
+      method: request.method ?? "GET",
+      path: url.pathname,
+      query: url.searchParams,
+      body,
+      at: Date.now(),
+    });
+    const reply = (status: number, payload?: unknown) => {
+      response.writeHead(status, payload === undefined ? {} : { "content-type": "application/json" });
+      response.end(payload === undefined ? undefined : JSON.stringify(payload));
+    };
+    try {
+      for (const candidate of routes) {
+        const match = candidate.method === request.method ? candidate.pattern.exec(url.pathname) : null;
+        if (!match) continue;
+        if (candidate.auth) world.authorize(request.headers.authorization);
+        const result = candidate.handle(match.slice(1).map(decodeURIComponent), body, url.searchParams);
+        reply(result === undefined ? 204 : 200, result);
+        return;
+      }
+      reply(404, { message: "404: Not Found", code: 0 });
+    } catch (error) {
+      if (error instanceof DiscordApiError) reply(error.status, error.body());
+      else reply(500, { message: error instanceof Error ? error.message : String(error), code: 0 });
+    }
+  }
+
+  return { handle, requests };
+}

@@ -1,0 +1,261 @@
+import {
+  DiscordApiError,
+  invalidFormBody,
+  unauthorized,
+  unknownChannel,
+  unknownMessage,
+} from "./api-error.ts";
+import { channelPayload, guildCreatePayload, messagePayload, type PayloadSource } from "./payloads.ts";
+import {
+  ChannelKind,
+  type ChannelRecord,
+  MessageKind,
+  type MessageRecord,
+  type UserRecord,
+} from "./records.ts";
+import { nextSnowflake } from "./snowflakes.ts";
+
+export type Dispatch = (event: string, data: unknown) => void;
+
+/** Discord's ApplicationFlags for the Message Content intent as toggled in the Developer Portal. */
+export const GATEWAY_MESSAGE_CONTENT_LIMITED = 1 << 19;
+const MAX_CONTENT = 2000;
+const MENTION = /<@!?(\d+)>/g;
+
+/** Who mentions in `content` would actually notify, given the bot's `allowed_mentions`. */
+function pingsOf(content: string, allowed: unknown): string[] {
+  const mentioned = [...content.matchAll(MENTION)].map((match) => match[1] ?? "");
+  const everyone = /@(everyone|here)/.test(content) ? ["@everyone"] : [];
+  if (allowed === undefined || allowed === null) return [...mentioned, ...everyone];
+  const { parse = [], users = [] } = allowed as { parse?: string[]; users?: string[] };
+  return [
+    ...mentioned.filter((id) => parse.includes("users") || users.includes(id)),
+    ...(parse.includes("everyone") ? everyone : []),
+  ];
+}
+
+/**
+ * The state of one small Discord: a bot, a few people, one server with two channels, DMs,
+ * threads and messages. REST and gateway both act on it; tests read it back.
+ */
+export class DiscordWorld implements PayloadSource {
+  readonly token = `fake-bot-token.${nextSnowflake()}`;
+  readonly applicationId = nextSnowflake();
+  readonly botRoleId = nextSnowflake();
+  readonly guildId = nextSnowflake();
+  readonly bot: UserRecord = { id: this.applicationId, username: "switchboard", bot: true };
+  readonly ada: UserRecord = { id: nextSnowflake(), username: "ada", bot: false };
+  readonly grace: UserRecord = { id: nextSnowflake(), username: "grace", bot: false };
+  readonly otherBot: UserRecord = { id: nextSnowflake(), username: "weatherbot", bot: true };
+  readonly general: ChannelRecord;
+  readonly random: ChannelRecord;
+  /** The Developer Portal switch: off means IDENTIFY with the MessageContent intent is closed with 4014. */
+  messageContentIntentEnabled = true;
+  readonly users = new Map<string, UserRecord>();
+  readonly channels = new Map<string, ChannelRecord>();
+  readonly messages = new Map<string, MessageRecord & { pings: string[] }>();
+  readonly typing: { channelId: string; at: number }[] = [];
+  dispatch: Dispatch = () => {};
+  readonly #createdAt = Date.now();
+
+  constructor() {
+    for (const user of [this.bot, this.ada, this.grace, this.otherBot]) this.users.set(user.id, user);
+    this.general = this.#addChannel({ type: ChannelKind.GuildText, name: "general", guildId: this.guildId });
+    this.random = this.#addChannel({ type: ChannelKind.GuildText, name: "random", guildId: this.guildId });
+  }
+
+  get botUserId(): string {
+    return this.bot.id;
+  }
+
+  authorize(header: string | undefined): void {
+    if (header !== `Bot ${this.token}`) throw unauthorized();
+  }
+
+  user(id: string): UserRecord {
+    const user = this.users.get(id);
+    if (!user) throw new DiscordApiError(404, 10013, "Unknown User");
+    return user;
+  }
+
+  channel(id: string): ChannelRecord | undefined {
+    return this.channels.get(id);
+  }
+
+  message(id: string): MessageRecord | undefined {
+    return this.messages.get(id);
+  }
+
+  requireChannel(id: string): ChannelRecord {
+    const channel = this.channels.get(id);
+    if (!channel) throw unknownChannel();
+    return channel;
+  }
+
+  guildCreate() {
+    return guildCreatePayload(
+      this,
+      { id: this.guildId, name: "Switchboard test server", ownerId: this.ada.id, createdAt: this.#createdAt },
+      [...this.channels.values()].filter((channel) => channel.guildId === this.guildId),
+      [this.bot, this.ada, this.grace, this.otherBot],
+    );
+  }
+
+  dmChannelWith(userId: string): ChannelRecord {
+    const existing = [...this.channels.values()].find(
+      (c) => c.type === ChannelKind.DM && c.recipientId === userId,
+    );
+    return existing ?? this.#addChannel({ type: ChannelKind.DM, name: "", recipientId: userId });
+  }
+
+  /** A person (or another bot) writes; the gateway delivers MESSAGE_CREATE. */
+  userWrites(input: {
+    channelId: string;
+    authorId: string;
+    content: string;
+    replyTo?: string;
+  }): MessageRecord {
+    const channel = this.requireChannel(input.channelId);
+    if (input.replyTo !== undefined && this.messages.get(input.replyTo)?.channelId !== channel.id) {
+      throw new Error(
+        `Discord clients only reply within a channel: ${input.replyTo} is not in ${channel.id}`,
+      );
+    }
+    const message = this.#addMessage({
+      channelId: channel.id,
+      authorId: input.authorId,
+      content: input.content,
+      type: input.replyTo === undefined ? MessageKind.Default : MessageKind.Reply,
+      ...(input.replyTo === undefined ? {} : { referenceId: input.replyTo }),
+      bodies: [],
+    });
+    this.dispatch("MESSAGE_CREATE", messagePayload(this, message, { gateway: true }));
+    return message;
+  }
+
+  userEdits(messageId: string, content: string): void {
+    const message = this.messages.get(messageId);
+    if (!message) throw unknownMessage();
+    message.content = content;
+    message.editedAt = Date.now();
+    this.dispatch("MESSAGE_UPDATE", messagePayload(this, message, { gateway: true }));
+  }
+
+  /** POST /channels/{id}/messages from the bot. */
+  botPosts(channelId: string, body: Record<string, unknown>): MessageRecord {
+    const channel = this.requireChannel(channelId);
+    const content = this.#validContent(body);
+    const reference = body.message_reference as
+      | { message_id?: string; channel_id?: string; fail_if_not_exists?: boolean }
+      | undefined;
+    let referenceId: string | undefined;
+    if (reference?.message_id) {
+      if (reference.channel_id !== undefined && reference.channel_id !== channel.id) {
+        throw invalidFormBody(
+          "message_reference",
+          "REPLIES_CANNOT_REFERENCE_OTHER_CHANNEL",
+          "Cannot reply to a message in a different channel",
+        );
+      }
+      if (this.messages.get(reference.message_id)?.channelId === channel.id)
+        referenceId = reference.message_id;
+      else if (reference.fail_if_not_exists !== false) {
+        throw invalidFormBody("message_reference", "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", "Unknown message");
+      }
+    }
+    const message = this.#addMessage({
+      channelId: channel.id,
+      authorId: this.bot.id,
+      content,
+      type: referenceId ? MessageKind.Reply : MessageKind.Default,
+      ...(referenceId ? { referenceId } : {}),
+      bodies: [body],
+      pings: pingsOf(content, body.allowed_mentions),
+    });
+    this.dispatch("MESSAGE_CREATE", messagePayload(this, message, { gateway: true }));
+    return message;
+  }
+
+  /** POST /channels/{channel}/messages/{message}/threads: the thread takes the message's id. */
+  startThread(channelId: string, messageId: string, body: Record<string, unknown>): ChannelRecord {
+    const parent = this.requireChannel(channelId);
+    if (parent.type !== ChannelKind.GuildText)
+      throw new DiscordApiError(400, 50024, "Cannot execute action on this channel type");
+    const starter = this.messages.get(messageId);
+    if (!starter || starter.channelId !== parent.id) throw unknownMessage();
+    if (starter.threadId)
+      throw new DiscordApiError(400, 160004, "A thread has already been created for this message");
+    const name = typeof body.name === "string" ? body.name : "";
+    if (name.length < 1 || name.length > 100)
+      throw invalidFormBody("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
+    const thread = this.#addChannel({
+      id: messageId,
+      type: ChannelKind.PublicThread,
+      name,
+      guildId: parent.guildId,
+      parentId: parent.id,
+      ownerId: this.bot.id,
+      starterMessageId: messageId,
+      autoArchiveMinutes: typeof body.auto_archive_duration === "number" ? body.auto_archive_duration : 4320,
+    });
+    starter.threadId = thread.id;
+    this.dispatch("THREAD_CREATE", { ...channelPayload(this, thread), newly_created: true });
+    this.dispatch("MESSAGE_UPDATE", messagePayload(this, starter, { gateway: true }));
+    return thread;
+  }
+
+  /** Creates a message on behalf of an interaction response (webhook-authored by the application). */
+  addInteractionMessage(
+    input: Omit<MessageRecord, "id" | "createdAt" | "guildId" | "mentionIds" | "mentionRoleIds">,
+  ) {
+    return this.#addMessage({
+      ...input,
+      pings: pingsOf(input.content, input.bodies.at(-1)?.allowed_mentions),
+    });
+  }
+
+  validContent(body: Record<string, unknown>, options: { allowEmpty?: boolean } = {}): string {
+    return this.#validContent(body, options);
+  }
+
+  #validContent(body: Record<string, unknown>, options: { allowEmpty?: boolean } = {}): string {
+    const content = typeof body.content === "string" ? body.content : "";
+    if (content === "" && !options.allowEmpty)
+      throw new DiscordApiError(400, 50006, "Cannot send an empty message");
+    if (content.length > MAX_CONTENT) {
+      throw invalidFormBody("content", "BASE_TYPE_MAX_LENGTH", `Must be ${MAX_CONTENT} or fewer in length.`);
+    }
+    return content;
+  }
+
+  #addChannel(input: Omit<ChannelRecord, "id" | "createdAt"> & { id?: string }): ChannelRecord {
+    const channel: ChannelRecord = { ...input, id: input.id ?? nextSnowflake(), createdAt: Date.now() };
+    this.channels.set(channel.id, channel);
+    return channel;
+  }
+
+  #addMessage(
+    input: Omit<MessageRecord, "id" | "createdAt" | "guildId" | "mentionIds" | "mentionRoleIds" | "flags"> & {
+      flags?: number;
+      pings?: string[];
+    },
+  ): MessageRecord & { pings: string[] } {
+    const channel = this.requireChannel(input.channelId);
+    const mentionIds = [...input.content.matchAll(MENTION)]
+      .map((match) => match[1] ?? "")
+      .filter((id) => this.users.has(id));
+    const message = {
+      ...input,
+      id: nextSnowflake(),
+      flags: input.flags ?? 0,
+      ...(channel.guildId ? { guildId: channel.guildId } : {}),
+      mentionIds:
+        input.authorId === this.bot.id ? (input.pings ?? []).filter((id) => this.users.has(id)) : mentionIds,
+      mentionRoleIds: [...input.content.matchAll(/<@&(\d+)>/g)].map((match) => match[1] ?? ""),
+      createdAt: Date.now(),
+      pings: input.pings ?? mentionIds,
+    };
+    this.messages.set(message.id, message);
+    return message;
+  }
+}
