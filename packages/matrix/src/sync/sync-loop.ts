@@ -47,19 +47,29 @@ export class SyncLoop {
   #stopped = false;
   #batch: Promise<void> | undefined;
   #wake: (() => void) | undefined;
+  #firstBatchHandled: (() => void) | undefined;
 
   constructor(options: SyncLoopOptions) {
     this.#options = options;
     this.#joined = new Set(options.joinedRooms);
   }
 
-  /** Starts syncing from the stored token (none: a first start, whose events are all history). */
+  /**
+   * Starts syncing from the stored token, and resolves once the first batch is handled: on a first
+   * start (no token) that batch is the rooms' history, so everything after start() resolves is new;
+   * after a restart it is what arrived while the bot was down.
+   */
   async start(): Promise<void> {
     this.#since = await this.#options.tokens.getSyncToken();
-    if (this.#since === null)
+    if (this.#since === null) {
       this.#options.logger.info("first Matrix sync: messages from before this start are not answered");
+    }
+    const firstBatch = new Promise<void>((resolve) => {
+      this.#firstBatchHandled = resolve;
+    });
     // #run never rejects: every failure inside it is logged and retried.
     void this.#run();
+    await firstBatch;
   }
 
   /**
@@ -69,6 +79,7 @@ export class SyncLoop {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#wake?.();
+    this.#firstBatchHandled?.();
     // A failed batch was already logged by the loop; stopping only needs it settled.
     await this.#batch?.then(
       () => undefined,
@@ -84,6 +95,7 @@ export class SyncLoop {
       try {
         response = await client.fetchSync(this.#since);
       } catch (error) {
+        if (this.#stopped) break;
         failures++;
         logger.warn("Matrix sync request failed; retrying", {
           failures,
@@ -97,6 +109,7 @@ export class SyncLoop {
       try {
         await this.#batch;
         failures = 0;
+        this.#firstBatchHandled?.();
       } catch (error) {
         failures++;
         logger.error("handling a Matrix sync batch failed; it will be handled again from the same token", {
