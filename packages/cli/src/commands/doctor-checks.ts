@@ -1,0 +1,168 @@
+import { randomBytes } from "node:crypto";
+import { createChatModel, describeModel, type Logger, type ModelSpec, openStore } from "@switchboard/core";
+import { openCheckpointerFor } from "../app/checkpointer.ts";
+import { createModelCatalog, missingModelKey } from "../app/model-catalog.ts";
+import { createPlatformAdapters } from "../app/platform-adapters.ts";
+import type { LoadedConfig } from "../config/load-config.ts";
+import { PLATFORM_TITLES } from "../config/platform-sections.ts";
+
+/** One line of `switchboard doctor`. */
+export interface CheckResult {
+  readonly name: string;
+  readonly status: "ok" | "problem" | "skipped";
+  readonly detail: string;
+  /** What to do about a problem. */
+  readonly fix?: string;
+}
+
+export const MINIMUM_NODE = { major: 22, minor: 18 } as const;
+
+export function checkNode(version: string): CheckResult {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  const ok = major > MINIMUM_NODE.major || (major === MINIMUM_NODE.major && minor >= MINIMUM_NODE.minor);
+  const needed = `${MINIMUM_NODE.major}.${MINIMUM_NODE.minor}`;
+  return ok
+    ? { name: "node", status: "ok", detail: `${version} (needs ${needed} or newer)` }
+    : {
+        name: "node",
+        status: "problem",
+        detail: `${version} is too old (needs ${needed} or newer, for built-in SQLite and TypeScript)`,
+        fix: "install Node 22.18+, or use ./run, which installs Node 22 into .toolchain",
+      };
+}
+
+/** Every distinct model the configuration uses has what its provider needs (no network call). */
+export function checkModels(loaded: LoadedConfig): CheckResult[] {
+  const { config } = loaded;
+  const catalog = createModelCatalog(config.model, loaded.providerKeys);
+  const agentModels = [config.team.supervisor.model, ...config.team.specialists.map((s) => s.model)];
+  const specs = new Map<string, ModelSpec>();
+  for (const model of [undefined, ...agentModels]) {
+    const spec = catalog.specFor(model);
+    specs.set(describeModel(spec), spec);
+  }
+  return [...specs.entries()].map(([description, spec]) => {
+    const missing = missingModelKey(spec);
+    if (missing)
+      return {
+        name: "model",
+        status: "problem",
+        detail: `${description}: ${missing}`,
+        fix: "export the key, or put apiKey under model: in the config file",
+      };
+    try {
+      createChatModel(spec);
+    } catch (error) {
+      return { name: "model", status: "problem", detail: `${description}: ${(error as Error).message}` };
+    }
+    const note = spec.provider === "offline" ? "" : " (key present; the provider was not contacted)";
+    return { name: "model", status: "ok", detail: `${description}${note}` };
+  });
+}
+
+/** Opens the store and writes, reads back and deletes one value, as every turn will. */
+export async function checkStore(url: string, cwd: string, logger: Logger): Promise<CheckResult> {
+  let store: Awaited<ReturnType<typeof openStore>> | undefined;
+  try {
+    store = await openStore(url, { cwd, logger });
+    const probe = store.namespace<string>("doctor");
+    const key = `probe-${randomBytes(6).toString("hex")}`;
+    const value = randomBytes(6).toString("hex");
+    await probe.set(key, value, 60_000);
+    const read = await probe.get(key);
+    await probe.delete(key);
+    if (read !== value) throw new Error(`wrote ${value} but read back ${String(read)}`);
+    return { name: "store", status: "ok", detail: `${store.description} (write, read and delete work)` };
+  } catch (error) {
+    return {
+      name: "store",
+      status: "problem",
+      detail: `${url}: ${(error as Error).message}`,
+      fix: "start the backend or correct store: (or SWITCHBOARD_STORE_URL)",
+    };
+  } finally {
+    await store?.close();
+  }
+}
+
+/** Opens the checkpointer and reads and deletes a thread that does not exist. */
+export async function checkCheckpoints(url: string, cwd: string, logger: Logger): Promise<CheckResult> {
+  try {
+    const opened = await openCheckpointerFor(url, { cwd, logger });
+    if (!opened) {
+      return {
+        name: "checkpoints",
+        status: "skipped",
+        detail: "this build has no checkpointer; conversation history lives in the store",
+      };
+    }
+    try {
+      const threadId = `doctor-${randomBytes(6).toString("hex")}`;
+      await opened.saver.getTuple({ configurable: { thread_id: threadId } });
+      await opened.saver.deleteThread(threadId);
+      return { name: "checkpoints", status: "ok", detail: `${opened.description} (read and delete work)` };
+    } finally {
+      await opened.close();
+    }
+  } catch (error) {
+    return {
+      name: "checkpoints",
+      status: "problem",
+      detail: `${url}: ${(error as Error).message}`,
+      fix: "start the backend or correct checkpoints: (or SWITCHBOARD_CHECKPOINTS_URL)",
+    };
+  }
+}
+
+const PLATFORM_CHECK_TIMEOUT_MS = 20_000;
+
+/** Each enabled platform's credentials, checked by its adapter without starting it. */
+export async function checkPlatforms(loaded: LoadedConfig, logger: Logger): Promise<CheckResult[]> {
+  let adapters: ReturnType<typeof createPlatformAdapters>;
+  try {
+    adapters = createPlatformAdapters(loaded.config, { logger });
+  } catch (error) {
+    return [{ name: "platforms", status: "problem", detail: (error as Error).message }];
+  }
+  if (adapters.length === 0) {
+    return [{ name: "platforms", status: "ok", detail: "none enabled: start opens a chat in the terminal" }];
+  }
+  return Promise.all(
+    adapters.map(async ({ platform, adapter }): Promise<CheckResult> => {
+      const title = PLATFORM_TITLES[platform];
+      if (!adapter.check)
+        return {
+          name: platform,
+          status: "ok",
+          detail: `${title} configured (this adapter has no credential check)`,
+        };
+      try {
+        await withTimeout(
+          adapter.check(),
+          PLATFORM_CHECK_TIMEOUT_MS,
+          `${title} did not answer within ${PLATFORM_CHECK_TIMEOUT_MS / 1000} s`,
+        );
+        return { name: platform, status: "ok", detail: `${title} credentials accepted` };
+      } catch (error) {
+        return {
+          name: platform,
+          status: "problem",
+          detail: (error as Error).message,
+          fix: `see packages/${platform}/README.md`,
+        };
+      }
+    }),
+  );
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

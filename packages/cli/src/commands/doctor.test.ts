@@ -1,0 +1,95 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { testContext } from "../cli-test-context.ts";
+import { runCli } from "../run-cli.ts";
+import { checkNode } from "./doctor-checks.ts";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "switchboard-doctor-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function linesOf(text: string): string[] {
+  return text.trimEnd().split("\n");
+}
+
+describe("switchboard doctor", () => {
+  it("passes on the built-in defaults", async () => {
+    const { context, stdout } = testContext({ cwd: dir });
+    expect(await runCli(["doctor"], context)).toBe(0);
+    const lines = linesOf(stdout.text);
+    expect(lines).toContainEqual(expect.stringMatching(/^ok +node: 22\./));
+    expect(lines).toContainEqual(expect.stringMatching(/^ok +config: built-in defaults/));
+    expect(lines).toContainEqual(
+      "ok       model: offline (built-in, no LLM) — set model: in switchboard.yaml to use a real one",
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^ok +store: sqlite:\/\/.*switchboard\.db \(write, read and delete work\)$/),
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^(ok|skipped) +checkpoints: /));
+    expect(lines).toContainEqual("ok       platforms: none enabled: start opens a chat in the terminal");
+    expect(lines.at(-1)).toBe("all checks passed");
+    expect(lines.filter((line) => line.startsWith("problem"))).toEqual([]);
+  });
+
+  it("reports an unreachable Redis store as a problem and exits 1", async () => {
+    const { context, stdout } = testContext({
+      cwd: dir,
+      env: { SWITCHBOARD_STORE_URL: "redis://127.0.0.1:1" },
+    });
+    expect(await runCli(["doctor"], context)).toBe(1);
+    const store = linesOf(stdout.text).find((line) => line.includes(" store: "));
+    expect(store).toMatch(
+      /^problem +store: redis:\/\/127\.0\.0\.1:1: could not connect to Redis \(127\.0\.0\.1:1\)/,
+    );
+    expect(store).toContain("fix: start the backend or correct store: (or SWITCHBOARD_STORE_URL)");
+    expect(linesOf(stdout.text).at(-1)).toMatch(/^\d+ problems? found$/);
+  });
+
+  it("reports a missing API key for the configured provider", async () => {
+    await writeFile(join(dir, "switchboard.yaml"), "model: openai:gpt-4o-mini\n");
+    const { context, stdout } = testContext({ cwd: dir });
+    expect(await runCli(["doctor"], context)).toBe(1);
+    expect(stdout.text).toContain(
+      "problem  model: openai:gpt-4o-mini: openai needs an API key: set OPENAI_API_KEY in the environment",
+    );
+  });
+
+  it("accepts the key from the environment without contacting the provider", async () => {
+    await writeFile(join(dir, "switchboard.yaml"), "model: openai:gpt-4o-mini\n");
+    const { context, stdout } = testContext({ cwd: dir, env: { OPENAI_API_KEY: "sk-test" } });
+    expect(await runCli(["doctor"], context)).toBe(0);
+    expect(stdout.text).toContain(
+      "ok       model: openai:gpt-4o-mini (key present; the provider was not contacted)",
+    );
+    expect(stdout.text).not.toContain("sk-test");
+  });
+
+  it("reports each configuration problem and skips the checks that need a valid configuration", async () => {
+    await writeFile(join(dir, "switchboard.yaml"), "engine:\n  midRunPolicy: later\n");
+    const { context, stdout } = testContext({ cwd: dir });
+    expect(await runCli(["doctor"], context)).toBe(1);
+    const lines = linesOf(stdout.text);
+    expect(lines).toContainEqual(
+      'problem  config: switchboard.yaml: engine.midRunPolicy: expected one of queue | collect | interrupt, got "later" — fix: edit the file (switchboard init --force writes the commented example)',
+    );
+    expect(lines).toContainEqual("skipped  store: the configuration is not valid");
+  });
+});
+
+describe("checkNode", () => {
+  it.each([
+    ["22.18.0", "ok"],
+    ["22.23.3", "ok"],
+    ["24.1.0", "ok"],
+    ["22.17.1", "problem"],
+    ["20.19.5", "problem"],
+  ])("%s → %s", (version, status) => {
+    expect(checkNode(version).status).toBe(status);
+  });
+});

@@ -1,0 +1,291 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConfigError, type LoadConfigOptions, loadConfig } from "./load-config.ts";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "switchboard-config-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function loadText(text: string, env: LoadConfigOptions["env"] = {}) {
+  await writeFile(join(dir, "switchboard.yaml"), text);
+  return loadConfig({ cwd: dir, env });
+}
+
+async function problemsOf(text: string, env: LoadConfigOptions["env"] = {}): Promise<readonly string[]> {
+  try {
+    await loadText(text, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error("expected the configuration to be rejected");
+}
+
+describe("loadConfig: a good file", () => {
+  it("reads every section and fills defaults for the rest", async () => {
+    const { config, source, fileExists } = await loadText(
+      [
+        "model: ollama:llama3.1:8b",
+        "store: redis://127.0.0.1:6379",
+        "logLevel: debug",
+        "engine:",
+        "  midRunPolicy: collect",
+        "  commandPrefixes: ['!']",
+        "team:",
+        "  specialists:",
+        "    - { name: billing, description: invoices and refunds, prompt: You are billing. }",
+        "routing: { sticky: false }",
+        "limits: { maxIterations: 7 }",
+        "",
+      ].join("\n"),
+    );
+    expect(source).toBe("switchboard.yaml");
+    expect(fileExists).toBe(true);
+    expect(config.model).toEqual({ provider: "ollama", model: "llama3.1:8b" });
+    expect(config.store).toBe("redis://127.0.0.1:6379");
+    expect(config.checkpoints).toBe("redis://127.0.0.1:6379");
+    expect(config.logLevel).toBe("debug");
+    expect(config.engine).toEqual({ commandPrefixes: ["!"], midRunPolicy: "collect", lockTtlSeconds: 30 });
+    expect(config.team.specialists.map((s) => s.name)).toEqual(["billing"]);
+    expect(config.team.supervisor.prompt).toMatch(/supervisor/);
+    expect(config.routing).toEqual({ sticky: false });
+    expect(config.limits).toEqual({ maxIterations: 7, maxRepeatedToolCalls: 5, wallTimeSeconds: 600 });
+    expect(config.discord).toBeUndefined();
+  });
+
+  it("treats an empty file as all defaults", async () => {
+    const { config } = await loadText("# nothing yet\n");
+    expect(config.model).toEqual({ provider: "offline" });
+    expect(config.store).toBe("sqlite://./data/switchboard.db");
+    expect(config.engine.midRunPolicy).toBe("queue");
+    expect(config.routing.sticky).toBe(true);
+    expect(config.limits).toEqual({ maxIterations: 20, maxRepeatedToolCalls: 5, wallTimeSeconds: 600 });
+  });
+
+  it("enables a platform whose section is present, even with nothing under it", async () => {
+    const { config } = await loadText("discord:\n");
+    expect(config.discord).toEqual({});
+    expect(config.slack).toBeUndefined();
+  });
+
+  it("keeps a separate checkpoints URL", async () => {
+    const { config } = await loadText("checkpoints: postgres://postgres@127.0.0.1/test\n");
+    expect(config.store).toBe("sqlite://./data/switchboard.db");
+    expect(config.checkpoints).toBe("postgres://postgres@127.0.0.1/test");
+  });
+});
+
+describe("loadConfig: without a file", () => {
+  it("runs on the example configuration: offline model, embedded SQLite, no platform (console)", async () => {
+    const { config, fileExists, source } = await loadConfig({ cwd: dir, env: {} });
+    expect(fileExists).toBe(false);
+    expect(source).toMatch(/^built-in defaults \(no switchboard\.yaml/);
+    expect(config.model).toEqual({ provider: "offline" });
+    expect(config.store).toBe("sqlite://./data/switchboard.db");
+    expect(config.checkpoints).toBe("sqlite://./data/switchboard.db");
+    expect([config.matrix, config.discord, config.slack]).toEqual([undefined, undefined, undefined]);
+    expect(config.team.specialists.map((s) => s.name)).toEqual(["billing", "tech_support", "scheduling"]);
+  });
+
+  it("fails when a file named with --config is missing", async () => {
+    await expect(loadConfig({ cwd: dir, env: {}, path: "conf/bot.yaml" })).rejects.toThrow(
+      "conf/bot.yaml: file not found (create one with: switchboard init --config conf/bot.yaml)",
+    );
+  });
+});
+
+describe("loadConfig: bad values name the key path and what was expected", () => {
+  const cases: [string, string, string][] = [
+    [
+      "an unknown mid-run policy",
+      "engine:\n  midRunPolicy: later\n",
+      'switchboard.yaml: engine.midRunPolicy: expected one of queue | collect | interrupt, got "later"',
+    ],
+    [
+      "text where a number belongs",
+      "engine:\n  lockTtlSeconds: soon\n",
+      'switchboard.yaml: engine.lockTtlSeconds: expected a number, got "soon"',
+    ],
+    [
+      "a fraction where a whole number belongs",
+      "limits:\n  maxIterations: 2.5\n",
+      "switchboard.yaml: limits.maxIterations: expected a whole number, got 2.5",
+    ],
+    [
+      "a number below the minimum",
+      "engine:\n  lockTtlSeconds: 1\n",
+      "switchboard.yaml: engine.lockTtlSeconds: expected a number at least 5, got 1",
+    ],
+    [
+      "zero where a positive number belongs",
+      "limits:\n  wallTimeSeconds: 0\n",
+      "switchboard.yaml: limits.wallTimeSeconds: expected a number more than 0, got 0",
+    ],
+    [
+      "an empty list",
+      "engine:\n  commandPrefixes: []\n",
+      "switchboard.yaml: engine.commandPrefixes: expected at least 1 item, got a list (0 items)",
+    ],
+    [
+      "an empty list item",
+      "engine:\n  commandPrefixes: ['']\n",
+      'switchboard.yaml: engine.commandPrefixes[0]: expected at least 1 character, got ""',
+    ],
+    [
+      "a list where a mapping belongs",
+      "engine: [queue]\n",
+      "switchboard.yaml: engine: expected a mapping (key: value lines), got a list (1 item)",
+    ],
+    [
+      "text where true/false belongs",
+      "routing:\n  sticky: sometimes\n",
+      'switchboard.yaml: routing.sticky: expected true or false, got "sometimes"',
+    ],
+    [
+      "an unknown log level",
+      "logLevel: loud\n",
+      'switchboard.yaml: logLevel: expected one of debug | info | warn | error, got "loud"',
+    ],
+    [
+      "an unknown store scheme",
+      "store: mysql://db\n",
+      "switchboard.yaml: store: expected sqlite://./relative/path.db",
+    ],
+    [
+      "a model without provider",
+      "model: gpt-4o\n",
+      'switchboard.yaml: model: invalid model "gpt-4o": no provider given; did you mean "openai:gpt-4o"?',
+    ],
+    [
+      "an agent model with an unknown provider",
+      "team:\n  supervisor:\n    prompt: hi\n    model: acme:big\n",
+      'switchboard.yaml: team.supervisor.model: invalid model "acme:big": unknown provider "acme"',
+    ],
+    [
+      "a specialist without description",
+      "team:\n  specialists:\n    - { name: billing, prompt: p }\n",
+      "switchboard.yaml: team.specialists[0].description: required (expected text)",
+    ],
+    [
+      "a reserved agent name",
+      "team:\n  specialists:\n    - { name: supervisor, description: d, prompt: p }\n",
+      "switchboard.yaml: team.specialists[0].name: the name supervisor is reserved",
+    ],
+    [
+      "an unknown top-level key",
+      "memroy: {}\n",
+      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, engine, team, routing, limits, matrix, discord, slack)",
+    ],
+    [
+      "an unknown nested key",
+      "engine:\n  lockTTL: 5\n",
+      "switchboard.yaml: engine.lockTTL: unknown key (known keys here: commandPrefixes, midRunPolicy, lockTtlSeconds)",
+    ],
+    [
+      "a list as the whole file",
+      "- model\n",
+      "switchboard.yaml: expected a mapping of sections (model:, store:, team:, …) at the top level, got a list (1 item)",
+    ],
+    ["broken YAML", "engine:\n  midRunPolicy: [queue\n", "switchboard.yaml:3:1: not valid YAML:"],
+    [
+      "a duplicated key",
+      "logLevel: info\nlogLevel: debug\n",
+      "switchboard.yaml:2:1: not valid YAML: Map keys must be unique",
+    ],
+  ];
+  it.each(cases)("%s", async (_name, text, expected) => {
+    const problems = await problemsOf(text);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(expected);
+  });
+
+  it("reports every problem, not only the first", async () => {
+    const problems = await problemsOf(
+      "engine:\n  midRunPolicy: later\nlimits:\n  maxIterations: 0\nextra: 1\n",
+    );
+    expect(problems).toEqual([
+      'switchboard.yaml: engine.midRunPolicy: expected one of queue | collect | interrupt, got "later"',
+      "switchboard.yaml: limits.maxIterations: expected a number more than 0, got 0",
+      expect.stringMatching(/^switchboard\.yaml: extra: unknown key/),
+    ]);
+  });
+});
+
+describe("loadConfig: environment overrides", () => {
+  it("lets the environment replace the store, checkpoints, log level and model", async () => {
+    const { config, appliedEnv } = await loadText("store: sqlite://./a.db\nlogLevel: info\n", {
+      SWITCHBOARD_STORE_URL: "redis://127.0.0.1:6379/2",
+      SWITCHBOARD_CHECKPOINTS_URL: "postgres://postgres@127.0.0.1/test",
+      SWITCHBOARD_LOG_LEVEL: "warn",
+      SWITCHBOARD_MODEL: "anthropic:claude-sonnet-4-5",
+      ANTHROPIC_API_KEY: "sk-ant-test",
+    });
+    expect(config.store).toBe("redis://127.0.0.1:6379/2");
+    expect(config.checkpoints).toBe("postgres://postgres@127.0.0.1/test");
+    expect(config.logLevel).toBe("warn");
+    expect(config.model).toEqual({
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      apiKey: "sk-ant-test",
+    });
+    expect(appliedEnv).toEqual([
+      "SWITCHBOARD_MODEL",
+      "ANTHROPIC_API_KEY",
+      "SWITCHBOARD_STORE_URL",
+      "SWITCHBOARD_CHECKPOINTS_URL",
+      "SWITCHBOARD_LOG_LEVEL",
+    ]);
+  });
+
+  it("takes the provider's API key from the environment, over the file", async () => {
+    const { config, providerKeys } = await loadText(
+      "model: { provider: openai, model: gpt-4o-mini, apiKey: from-file }\n",
+      {
+        OPENAI_API_KEY: "from-env",
+      },
+    );
+    expect(config.model).toMatchObject({ provider: "openai", apiKey: "from-env" });
+    expect(providerKeys).toEqual({ openai: "from-env" });
+  });
+
+  it("keeps the file's API key when the environment has none, and offers it to agents of that provider", async () => {
+    const { config, providerKeys } = await loadText(
+      "model: { provider: openai, model: gpt-4o-mini, apiKey: from-file }\n",
+    );
+    expect(config.model).toMatchObject({ apiKey: "from-file" });
+    expect(providerKeys).toEqual({ openai: "from-file" });
+  });
+
+  it("ignores blank variables", async () => {
+    const { config, appliedEnv } = await loadText("store: sqlite://./a.db\n", {
+      SWITCHBOARD_STORE_URL: "  ",
+    });
+    expect(config.store).toBe("sqlite://./a.db");
+    expect(appliedEnv).toEqual([]);
+  });
+
+  it("fills platform secrets into sections that are present, and only those", async () => {
+    const { config, notices } = await loadText("discord:\n", {
+      SWITCHBOARD_DISCORD_TOKEN: "discord-token",
+      SWITCHBOARD_SLACK_BOT_TOKEN: "xoxb-1",
+    });
+    expect(config.discord).toEqual({ token: "discord-token" });
+    expect(config.slack).toBeUndefined();
+    expect(notices).toEqual([
+      "SWITCHBOARD_SLACK_BOT_TOKEN is set, but switchboard.yaml has no slack: section, so Slack stays off",
+    ]);
+  });
+
+  it("names the variable, not the file, when a value from the environment is wrong", async () => {
+    const problems = await problemsOf("logLevel: info\n", { SWITCHBOARD_LOG_LEVEL: "loud" });
+    expect(problems).toEqual([
+      'SWITCHBOARD_LOG_LEVEL (logLevel): expected one of debug | info | warn | error, got "loud"',
+    ]);
+  });
+});

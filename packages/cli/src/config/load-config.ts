@@ -1,0 +1,158 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseDocument } from "yaml";
+import { ENV_OVERRIDES, type Environment, envValue, overridePath } from "./env-overrides.ts";
+import { EXAMPLE_CONFIG_LABEL, readExampleConfig } from "./example-config.ts";
+import { describeIssues, describeValue } from "./format-issues.ts";
+import { PLATFORM_TITLES, type Platform } from "./platform-sections.ts";
+import { configFileSchema, ENABLING_SECTIONS, type SwitchboardConfig } from "./schema.ts";
+
+export const DEFAULT_CONFIG_PATH = "switchboard.yaml";
+
+/** The configuration cannot be used; each line names where (file and key path, or variable) and what was expected. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(problems.join("\n"));
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+export interface LoadConfigOptions {
+  /** As given with --config; undefined means ./switchboard.yaml, which may be absent (then: defaults). */
+  readonly path?: string;
+  readonly cwd: string;
+  readonly env: Environment;
+}
+
+export type ProviderKeys = Partial<Record<"openai" | "anthropic", string>>;
+
+export interface LoadedConfig {
+  /** Validated, with defaults filled in and `model.apiKey` taken from the environment when set there. */
+  readonly config: SwitchboardConfig;
+  /** The file as the operator named it, or a phrase saying that the built-in defaults (the example file) are in use. */
+  readonly source: string;
+  /** The absolute path of the file, whether or not it exists. */
+  readonly filePath: string;
+  readonly fileExists: boolean;
+  /** API keys per provider, for the main model and any agent's own model. */
+  readonly providerKeys: ProviderKeys;
+  /** Names (never values) of the environment variables that were applied. */
+  readonly appliedEnv: readonly string[];
+  /** Worth telling the operator, but not errors. */
+  readonly notices: readonly string[];
+}
+
+/** Reads switchboard.yaml (or the built-in defaults), applies the environment and validates once. */
+export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
+  const label = options.path ?? DEFAULT_CONFIG_PATH;
+  const filePath = resolve(options.cwd, label);
+  const text = await readConfigFile(filePath, label, options.path !== undefined);
+  // No file: run on the example that `switchboard init` writes, so both always agree.
+  const raw =
+    text === undefined ? parseYaml(await readExampleConfig(), EXAMPLE_CONFIG_LABEL) : parseYaml(text, label);
+
+  const applied = new Map<string, string>();
+  const appliedEnv: string[] = [];
+  const notices: string[] = [];
+  const providerKeys: ProviderKeys = {};
+  for (const { variable, target } of ENV_OVERRIDES) {
+    const value = envValue(options.env, variable);
+    if (value === undefined) continue;
+    if (target.kind === "key") {
+      raw[target.key] = value;
+    } else if (target.kind === "platform-secret") {
+      const section = raw[target.platform];
+      if (section === undefined) {
+        notices.push(
+          `${variable} is set, but ${label} has no ${target.platform}: section, so ${PLATFORM_TITLES[target.platform]} stays off`,
+        );
+        continue;
+      }
+      if (!isMapping(section)) continue; // the validator reports the section itself
+      raw[target.platform] = { ...section, [target.field]: value };
+    } else {
+      providerKeys[target.provider] = value;
+    }
+    applied.set(overridePath(target), variable);
+    appliedEnv.push(variable);
+  }
+
+  const result = configFileSchema.safeParse(raw, { reportInput: true });
+  if (!result.success) {
+    throw new ConfigError(
+      describeIssues(result.error.issues, configFileSchema).map(({ path, problem }) => {
+        const variable = [...applied].find(([at]) => path === at || path.startsWith(`${at}.`))?.[1];
+        if (variable) return `${variable} (${path}): ${problem}`;
+        const file = text === undefined ? EXAMPLE_CONFIG_LABEL : label;
+        return path === "" ? `${file}: ${problem}` : `${file}: ${path}: ${problem}`;
+      }),
+    );
+  }
+
+  let config = result.data;
+  const model = config.model;
+  if (model.provider === "openai" || model.provider === "anthropic") {
+    providerKeys[model.provider] ??= model.apiKey;
+    const apiKey = providerKeys[model.provider];
+    if (apiKey !== undefined) config = { ...config, model: { ...model, apiKey } };
+  }
+  return {
+    config,
+    source:
+      text === undefined ? `built-in defaults (no ${label}; \`switchboard init\` writes them out)` : label,
+    filePath,
+    fileExists: text !== undefined,
+    providerKeys,
+    appliedEnv,
+    notices,
+  };
+}
+
+async function readConfigFile(filePath: string, label: string, named: boolean): Promise<string | undefined> {
+  try {
+    return await readFile(filePath, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" && !named) return undefined;
+    if (code === "ENOENT")
+      throw new ConfigError([
+        `${label}: file not found (create one with: switchboard init --config ${label})`,
+      ]);
+    throw new ConfigError([`${label}: cannot read the file: ${(error as Error).message}`]);
+  }
+}
+
+/** The file's top-level mapping; a key with nothing after it means "defaults" (or "enabled", for a platform). */
+function parseYaml(text: string, label: string): Record<string, unknown> {
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  const [first] = document.errors;
+  if (first) {
+    const where = first.linePos?.[0] ? `:${first.linePos[0].line}:${first.linePos[0].col}` : "";
+    throw new ConfigError([
+      `${label}${where}: not valid YAML: ${first.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`,
+    ]);
+  }
+  const value: unknown = document.toJS();
+  if (value === null || value === undefined) return {};
+  if (!isMapping(value)) {
+    throw new ConfigError([
+      `${label}: expected a mapping of sections (model:, store:, team:, …) at the top level, got ${describeValue(value)}`,
+    ]);
+  }
+  const raw: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) {
+    if (entry !== null) raw[key] = entry;
+    else if (ENABLING_SECTIONS.has(key)) raw[key] = {};
+  }
+  return raw;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function enabledPlatforms(config: SwitchboardConfig): Platform[] {
+  return (["matrix", "discord", "slack"] as const).filter((platform) => config[platform] !== undefined);
+}

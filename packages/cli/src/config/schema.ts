@@ -1,0 +1,105 @@
+/**
+ * The shape of switchboard.yaml, one section per key. Every section has defaults, so an absent
+ * file, an empty file and a file with only `store:` are all valid; unknown keys are errors.
+ */
+import {
+  ACCEPTED_STORE_URLS,
+  DEFAULT_ENGINE_SETTINGS,
+  limitsConfigSchema,
+  ModelConfigError,
+  parseModelSpec,
+  parseModelString,
+  routingConfigSchema,
+  teamConfigSchema,
+} from "@switchboard/core";
+import { z } from "zod";
+import { describeValue } from "./format-issues.ts";
+import { PLATFORM_SECTION_SCHEMAS } from "./platform-sections.ts";
+
+export const DEFAULT_STORE_URL = "sqlite://./data/switchboard.db";
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+
+const ACCEPTED_CHECKPOINT_URLS = `${ACCEPTED_STORE_URLS}, or postgres://user@host[:port]/database`;
+
+function urlWithScheme(schemes: RegExp, accepted: string) {
+  return z
+    .string({ error: (issue) => `expected a URL (${accepted}), got ${describeValue(issue.input)}` })
+    .trim()
+    .refine((url) => schemes.test(url), {
+      error: (issue) => `expected ${accepted}, got ${describeValue(issue.input)}`,
+    });
+}
+
+/** `offline`, `openai:gpt-4o-mini`, … or the object form; see parseModelSpec in core. */
+const modelSection = z.unknown().transform((value, context) => {
+  try {
+    return parseModelSpec(value);
+  } catch (error) {
+    if (!(error instanceof ModelConfigError)) throw error;
+    context.addIssue({ code: "custom", message: error.message, input: value });
+    return z.NEVER;
+  }
+});
+
+const engineSection = z.strictObject({
+  /** Text starting with one of these is a command: `/reset`, `!reset` (Matrix clients eat `/`). */
+  commandPrefixes: z
+    .array(z.string().min(1).max(3))
+    .min(1)
+    .default([...DEFAULT_ENGINE_SETTINGS.commandPrefixes]),
+  midRunPolicy: z.enum(["queue", "collect", "interrupt"]).default(DEFAULT_ENGINE_SETTINGS.midRunPolicy),
+  lockTtlSeconds: z
+    .number()
+    .int()
+    .min(5)
+    .max(3_600)
+    .default(DEFAULT_ENGINE_SETTINGS.lockTtlMs / 1000),
+});
+
+/**
+ * Every top-level key. A later feature adds its section here (one line) and reads it in
+ * app/build-app.ts. Planned: `memory` (memory agent), `requests` (cross-run request tracking),
+ * `http` (webhooks and health endpoint).
+ */
+export const CONFIG_SECTIONS = {
+  model: modelSection.prefault("offline"),
+  store: urlWithScheme(/^(sqlite|rediss?|memory):/i, ACCEPTED_STORE_URLS).default(DEFAULT_STORE_URL),
+  /** Defaults to the store URL. */
+  checkpoints: urlWithScheme(/^(sqlite|rediss?|postgres(ql)?|memory):/i, ACCEPTED_CHECKPOINT_URLS).optional(),
+  logLevel: z.enum(LOG_LEVELS).default("info"),
+  engine: engineSection.prefault({}),
+  team: teamConfigSchema.prefault({}),
+  routing: routingConfigSchema.prefault({}),
+  limits: limitsConfigSchema.prefault({}),
+  matrix: PLATFORM_SECTION_SCHEMAS.matrix.optional(),
+  discord: PLATFORM_SECTION_SCHEMAS.discord.optional(),
+  slack: PLATFORM_SECTION_SCHEMAS.slack.optional(),
+};
+
+/** Sections whose presence switches something on; `discord:` with nothing under it still enables Discord. */
+export const ENABLING_SECTIONS: ReadonlySet<string> = new Set(["matrix", "discord", "slack"]);
+
+export const configFileSchema = z
+  .strictObject(CONFIG_SECTIONS)
+  .superRefine((config, context) => {
+    // An agent's own model is a string; check it here so its error names its place in the file.
+    const agents = [
+      { path: ["team", "supervisor", "model"], model: config.team.supervisor.model },
+      ...config.team.specialists.map((s, index) => ({
+        path: ["team", "specialists", index, "model"],
+        model: s.model,
+      })),
+    ];
+    for (const { path, model } of agents) {
+      if (model === undefined) continue;
+      try {
+        parseModelString(model);
+      } catch (error) {
+        if (!(error instanceof ModelConfigError)) throw error;
+        context.addIssue({ code: "custom", path, message: error.message, input: model });
+      }
+    }
+  })
+  .transform((config) => ({ ...config, checkpoints: config.checkpoints ?? config.store }));
+
+export type SwitchboardConfig = z.output<typeof configFileSchema>;

@@ -1,0 +1,26 @@
+#!/usr/bin/env -S node --disable-warning=ExperimentalWarning
+import { runCli } from "./run-cli.ts";
+
+const shutdown = new AbortController();
+let signals = 0;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    signals += 1;
+    // The first signal stops cleanly (turns cancelled, locks released); a second one does not wait.
+    if (signals > 1) process.exit(130);
+    process.stderr.write(`\nswitchboard: ${signal} received, stopping (again to force)\n`);
+    shutdown.abort(new Error(signal));
+  });
+}
+
+const code = await runCli(process.argv.slice(2), {
+  env: process.env,
+  cwd: process.cwd(),
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  shutdownSignal: shutdown.signal,
+});
+// Client libraries may keep sockets or timers alive after a clean close; the work is done, so leave
+// once what was written has been flushed.
+process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
