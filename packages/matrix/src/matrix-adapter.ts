@@ -61,7 +61,10 @@ export class MatrixAdapter implements Adapter {
 
   async start(sink: InboundSink): Promise<void> {
     if (this.#connection) throw new Error("the Matrix adapter is already started");
-    this.#connection = await openConnection(this.#config, { sink, logger: this.#logger, kv: this.#kv });
+    const connection = await openConnection(this.#config, { sink, logger: this.#logger, kv: this.#kv });
+    // Set before syncing: the first batch may already be answered while start() is still running.
+    this.#connection = connection;
+    await connection.startSyncing();
   }
 
   /** Finishes handing on the batch in progress (so its position is kept), clears typing, stops syncing. */

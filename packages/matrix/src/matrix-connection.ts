@@ -31,6 +31,8 @@ const MAX_GAP_EVENTS = 1_000;
 export interface MatrixConnection {
   readonly poster: MessagePoster;
   readonly typing: TypingIndicator;
+  /** Starts the sync loop; resolves once the first batch is handed on (answers to it need poster ready). */
+  startSyncing(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,7 +42,7 @@ interface ConnectionDeps {
   readonly kv: KeyValue | undefined;
 }
 
-/** Logs in, prepares the SDK client and starts our sync loop; the pieces post() and setTyping() use. */
+/** Logs in and prepares the SDK client and our sync loop; the pieces post() and setTyping() use. */
 export async function openConnection(
   config: ResolvedMatrixConfig,
   deps: ConnectionDeps,
@@ -141,18 +143,19 @@ export async function openConnection(
       : {}),
   });
 
-  await loop.start();
-  logger.info("Matrix connected", {
-    userId,
-    displayName,
-    rooms: joinedRooms.length,
-    replyMode: config.replyMode,
-    encryption: encryption.state.active,
-  });
-
   return {
     poster,
     typing,
+    async startSyncing() {
+      await loop.start();
+      logger.info("Matrix connected", {
+        userId,
+        displayName,
+        rooms: joinedRooms.length,
+        replyMode: config.replyMode,
+        encryption: encryption.state.active,
+      });
+    },
     async close() {
       await loop.stop();
       await typing.stopAll().catch((error: unknown) =>
