@@ -28,3 +28,4 @@ export { createMemoryLogger, createStreamLogger, type Logger, type LogLevel, sil
 export * from "./store/index.ts";
 export * from "./models/index.ts";
 export * from "./team/index.ts";
+export * from "./checkpoints/index.ts";

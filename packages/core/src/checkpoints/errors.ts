@@ -58,3 +58,21 @@ export class CheckpointDataError extends Error {
     this.name = "CheckpointDataError";
   }
 }
+
+/** The checkpointer URL was understood but its server could not be reached or set up. */
+export class CheckpointerConnectionError extends Error {
+  readonly target: string;
+  constructor(target: string, problem: string, whatToCheck: string, options: { cause: unknown }) {
+    super(`${problem} (${target}): ${describeCause(options.cause)}. Check ${whatToCheck}.`, options);
+    this.name = "CheckpointerConnectionError";
+    this.target = target;
+  }
+}
+
+function describeCause(cause: unknown): string {
+  // A refused connection to a name with IPv4 and IPv6 addresses fails with one error per address.
+  if (cause instanceof AggregateError && cause.errors.length > 0)
+    return cause.errors.map(describeCause).join("; ");
+  if (cause instanceof Error) return cause.message || cause.name;
+  return String(cause);
+}

@@ -52,6 +52,7 @@ export class SqliteSaver extends RetainingCheckpointSaver {
     this.db = new DatabaseSync(options.path);
     this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     this.db.exec("PRAGMA journal_mode = WAL");
+    this.db.exec("PRAGMA synchronous = NORMAL");
     createCheckpointTables(this.db, options.path);
     this.statements = prepareStatements(this.db);
   }

@@ -1,0 +1,158 @@
+import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
+import { createClient, type RedisClientType } from "@redis/client";
+import { createStreamLogger, type Logger } from "../runtime/logger.ts";
+import {
+  type CheckpointerLocation,
+  maskUrlPassword,
+  parseCheckpointerUrl,
+  SAFE_KEY_PREFIX,
+} from "./checkpointer-url.ts";
+import { CheckpointerConnectionError, CheckpointOptionError } from "./errors.ts";
+import { openPostgresSaver } from "./postgres-saver.ts";
+import { DEFAULT_REDIS_CHECKPOINT_PREFIX, RedisSaver } from "./redis-saver.ts";
+import { resolveKeepCheckpoints } from "./retention.ts";
+import { SqliteSaver } from "./sqlite-saver.ts";
+
+export interface OpenCheckpointerOptions {
+  /** Checkpoints kept per thread and namespace (default 5, at least 2); `Infinity` keeps all. */
+  keepCheckpoints?: number;
+  /** Redis key prefix; default `<store ?prefix=>checkpoint:` or `switchboard:checkpoint:`. */
+  redisPrefix?: string;
+  /** Postgres schema for the checkpoint tables (created when missing); default `public`. */
+  postgresSchema?: string;
+  /** Directory relative SQLite paths resolve against; default the working directory. */
+  cwd?: string;
+  /** Where connection trouble after start-up is reported; default a stderr logger. */
+  logger?: Logger;
+}
+
+export interface OpenedCheckpointer {
+  readonly saver: BaseCheckpointSaver;
+  /** What was opened, safe to log (no password). */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+/** Long enough for a remote server over TLS, short enough that a wrong host fails start-up quickly. */
+const CONNECT_TIMEOUT_MS = 5_000;
+const MAX_RECONNECT_DELAY_MS = 5_000;
+
+/**
+ * The LangGraph checkpointer named by `url`: `sqlite://…` (embedded default), `redis://…`,
+ * `postgres://…` or `memory://`. See `ACCEPTED_CHECKPOINTER_URLS` for the exact forms.
+ */
+export async function openCheckpointer(
+  url: string,
+  options: OpenCheckpointerOptions = {},
+): Promise<OpenedCheckpointer> {
+  const location = parseCheckpointerUrl(url, options.cwd ?? process.cwd());
+  const keepCheckpoints = resolveKeepCheckpoints(options.keepCheckpoints);
+  const window = Number.isFinite(keepCheckpoints)
+    ? `keeping the newest ${keepCheckpoints} per thread`
+    : "keeping every checkpoint";
+  return openLocation(location, maskUrlPassword(url), keepCheckpoints, window, options);
+}
+
+async function openLocation(
+  location: CheckpointerLocation,
+  maskedUrl: string,
+  keepCheckpoints: number,
+  window: string,
+  options: OpenCheckpointerOptions,
+): Promise<OpenedCheckpointer> {
+  switch (location.kind) {
+    case "sqlite": {
+      const saver = new SqliteSaver({ path: location.path, keepCheckpoints });
+      return {
+        saver,
+        description: `SQLite checkpoints in ${location.path}, ${window}`,
+        close: async () => saver.close(),
+      };
+    }
+    case "redis": {
+      const keyPrefix =
+        options.redisPrefix ??
+        (location.storePrefix === undefined
+          ? DEFAULT_REDIS_CHECKPOINT_PREFIX
+          : `${location.storePrefix}checkpoint:`);
+      if (!SAFE_KEY_PREFIX.test(keyPrefix)) {
+        throw new CheckpointOptionError(
+          `redisPrefix ${JSON.stringify(keyPrefix)} may only hold letters, digits and _ . : -`,
+        );
+      }
+      const logger = options.logger ?? createStreamLogger();
+      const client = await connectRedis(location.clientUrl, maskedUrl, logger);
+      return {
+        saver: new RedisSaver({ client, keyPrefix, keepCheckpoints }),
+        description: `Redis checkpoints at ${maskedUrl} under "${keyPrefix}", ${window}`,
+        close: async () => {
+          if (client.isOpen) await client.close();
+        },
+      };
+    }
+    case "postgres": {
+      const schema = options.postgresSchema ?? "public";
+      const saver = await openPostgresSaver({
+        connectionString: location.connectionString,
+        schema,
+        keepCheckpoints,
+      }).catch((error: unknown) => {
+        if (error instanceof CheckpointOptionError) throw error;
+        throw new CheckpointerConnectionError(
+          maskedUrl,
+          "could not open the Postgres checkpoint tables",
+          "that Postgres is running at that host and port, that the user, password and database in the URL " +
+            `are right, and that the user may create schema "${schema}" and tables in it`,
+          { cause: error },
+        );
+      });
+      return {
+        saver,
+        description: `Postgres checkpoints at ${maskedUrl} in schema "${schema}", ${window}`,
+        close: () => saver.end(),
+      };
+    }
+    case "memory":
+      // LangGraph's in-process saver: nothing survives a restart and nothing is pruned.
+      return {
+        saver: new MemorySaver(),
+        description: "in-memory checkpoints (lost when the process stops, never pruned)",
+        close: async () => {},
+      };
+  }
+}
+
+/**
+ * The first connection must succeed (start-up reports why it did not); after that, dropped
+ * connections are retried with backoff and reported to the logger while commands wait.
+ */
+async function connectRedis(clientUrl: string, maskedUrl: string, logger: Logger): Promise<RedisClientType> {
+  let connected = false;
+  const client: RedisClientType = createClient({
+    url: clientUrl,
+    socket: {
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      reconnectStrategy: (retries, cause) =>
+        connected ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : cause,
+    },
+  });
+  // Before the first connection the same failure rejects connect() below, so it is reported there.
+  client.on("error", (error: unknown) => {
+    if (connected)
+      logger.error("Redis connection for checkpoints failed", { checkpointer: maskedUrl, cause: error });
+  });
+  try {
+    await client.connect();
+    connected = true;
+    return client;
+  } catch (error) {
+    if (client.isOpen) client.destroy();
+    throw new CheckpointerConnectionError(
+      maskedUrl,
+      "could not connect to Redis for checkpoints",
+      "that Redis is running and reachable at that host and port, and that the user name, password, " +
+        "database number and TLS choice (redis:// or rediss://) in the URL are right",
+      { cause: error },
+    );
+  }
+}
