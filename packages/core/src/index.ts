@@ -29,3 +29,4 @@ export * from "./store/index.ts";
 export * from "./models/index.ts";
 export * from "./team/index.ts";
 export * from "./checkpoints/index.ts";
+export * from "./memory/index.ts";

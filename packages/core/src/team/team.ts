@@ -1,7 +1,13 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { type BaseCheckpointSaver, INTERRUPT, isInterrupted, Command as LangGraphCommand } from "@langchain/langgraph";
+import {
+  type BaseCheckpointSaver,
+  INTERRUPT,
+  isInterrupted,
+  Command as LangGraphCommand,
+  REMOVE_ALL_MESSAGES,
+} from "@langchain/langgraph";
 import type { Command } from "../commands/command.ts";
 import type { Responder, Turn, TurnAnswer } from "../engine/responder.ts";
 import { invokeWithRetry } from "../models/retry.ts";
@@ -11,9 +17,14 @@ import { ActiveAgentStore } from "./active-agents.ts";
 import { createHandoffTool, handoffToolName } from "./handoff.ts";
 import { textOf } from "./history.ts";
 import { limitMessages, TeamLimitError } from "./limits.ts";
-import { type ApprovalDecision, type ApprovalRequest, buildTeamGraph, type GraphAgent } from "./team-graph.ts";
 import { teamCommands } from "./team-commands.ts";
 import { type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
+import {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  buildTeamGraph,
+  type GraphAgent,
+} from "./team-graph.ts";
 import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
 
 export interface TeamOptions {
@@ -81,7 +92,9 @@ export interface AgentSummary {
 
 export class UnknownToolError extends Error {
   constructor(agent: string, tool: string, known: readonly string[]) {
-    super(`team: agent ${agent} lists tool "${tool}", which does not exist (known tools: ${known.join(", ") || "none"})`);
+    super(
+      `team: agent ${agent} lists tool "${tool}", which does not exist (known tools: ${known.join(", ") || "none"})`,
+    );
     this.name = "UnknownToolError";
   }
 }
@@ -112,7 +125,12 @@ export class Team implements Responder {
       callModel: (call, signal) =>
         invokeWithRetry(call, {
           ...(signal ? { signal } : {}),
-          onRetry: (event) => this.#logger.warn("model call failed; retrying", { attempt: event.attempt, kind: event.kind, delayMs: event.delayMs }),
+          onRetry: (event) =>
+            this.#logger.warn("model call failed; retrying", {
+              attempt: event.attempt,
+              kind: event.kind,
+              delayMs: event.delayMs,
+            }),
         }),
     });
     this.commands = teamCommands(this);
@@ -125,13 +143,26 @@ export class Team implements Responder {
   agents(): AgentSummary[] {
     const { config, describeModel } = this.#options;
     return [
-      { name: SUPERVISOR, description: "routes each new conversation to the right specialist", model: describeModel(config.supervisor.model) },
-      ...config.specialists.map((s) => ({ name: s.name, description: s.description, model: describeModel(s.model) })),
+      {
+        name: SUPERVISOR,
+        description: "routes each new conversation to the right specialist",
+        model: describeModel(config.supervisor.model),
+      },
+      ...config.specialists.map((s) => ({
+        name: s.name,
+        description: s.description,
+        model: describeModel(s.model),
+      })),
     ];
   }
 
   async respond(turn: Turn): Promise<TurnAnswer> {
-    const outcome = await this.run({ key: turn.key, userId: turn.message.author.id, signal: turn.signal, text: turn.text });
+    const outcome = await this.run({
+      key: turn.key,
+      userId: turn.message.author.id,
+      signal: turn.signal,
+      text: turn.text,
+    });
     return { text: outcomeText(outcome), agent: outcome.agent };
   }
 
@@ -168,7 +199,8 @@ export class Team implements Responder {
         recursionLimit: this.#options.limits.maxIterations * 3 + 10,
       });
     } catch (error) {
-      if (timeout.aborted && !input.signal.aborted) throw new TeamLimitError("wall-time", limitMessages.wallTime(wallSeconds));
+      if (timeout.aborted && !input.signal.aborted)
+        throw new TeamLimitError("wall-time", limitMessages.wallTime(wallSeconds));
       throw error;
     }
     const values = state as TeamStateValue;
@@ -216,6 +248,13 @@ export class Team implements Responder {
     await this.#options.checkpointer.deleteThread(key);
   }
 
+  /** Replaces the conversation's model history (memory compaction and archiving); the active agent stays. */
+  async replaceHistory(key: string, messages: readonly BaseMessage[]): Promise<void> {
+    if (!(await this.conversationState(key))) return;
+    const update = { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...messages] };
+    await this.#graph.updateState({ configurable: { thread_id: key } }, update);
+  }
+
   #graphAgents(): GraphAgent[] {
     const { config, modelFor } = this.#options;
     const supervisorTools = [
@@ -224,7 +263,12 @@ export class Team implements Responder {
     ];
     const backToSupervisor = createHandoffTool(SUPERVISOR, "anything outside your speciality");
     return [
-      { name: SUPERVISOR, prompt: withName(SUPERVISOR, config.supervisor.prompt), model: modelFor(config.supervisor.model), tools: supervisorTools },
+      {
+        name: SUPERVISOR,
+        prompt: withName(SUPERVISOR, config.supervisor.prompt),
+        model: modelFor(config.supervisor.model),
+        tools: supervisorTools,
+      },
       ...config.specialists.map((s) => ({
         name: s.name,
         prompt: withName(s.name, s.prompt),

@@ -1,0 +1,175 @@
+import type { DatabaseSync, SQLOutputValue, StatementSync } from "node:sqlite";
+import {
+  inImmediateTransaction,
+  openSqliteDatabase,
+  textColumn as text,
+} from "../../store/sqlite/sqlite-database.ts";
+import {
+  type ArchivedSession,
+  type ArchivedSessionSummary,
+  type ArchiveHit,
+  type ArchiveQuery,
+  type ArchiveReason,
+  type ArchiveStore,
+  searchTerms,
+  transcriptText,
+} from "./archive-store.ts";
+
+/** Our own tables in the embedded store's file; the FTS5 index covers summaries and transcripts. */
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS memory_sessions (
+    id               TEXT PRIMARY KEY,
+    conversation_key TEXT NOT NULL,
+    workspace        TEXT NOT NULL,
+    participants     TEXT NOT NULL,
+    summary          TEXT NOT NULL,
+    transcript       TEXT NOT NULL,
+    message_count    INTEGER NOT NULL,
+    token_estimate   INTEGER NOT NULL,
+    started_at       INTEGER NOT NULL,
+    ended_at         INTEGER NOT NULL,
+    reason           TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS memory_sessions_conversation ON memory_sessions (conversation_key, ended_at);
+
+  CREATE TABLE IF NOT EXISTS memory_session_participants (
+    session_id TEXT NOT NULL,
+    workspace  TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    PRIMARY KEY (session_id, user_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS memory_session_participants_user ON memory_session_participants (workspace, user_id);
+
+  CREATE VIRTUAL TABLE IF NOT EXISTS memory_sessions_fts USING fts5(
+    summary, transcript, session_id UNINDEXED, tokenize = 'unicode61 remove_diacritics 2'
+  );
+`;
+
+const SUMMARY_COLUMNS =
+  "s.id, s.conversation_key, s.workspace, s.participants, s.summary, s.message_count, s.token_estimate, s.started_at, s.ended_at, s.reason";
+
+/**
+ * Archived sessions in the embedded SQLite file, searched with FTS5 (bm25 ranking, summaries
+ * weighted double). A user-wide search joins on the participants table, so a session only comes
+ * back to a user who wrote in it or to the conversation it belongs to.
+ */
+export class SqliteArchiveStore implements ArchiveStore {
+  readonly #db: DatabaseSync;
+  readonly #sql: ReturnType<typeof prepareStatements>;
+
+  constructor(path: string) {
+    this.#db = openSqliteDatabase(path);
+    this.#db.exec(SCHEMA);
+    this.#sql = prepareStatements(this.#db);
+  }
+
+  async add(session: ArchivedSession): Promise<void> {
+    inImmediateTransaction(this.#db, () => {
+      this.#delete(session.id);
+      this.#sql.insertSession.run(
+        session.id,
+        session.conversationKey,
+        session.workspace,
+        JSON.stringify(session.participants),
+        session.summary,
+        JSON.stringify(session.transcript),
+        session.messageCount,
+        session.tokenEstimate,
+        session.startedAt,
+        session.endedAt,
+        session.reason,
+      );
+      for (const userId of new Set(session.participants))
+        this.#sql.insertParticipant.run(session.id, session.workspace, userId);
+      this.#sql.insertFts.run(session.summary, transcriptText(session.transcript), session.id);
+    });
+  }
+
+  async recent(conversationKey: string, limit: number): Promise<ArchivedSessionSummary[]> {
+    return this.#sql.recent.all(conversationKey, limit).map(summaryOf);
+  }
+
+  async count(conversationKey: string): Promise<number> {
+    return Number(this.#sql.count.get(conversationKey)?.count ?? 0);
+  }
+
+  async search(query: ArchiveQuery): Promise<ArchiveHit[]> {
+    const terms = searchTerms(query.text);
+    if (terms.length === 0) return [];
+    // Each word quoted (FTS5 syntax cannot leak in) and matched as a prefix; any word may match.
+    const match = terms.map((term) => `"${term.replaceAll('"', '""')}"*`).join(" OR ");
+    const rows = this.#sql.search.all(
+      match,
+      query.conversationKey,
+      query.user?.id ?? null,
+      query.user?.workspace ?? null,
+      query.limit,
+    );
+    return rows.map((row) => {
+      const excerpt =
+        typeof row.excerpt === "string" && row.excerpt.trim() !== "" ? row.excerpt.trim() : undefined;
+      return { session: summaryOf(row), ...(excerpt ? { excerpt } : {}) };
+    });
+  }
+
+  async forget(conversationKey: string): Promise<number> {
+    return inImmediateTransaction(this.#db, () => {
+      const ids = this.#sql.idsOf.all(conversationKey).map((row) => text(row.id));
+      for (const id of ids) this.#delete(id);
+      return ids.length;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  #delete(id: string): void {
+    this.#sql.deleteFts.run(id);
+    this.#sql.deleteParticipants.run(id);
+    this.#sql.deleteSession.run(id);
+  }
+}
+
+function summaryOf(row: Record<string, SQLOutputValue>): ArchivedSessionSummary {
+  return {
+    id: text(row.id),
+    conversationKey: text(row.conversation_key),
+    workspace: text(row.workspace),
+    participants: JSON.parse(text(row.participants)) as string[],
+    summary: text(row.summary),
+    messageCount: Number(row.message_count),
+    tokenEstimate: Number(row.token_estimate),
+    startedAt: Number(row.started_at),
+    endedAt: Number(row.ended_at),
+    reason: text(row.reason) as ArchiveReason,
+  };
+}
+
+function prepareStatements(db: DatabaseSync) {
+  const prepare = (sql: string): StatementSync => db.prepare(sql);
+  return {
+    insertSession: prepare(`INSERT INTO memory_sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertParticipant: prepare(
+      "INSERT INTO memory_session_participants (session_id, workspace, user_id) VALUES (?, ?, ?)",
+    ),
+    insertFts: prepare("INSERT INTO memory_sessions_fts (summary, transcript, session_id) VALUES (?, ?, ?)"),
+    deleteSession: prepare("DELETE FROM memory_sessions WHERE id = ?"),
+    deleteParticipants: prepare("DELETE FROM memory_session_participants WHERE session_id = ?"),
+    deleteFts: prepare("DELETE FROM memory_sessions_fts WHERE session_id = ?"),
+    idsOf: prepare("SELECT id FROM memory_sessions WHERE conversation_key = ?"),
+    count: prepare("SELECT count(*) AS count FROM memory_sessions WHERE conversation_key = ?"),
+    recent: prepare(
+      `SELECT ${SUMMARY_COLUMNS} FROM memory_sessions s WHERE s.conversation_key = ? ORDER BY s.ended_at DESC LIMIT ?`,
+    ),
+    search: prepare(`
+      SELECT ${SUMMARY_COLUMNS}, snippet(memory_sessions_fts, 1, '', '', '…', 16) AS excerpt
+      FROM memory_sessions_fts f JOIN memory_sessions s ON s.id = f.session_id
+      WHERE memory_sessions_fts MATCH ?1
+        AND (s.conversation_key = ?2
+          OR (?3 IS NOT NULL AND s.workspace = ?4 AND EXISTS (
+            SELECT 1 FROM memory_session_participants p WHERE p.session_id = s.id AND p.user_id = ?3)))
+      ORDER BY bm25(memory_sessions_fts, 2.0, 1.0), s.ended_at DESC
+      LIMIT ?5`),
+  };
+}

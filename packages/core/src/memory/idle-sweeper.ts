@@ -1,0 +1,70 @@
+import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import type { LiveSessions } from "./active-sessions.ts";
+import type { ArchivedSession } from "./archive/archive-store.ts";
+import type { MemoryInvoker } from "./memory-invoker.ts";
+
+export interface IdleSweeperOptions {
+  readonly sessions: LiveSessions;
+  readonly invoker: MemoryInvoker;
+  readonly idleMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** How often `start()` sweeps (default a minute, or a quarter of the idle time if shorter). */
+  readonly intervalMs?: number;
+}
+
+/**
+ * Archives sessions that have been quiet for the idle time. The list of live sessions is in the
+ * store, so sessions left live by a restart are archived too. Tests call `sweep()` with a fake clock.
+ */
+export class IdleSweeper {
+  readonly #options: IdleSweeperOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<ArchivedSession[]> | undefined;
+
+  constructor(options: IdleSweeperOptions) {
+    this.#options = options;
+  }
+
+  /** One pass; a pass already running is joined rather than doubled. Returns what was archived. */
+  sweep(): Promise<ArchivedSession[]> {
+    this.#sweeping ??= this.#sweepOnce().finally(() => {
+      this.#sweeping = undefined;
+    });
+    return this.#sweeping;
+  }
+
+  start(): void {
+    if (this.#timer) return;
+    const { idleMs, intervalMs, logger } = this.#options;
+    this.#timer = setInterval(
+      () => {
+        this.sweep().catch((error: unknown) => logger.error("idle session sweep failed", { error }));
+      },
+      intervalMs ?? Math.max(1_000, Math.min(60_000, Math.floor(idleMs / 4))),
+    );
+    // Housekeeping never keeps the process alive.
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #sweepOnce(): Promise<ArchivedSession[]> {
+    const { sessions, invoker, idleMs, clock, logger } = this.#options;
+    const archived: ArchivedSession[] = [];
+    for (const [key, live] of await sessions.list()) {
+      if (clock.now() - live.lastActivityAt < idleMs) continue;
+      try {
+        const session = await invoker.endIfIdle(key);
+        if (session) archived.push(session);
+      } catch (error) {
+        logger.error("could not archive an idle session; the next sweep tries again", { key, error });
+      }
+    }
+    return archived;
+  }
+}

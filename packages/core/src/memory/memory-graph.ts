@@ -1,0 +1,226 @@
+import { randomUUID } from "node:crypto";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import {
+  AIMessage,
+  type BaseMessage,
+  ChatMessage,
+  HumanMessage,
+  RemoveMessage,
+  SystemMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { type BaseCheckpointSaver, END, REMOVE_ALL_MESSAGES, START, StateGraph } from "@langchain/langgraph";
+import { invokeWithRetry } from "../models/retry.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { textOf } from "../team/history.ts";
+import { ControlState, type MemoryStep, nextMemoryStep } from "./control-state.ts";
+import type { MemoryBook } from "./memory-book.ts";
+import { addEntryPrompt, putContextPrompt } from "./memory-prompts.ts";
+import { MemoryState, type MemoryStateUpdate, type MemoryStateValue } from "./memory-state.ts";
+import { ADD_ENTRY, PUT_CONTEXT } from "./memory-tools.ts";
+import { extractiveSummary } from "./summarize.ts";
+import { roleOf, transcriptOf } from "./transcript.ts";
+
+export interface MemoryGraphOptions {
+  readonly checkpointer: BaseCheckpointSaver;
+  readonly model: BaseChatModel;
+  /** add_entry and put_context. */
+  readonly tools: readonly StructuredToolInterface[];
+  readonly book: MemoryBook;
+  /** START_SESSION's deterministic load: the context for the team's agents ("" when nothing is remembered). */
+  readonly loadContext: (key: string) => Promise<string>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+const OBSERVE = "observe";
+const TOOLS = "tools";
+
+/** The state a session leaves behind when it ends: nothing live, the counter back at 0. */
+const ENDED_SESSION: MemoryStateUpdate = {
+  session: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES })],
+  toProcess: null,
+  messageCount: 0,
+  startedAt: null,
+  sessionContext: null,
+  digest: null,
+};
+
+/**
+ * The memory agent: `observe` decides the next step from the run's control state and the last
+ * tool that ran; deterministic steps (loading context) run right there without a model, model
+ * steps ask for exactly one tool call, which `tools` executes. A model that fails or answers
+ * without the tool never loses the message: the step is recorded without it and the run goes on.
+ */
+export function buildMemoryGraph(options: MemoryGraphOptions) {
+  const bound = options.model.bindTools?.([...options.tools]);
+  if (!bound) throw new TypeError("the memory model cannot call tools; configure a model with tool calling");
+  const observe = async (state: MemoryStateValue, config: RunnableConfig): Promise<MemoryStateUpdate> => {
+    const key = conversationKeyOf(config);
+    const step = nextMemoryStep(state.control, lastToolName(state.toolHistory));
+    const ask = async (
+      tool: string,
+      prompt: string,
+      fallback: () => Promise<string>,
+    ): Promise<MemoryStateUpdate> => {
+      const messages = [new SystemMessage(prompt), new HumanMessage(`Call the ${tool} tool now.`)];
+      try {
+        const reply = await invokeWithRetry(() => bound.invoke(messages), {
+          onRetry: (event) =>
+            options.logger.warn("memory model call failed; retrying", {
+              key,
+              attempt: event.attempt,
+              kind: event.kind,
+            }),
+        });
+        const call = reply.tool_calls?.find((candidate) => candidate.name === tool);
+        if (call) {
+          const asked = new AIMessage({
+            content: reply.content,
+            tool_calls: [{ ...call, id: call.id ?? randomUUID() }],
+          });
+          return { toolHistory: [...state.toolHistory, asked] };
+        }
+        options.logger.warn("memory model answered without calling its tool; recording without it", {
+          key,
+          tool,
+        });
+      } catch (error) {
+        options.logger.warn("memory model failed; recording without it", { key, tool, error });
+      }
+      const outcome = await fallback();
+      return {
+        toolHistory: [
+          ...state.toolHistory,
+          new ToolMessage({ tool_call_id: randomUUID(), name: tool, content: outcome }),
+        ],
+      };
+    };
+    return runStep(step, state, key, options, ask);
+  };
+  const runTools = async (state: MemoryStateValue, config: RunnableConfig): Promise<MemoryStateUpdate> => {
+    const last = state.toolHistory.at(-1);
+    const calls = last && AIMessage.isInstance(last) ? (last.tool_calls ?? []) : [];
+    const results: BaseMessage[] = [];
+    for (const call of calls) {
+      const found = options.tools.find((candidate) => candidate.name === call.name);
+      if (!found) throw new Error(`the memory graph has no tool ${call.name}`);
+      try {
+        results.push((await found.invoke({ ...call, type: "tool_call" }, config)) as ToolMessage);
+      } catch (error) {
+        options.logger.warn("memory tool failed; recording without the model's version", {
+          tool: call.name,
+          error,
+        });
+        const content =
+          call.name === ADD_ENTRY
+            ? await recordWithoutModel(state, conversationKeyOf(config), options)
+            : "Context document kept.";
+        results.push(
+          new ToolMessage({
+            tool_call_id: call.id ?? randomUUID(),
+            name: call.name,
+            content,
+            status: "error",
+          }),
+        );
+      }
+    }
+    return { toolHistory: [...state.toolHistory, ...results] };
+  };
+  const route = (state: MemoryStateValue) => {
+    const last = state.toolHistory.at(-1);
+    if (last && AIMessage.isInstance(last) && (last.tool_calls?.length ?? 0) > 0) return TOOLS;
+    return last && ToolMessage.isInstance(last) ? OBSERVE : END;
+  };
+  return new StateGraph(MemoryState)
+    .addNode(OBSERVE, observe)
+    .addNode(TOOLS, runTools)
+    .addEdge(START, OBSERVE)
+    .addConditionalEdges(OBSERVE, route, [TOOLS, OBSERVE, END])
+    .addEdge(TOOLS, OBSERVE)
+    .compile({ checkpointer: options.checkpointer });
+}
+
+type Ask = (tool: string, prompt: string, fallback: () => Promise<string>) => Promise<MemoryStateUpdate>;
+
+async function runStep(
+  step: MemoryStep,
+  state: MemoryStateValue,
+  key: string,
+  options: MemoryGraphOptions,
+  ask: Ask,
+): Promise<MemoryStateUpdate> {
+  switch (step) {
+    case "load-context": {
+      const context = await options.loadContext(key);
+      return {
+        startedAt: options.clock.now(),
+        messageCount: 0,
+        sessionContext: context,
+        digest: null,
+        session: context ? [new ChatMessage({ role: "system", content: context, id: randomUUID() })] : [],
+        toolHistory: [new AIMessage("Session started.")],
+      };
+    }
+    case "add-entry": {
+      const message = state.toProcess;
+      if (!message) return { toolHistory: [new AIMessage("Nothing to record.")] };
+      return ask(ADD_ENTRY, addEntryPrompt(state.session, message), () =>
+        recordWithoutModel(state, key, options),
+      );
+    }
+    case "put-context": {
+      if (transcriptOf(state.session).length === 0) return finish(state);
+      const current = await options.book.context(key);
+      return ask(
+        PUT_CONTEXT,
+        putContextPrompt(state.session, current?.content),
+        async () => "Context document kept.",
+      );
+    }
+    case "finish":
+      return finish(state);
+  }
+}
+
+function finish(state: MemoryStateValue): MemoryStateUpdate {
+  const done = { toolHistory: [...state.toolHistory, new AIMessage(`Done: ${state.control}.`)] };
+  return state.control === ControlState.END_SESSION ? { ...ENDED_SESSION, ...done } : done;
+}
+
+/** The entry a failed model would have written: the raw text and its first sentences as the summary. */
+async function recordWithoutModel(
+  state: MemoryStateValue,
+  key: string,
+  options: MemoryGraphOptions,
+): Promise<string> {
+  const message = state.toProcess;
+  if (!message) return "Nothing to record.";
+  const role = roleOf(message) === "bot" ? "bot" : "user";
+  const raw = textOf(message);
+  const entry = await options.book.addEntry(key, {
+    role,
+    summary: extractiveSummary([{ role, text: raw }]),
+    raw,
+    tags: ["unsummarized"],
+    at: options.clock.now(),
+  });
+  return `Entry ${entry.seq} recorded without the memory model.`;
+}
+
+function lastToolName(history: readonly BaseMessage[]): string | null {
+  const last = history.at(-1);
+  return last && ToolMessage.isInstance(last) ? (last.name ?? null) : null;
+}
+
+function conversationKeyOf(config: RunnableConfig): string {
+  const key: unknown = config.configurable?.conversation_key;
+  if (typeof key !== "string" || key === "") throw new Error("memory graph run without a conversation_key");
+  return key;
+}
+
+export type MemoryGraph = ReturnType<typeof buildMemoryGraph>;

@@ -1,0 +1,137 @@
+import type { Turn, TurnAnswer, TurnObserver } from "../engine/responder.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import type { LiveSessions } from "./active-sessions.ts";
+import type { ArchivedSession, ArchiveReason, ArchiveStore } from "./archive/archive-store.ts";
+import type { HistoryCompactor } from "./compaction.ts";
+import { ControlState, controlForMessage } from "./control-state.ts";
+import type { ConversationHistory } from "./conversation-history.ts";
+import { ConversationQueue } from "./conversation-queue.ts";
+import type { MemoryAgent } from "./memory-agent.ts";
+import type { MemoryBook, SpeakerRole } from "./memory-book.ts";
+import type { SessionArchiver } from "./session-archiver.ts";
+import { speakerMessage } from "./transcript.ts";
+
+export interface MemoryInvokerOptions {
+  readonly agent: MemoryAgent;
+  readonly book: MemoryBook;
+  readonly archive: ArchiveStore;
+  readonly sessions: LiveSessions;
+  readonly archiver: SessionArchiver;
+  readonly compactor: HistoryCompactor;
+  readonly flushEvery: number;
+  readonly idleMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export class MemoryNotAttachedError extends Error {
+  constructor() {
+    super("memory is not attached to the team: call memory.attach(team) after creating the Team");
+    this.name = "MemoryNotAttachedError";
+  }
+}
+
+/**
+ * Drives the memory agent around the engine's turns, so the engine only reports what happened.
+ * It builds the messages and picks each run's control state (the counter lives in the agent's
+ * checkpoint). Work starts only after the answer was delivered and is queued per conversation:
+ * ordered, never delaying a reply, and awaited by `close()` so shutdown loses none of it.
+ */
+export class MemoryInvoker implements TurnObserver {
+  readonly #options: MemoryInvokerOptions;
+  readonly #queue = new ConversationQueue();
+  /** When this process last saw a conversation's turn begin (agents asked for context). */
+  readonly #seen = new Map<string, number>();
+  #history: ConversationHistory | undefined;
+
+  constructor(options: MemoryInvokerOptions) {
+    this.#options = options;
+  }
+
+  attach(history: ConversationHistory): void {
+    this.#history = history;
+  }
+
+  afterDelivery(turn: Turn, answer: TurnAnswer): void {
+    const { key } = turn;
+    this.noteActivity(key);
+    void this.#queue
+      .run(key, () => this.#recordTurn(key, turn.message.author.id, turn.text, answer.text))
+      .catch((error: unknown) =>
+        this.#options.logger.error("memory could not record a turn", { key, error }),
+      );
+  }
+
+  /** A turn is under way (the team asked for context): keeps the sweeper away meanwhile. */
+  noteActivity(key: string): void {
+    this.#seen.set(key, this.#options.clock.now());
+  }
+
+  /** Archives the conversation's live session now, in its queue. */
+  endSession(key: string, reason: ArchiveReason = "requested"): Promise<ArchivedSession | undefined> {
+    return this.#queue.run(key, () => this.#options.archiver.archive(key, reason, this.#requireHistory()));
+  }
+
+  /** Archives the live session if it is still idle once its queued work is done. */
+  endIfIdle(key: string): Promise<ArchivedSession | undefined> {
+    return this.#queue.run(key, async () => {
+      if (!(await this.isIdle(key))) return undefined;
+      this.#seen.delete(key);
+      return this.#options.archiver.archive(key, "idle", this.#requireHistory());
+    });
+  }
+
+  async isIdle(key: string): Promise<boolean> {
+    const live = await this.#options.sessions.get(key);
+    const last = Math.max(live?.lastActivityAt ?? 0, this.#seen.get(key) ?? 0);
+    return this.#options.clock.now() - last >= this.#options.idleMs;
+  }
+
+  /** Deletes everything remembered about the conversation, after its queued work. */
+  forget(key: string): Promise<{ entries: number; sessions: number }> {
+    return this.#queue.run(key, async () => {
+      const { book, archive, agent, sessions } = this.#options;
+      const entries = await book.forget(key);
+      const archived = await archive.forget(key);
+      await agent.forget(key);
+      await sessions.remove(key);
+      await this.#requireHistory().replaceHistory(key, []);
+      this.#seen.delete(key);
+      return { entries, sessions: archived };
+    });
+  }
+
+  /** Resolves when every queued memory job has finished. */
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  async close(): Promise<void> {
+    await this.#queue.idle();
+  }
+
+  async #recordTurn(key: string, userId: string, userText: string, botText: string): Promise<void> {
+    const { agent, sessions, compactor, flushEvery, clock } = this.#options;
+    await sessions.touch(key, userId, clock.now());
+    let state = await agent.state(key);
+    if (state?.startedAt == null) state = await agent.invoke(key, { control: ControlState.START_SESSION });
+    let count = state.messageCount;
+    const messages: Array<[SpeakerRole, string]> = [
+      ["user", userText],
+      ["bot", botText],
+    ];
+    for (const [role, text] of messages) {
+      if (text.trim() === "") continue;
+      count += 1;
+      const control = controlForMessage(count, flushEvery);
+      await agent.invoke(key, { control, message: speakerMessage(role, text), role, messageCount: count });
+    }
+    await compactor.compactIfOverBudget(key, this.#requireHistory());
+  }
+
+  #requireHistory(): ConversationHistory {
+    if (!this.#history) throw new MemoryNotAttachedError();
+    return this.#history;
+  }
+}

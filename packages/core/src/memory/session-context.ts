@@ -1,0 +1,58 @@
+import type { ArchivedSessionSummary, ArchiveStore } from "./archive/archive-store.ts";
+import type { ContextDocument, MemoryBook, MemoryEntry } from "./memory-book.ts";
+
+export interface RememberedContext {
+  readonly context?: ContextDocument | undefined;
+  readonly entries: readonly MemoryEntry[];
+  /** Newest first. */
+  readonly summaries: readonly ArchivedSessionSummary[];
+}
+
+/**
+ * The system context the team's agents get for a session: the context document, the latest
+ * entries and the latest archived sessions' summaries. Empty when nothing is remembered.
+ * Its size is bounded by configuration (entries, summaries), never by the conversation's length.
+ */
+export function composeSessionContext(remembered: RememberedContext): string {
+  const parts: string[] = [];
+  const document = remembered.context?.content.trim();
+  if (document || remembered.entries.length > 0) {
+    parts.push("## What you remember about this conversation");
+    if (document) parts.push(document);
+    if (remembered.entries.length > 0) {
+      parts.push("Latest remembered messages (oldest first):");
+      parts.push(remembered.entries.map((entry) => `- ${entry.role}: ${entry.summary}`).join("\n"));
+    }
+  }
+  if (remembered.summaries.length > 0) {
+    parts.push("## Earlier sessions (newest first; the search_memory tool finds details)");
+    parts.push(
+      remembered.summaries.map((session) => `- ${day(session.endedAt)}: ${session.summary}`).join("\n"),
+    );
+  }
+  return parts.join("\n\n");
+}
+
+export function withDigest(context: string, digest: string | null): string {
+  if (!digest) return context;
+  const section = `## Earlier in this session (condensed)\n${digest}`;
+  return context ? `${context}\n\n${section}` : section;
+}
+
+export async function loadRememberedContext(
+  key: string,
+  sources: { book: MemoryBook; archive: ArchiveStore; recentEntries: number; summariesInPrompt: number },
+): Promise<RememberedContext> {
+  const [context, entries, summaries] = await Promise.all([
+    sources.book.context(key),
+    sources.recentEntries > 0 ? sources.book.recentEntries(key, sources.recentEntries) : Promise.resolve([]),
+    sources.summariesInPrompt > 0
+      ? sources.archive.recent(key, sources.summariesInPrompt)
+      : Promise.resolve([]),
+  ]);
+  return { context, entries, summaries };
+}
+
+function day(at: number): string {
+  return new Date(at).toISOString().slice(0, 16).replace("T", " ");
+}

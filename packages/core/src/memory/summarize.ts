@@ -1,0 +1,83 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { HumanMessage } from "@langchain/core/messages";
+import { invokeWithRetry } from "../models/retry.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { textOf } from "../team/history.ts";
+import type { TranscriptLine } from "./archive/archive-store.ts";
+import { summaryPrompt } from "./memory-prompts.ts";
+
+/** A summary longer than this is cut: it goes into every later prompt. */
+const MAX_SUMMARY_CHARS = 800;
+/** Very long sessions are summarized from their opening and their latest part. */
+const HEAD_LINES = 20;
+const TAIL_LINES = 100;
+
+/**
+ * Two or three sentences from the words themselves, for when no model can summarize: how the
+ * user opened, where it ended, how long it was. One message alone: its first sentences.
+ */
+export function extractiveSummary(lines: readonly TranscriptLine[]): string {
+  const first = lines[0];
+  if (!first) return "Nothing was said.";
+  if (lines.length === 1) return clip(firstSentences(first.text, 2), 240);
+  const users = lines.filter((line) => line.role === "user");
+  const opening = users[0] ?? first;
+  const sentences = [`The ${opening.role} opened with: "${quoted(opening.text)}".`];
+  const closing = users.length > 1 ? users.at(-1) : undefined;
+  if (closing) sentences.push(`Last the user wrote: "${quoted(closing.text)}".`);
+  sentences.push(`${lines.length} messages in total.`);
+  return sentences.join(" ");
+}
+
+/** Summaries for archived sessions and compacted history: the (cheap) model, else extractive. */
+export class Summarizer {
+  readonly #model: BaseChatModel;
+  readonly #logger: Logger;
+
+  constructor(model: BaseChatModel, logger: Logger) {
+    this.#model = model;
+    this.#logger = logger;
+  }
+
+  async summarize(lines: readonly TranscriptLine[], earlierDigest?: string): Promise<string> {
+    const shown =
+      lines.length > HEAD_LINES + TAIL_LINES
+        ? [...lines.slice(0, HEAD_LINES), ...lines.slice(-TAIL_LINES)]
+        : lines;
+    try {
+      const reply = await invokeWithRetry(
+        () => this.#model.invoke([new HumanMessage(summaryPrompt(shown, earlierDigest))]),
+        {
+          maxAttempts: 2,
+          onRetry: (event) =>
+            this.#logger.warn("summary model call failed; retrying", {
+              attempt: event.attempt,
+              kind: event.kind,
+            }),
+        },
+      );
+      const text = textOf(reply).trim();
+      if (text !== "") return clip(text, MAX_SUMMARY_CHARS);
+      this.#logger.warn("summary model returned nothing; using an extractive summary");
+    } catch (error) {
+      this.#logger.warn("summary model failed; using an extractive summary", { error });
+    }
+    const extractive = extractiveSummary(lines);
+    return earlierDigest ? clip(`${earlierDigest} ${extractive}`, MAX_SUMMARY_CHARS) : extractive;
+  }
+}
+
+function firstSentences(text: string, count: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const sentences = flat.match(/[^.!?]+[.!?]*/g) ?? [flat];
+  return sentences.slice(0, count).join("").trim();
+}
+
+/** The first sentence, without its closing punctuation (the summary's own sentence ends it). */
+function quoted(text: string): string {
+  return clip(firstSentences(text, 1), 140).replace(/[.!?]+$/, "");
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
+}

@@ -1,0 +1,303 @@
+import { join } from "node:path";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { MemorySaver } from "@langchain/langgraph";
+import { extractiveSummary, openStore, type Store, silentLogger } from "@switchboard/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SqliteSaver } from "../packages/core/src/checkpoints/sqlite-saver.ts";
+import { tempDirectory } from "../packages/core/src/store/test-backends.ts";
+import {
+  type MemoryOperation,
+  operationOf,
+  scriptedMemoryModel,
+  scriptedTeamModel,
+  startMemoryHarness,
+  toolCall,
+} from "./support/memory-harness.ts";
+
+const KEY = "console:main";
+const MINUTE = 60_000;
+
+function fakeClock(start = Date.UTC(2025, 0, 6, 9)) {
+  let now = start;
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+const lastHuman = (messages: BaseMessage[]) =>
+  String(messages.filter((m) => HumanMessage.isInstance(m)).at(-1)?.content ?? "");
+const systemOf = (call: { messages: BaseMessage[] } | undefined) => String(call?.messages[0]?.content ?? "");
+const operations = (model: ReturnType<typeof fakeModel>) =>
+  model.calls.map((call) => operationOf(String(call.messages[0]?.content ?? "")));
+
+describe("memory agent end to end", () => {
+  let store: Store;
+  let clock: ReturnType<typeof fakeClock>;
+  beforeEach(async () => {
+    store = await openStore("memory://");
+    clock = fakeClock();
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+  const start = (
+    options: Omit<Parameters<typeof startMemoryHarness>[0], "store" | "storeUrl" | "checkpointer" | "clock">,
+  ) =>
+    startMemoryHarness({ store, storeUrl: "memory://", checkpointer: new MemorySaver(), clock, ...options });
+
+  it("memory work starts only after the reply was delivered", async () => {
+    const events: string[] = [];
+    const memoryModel = scriptedMemoryModel({ onCall: (operation) => events.push(`memory: ${operation}`) });
+    const teamModel = scriptedTeamModel(() => {
+      events.push("team model");
+      return "Hello Ana.";
+    });
+    const h = await start({ teamModel, memoryModel, events });
+    await h.say("hi there");
+    await h.settle();
+    expect(events).toEqual([
+      "team model",
+      expect.stringMatching(/^delivered: .*Hello Ana\.$/),
+      "memory: add_entry",
+      "memory: add_entry",
+    ]);
+    await h.stop();
+  });
+
+  it("records every message and flushes the context document every N messages, counting in the checkpoint", async () => {
+    const memoryModel = scriptedMemoryModel();
+    const h = await start({
+      teamModel: scriptedTeamModel((m) => `re: ${lastHuman(m)}`),
+      memoryModel,
+      config: { flushEvery: 4 },
+    });
+    for (const text of ["one", "two", "three", "four"]) await h.say(text);
+    await h.settle();
+    const add: MemoryOperation = "add_entry";
+    expect(operations(memoryModel)).toEqual([
+      add,
+      add,
+      add,
+      add,
+      "put_context",
+      add,
+      add,
+      add,
+      add,
+      "put_context",
+    ]);
+    expect(await h.memory.book.entryCount(KEY)).toBe(8);
+    expect((await h.memory.agent.state(KEY))?.messageCount).toBe(8);
+    expect((await h.memory.book.recentEntries(KEY, 2)).map((e) => [e.role, e.raw])).toEqual([
+      ["user", "four"],
+      ["bot", "re: four"],
+    ]);
+    await h.stop();
+  });
+
+  it("archives an idle session, clears the live history, and the next session carries the summary and can search it", async () => {
+    const memoryModel = scriptedMemoryModel({
+      summary: "Ana asked about invoice 42; the bot promised a refund.",
+    });
+    const teamModel = scriptedTeamModel((messages) => {
+      const last = messages.at(-1);
+      if (last && ToolMessage.isInstance(last)) return `From memory: ${String(last.content)}`;
+      if (lastHuman(messages) === "what did we say about the invoice?")
+        return toolCall("search_memory", { query: "invoice refund" });
+      return `re: ${lastHuman(messages)}`;
+    });
+    const h = await start({ teamModel, memoryModel, supervisorTools: ["search_memory"] });
+    await h.say("my invoice 42 is wrong");
+    await h.say("please refund it");
+    await h.settle();
+    const startedAt = (await h.memory.agent.state(KEY))?.startedAt;
+
+    clock.advance(29 * MINUTE);
+    expect(await h.memory.sweeper.sweep()).toEqual([]);
+    clock.advance(2 * MINUTE);
+    const [archived] = await h.memory.sweeper.sweep();
+    expect(archived).toMatchObject({
+      conversationKey: KEY,
+      summary: "Ana asked about invoice 42; the bot promised a refund.",
+      messageCount: 4,
+      participants: ["ana"],
+      reason: "idle",
+      startedAt,
+      transcript: [
+        { role: "user", text: "my invoice 42 is wrong" },
+        { role: "bot", text: "re: my invoice 42 is wrong" },
+        { role: "user", text: "please refund it" },
+        { role: "bot", text: "re: please refund it" },
+      ],
+    });
+    expect(archived?.tokenEstimate).toBeGreaterThan(10);
+    expect(archived?.endedAt).toBeGreaterThanOrEqual(startedAt ?? Number.POSITIVE_INFINITY);
+    expect((await h.team.conversationState(KEY))?.messages).toEqual([]);
+    expect((await h.memory.agent.state(KEY))?.startedAt).toBeNull();
+
+    const before = teamModel.callCount;
+    expect((await h.say("hello again")).join("\n")).toContain("re: hello again");
+    const fresh = teamModel.calls[before];
+    expect(fresh?.messages.map((m) => m.getType())).toEqual(["system", "human"]);
+    expect(systemOf(fresh)).toContain("Ana asked about invoice 42; the bot promised a refund.");
+
+    const answer = (await h.say("what did we say about the invoice?")).join("\n");
+    expect(answer).toContain('From memory: Earlier sessions matching "invoice refund"');
+    expect(answer).toContain("Ana asked about invoice 42");
+    await h.stop();
+  });
+
+  it("falls back to an extractive summary when the summary model fails", async () => {
+    const summaryModel = fakeModel().respond(new Error("summary model is down"));
+    const h = await start({
+      teamModel: scriptedTeamModel(() => "Sure."),
+      memoryModel: scriptedMemoryModel(),
+      summaryModel,
+    });
+    await h.say("Book a room for Friday. Ten people.");
+    await h.say("And order lunch.");
+    await h.settle();
+    clock.advance(31 * MINUTE);
+    const [archived] = await h.memory.sweeper.sweep();
+    expect(summaryModel.callCount).toBe(1);
+    expect(archived?.summary).toBe(extractiveSummary(archived?.transcript ?? []));
+    expect(archived?.summary).toBe(
+      'The user opened with: "Book a room for Friday". Last the user wrote: "And order lunch". 4 messages in total.',
+    );
+    await h.stop();
+  });
+
+  it("compacts a long session over the token budget, never splitting a tool call from its result", async () => {
+    const long = (label: string) => `${label} ${"detail ".repeat(80)}`;
+    const teamModel = scriptedTeamModel((messages) => {
+      const last = messages.at(-1);
+      return last && HumanMessage.isInstance(last)
+        ? toolCall("search_memory", { query: "anything" })
+        : long("answer");
+    });
+    const memoryModel = scriptedMemoryModel({ summary: "Earlier: several long questions were answered." });
+    const h = await start({
+      teamModel,
+      memoryModel,
+      supervisorTools: ["search_memory"],
+      config: { historyTokenBudget: 600 },
+    });
+    for (const turn of ["q1", "q2", "q3"]) {
+      await h.say(long(turn));
+      await h.settle();
+    }
+    const history = (await h.team.conversationState(KEY))?.messages ?? [];
+    expect(
+      history.filter((m) => HumanMessage.isInstance(m)).map((m) => String(m.content).split(" ")[0]),
+    ).toEqual(["q3"]);
+    expect(HumanMessage.isInstance(history[0])).toBe(true);
+    const calls = history.flatMap((m) =>
+      AIMessage.isInstance(m) ? (m.tool_calls ?? []).map((c) => c.id) : [],
+    );
+    const results = history
+      .filter((m) => ToolMessage.isInstance(m))
+      .map((m) => (m as ToolMessage).tool_call_id);
+    expect(results).toEqual(calls);
+    expect(await h.memory.contextFor(KEY)).toContain(
+      "Earlier in this session (condensed)\nEarlier: several long questions were answered.",
+    );
+
+    const before = teamModel.callCount;
+    await h.say(long("q4"));
+    expect(teamModel.calls[before]?.messages.filter((m) => HumanMessage.isInstance(m))).toHaveLength(2);
+    expect(systemOf(teamModel.calls[before])).toContain("Earlier: several long questions were answered.");
+    await h.stop();
+  });
+
+  it("/memory shows what is remembered; /forget asks, then deletes it all", async () => {
+    const h = await start({
+      teamModel: scriptedTeamModel(() => "Noted, Lisbon."),
+      memoryModel: scriptedMemoryModel(),
+      config: { flushEvery: 2 },
+    });
+    expect((await h.say("/memory")).join("\n")).toContain(
+      "I don't remember anything about this conversation yet.",
+    );
+    await h.say("I work from the Lisbon office");
+    await h.settle();
+    const shown = (await h.say("/memory")).join("\n");
+    expect(shown).toContain("Context: the user and the bot talk about the weekly numbers.");
+    expect(shown).toContain("- user: Noted: I work from the Lisbon office");
+    expect(shown).toContain("Latest of 2 remembered messages");
+
+    expect((await h.say("/forget")).join("\n")).toContain("Send `/forget confirm` to go ahead.");
+    expect(await h.memory.book.entryCount(KEY)).toBe(2);
+    expect((await h.say("/forget confirm")).join("\n")).toContain("Forgotten: 2 remembered messages");
+    expect((await h.say("/memory")).join("\n")).toContain("I don't remember anything");
+    expect(await h.memory.agent.state(KEY)).toBeUndefined();
+    expect((await h.team.conversationState(KEY))?.messages ?? []).toEqual([]);
+    await h.stop();
+  });
+});
+
+describe("memory across a restart (SQLite)", () => {
+  it("loses nothing mid-session: entries, counter and context survive new instances over the same file", async () => {
+    const directory = await tempDirectory();
+    const path = join(directory.path, "switchboard.db");
+    const url = `sqlite://${path}`;
+    const clock = fakeClock();
+    const open = async () => {
+      const store = await openStore(url, { logger: silentLogger });
+      const checkpointer = new SqliteSaver({ path });
+      const memoryModel = scriptedMemoryModel();
+      const teamModel = scriptedTeamModel((m) => `re: ${lastHuman(m)}`);
+      const h = await startMemoryHarness({
+        store,
+        storeUrl: url,
+        checkpointer,
+        clock,
+        teamModel,
+        memoryModel,
+        config: { flushEvery: 6 },
+      });
+      const close = async () => {
+        await h.stop();
+        checkpointer.close();
+        await store.close();
+      };
+      return { h, memoryModel, teamModel, close };
+    };
+    const first = await open();
+    await first.h.memory.book.putContext(KEY, "Ana prefers morning meetings.", clock.now());
+    await first.h.say("one");
+    await first.h.say("two");
+    await first.close();
+    expect(operations(first.memoryModel)).toEqual(["add_entry", "add_entry", "add_entry", "add_entry"]);
+
+    const second = await open();
+    expect((await second.h.memory.agent.state(KEY))?.messageCount).toBe(4);
+    await second.h.say("three");
+    await second.h.settle();
+    // Messages 5 and 6: the counter carried on, so the 6th flushed.
+    expect(operations(second.memoryModel)).toEqual(["add_entry", "add_entry", "put_context"]);
+    expect(await second.h.memory.book.entryCount(KEY)).toBe(6);
+    // The session's context came from its checkpoint: loaded before the restart, unchanged by the flush since.
+    expect(await second.h.memory.contextFor(KEY)).toContain("Ana prefers morning meetings.");
+    expect((await second.h.memory.book.context(KEY))?.content).toContain("weekly numbers");
+    expect(
+      second.teamModel.calls[0]?.messages.filter((m) => HumanMessage.isInstance(m)).map((m) => m.content),
+    ).toEqual(["one", "two", "three"]);
+
+    clock.advance(31 * MINUTE);
+    const [archived] = await second.h.memory.sweeper.sweep();
+    expect(archived?.transcript.map((line) => line.text)).toEqual([
+      "one",
+      "re: one",
+      "two",
+      "re: two",
+      "three",
+      "re: three",
+    ]);
+    await second.close();
+    await directory.remove();
+  });
+});

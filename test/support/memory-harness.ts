@@ -1,0 +1,148 @@
+import { randomUUID } from "node:crypto";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import {
+  type Clock,
+  createMemory,
+  Engine,
+  type MemoryConfigInput,
+  type Store,
+  Team,
+} from "@switchboard/core";
+import Keyv from "keyv";
+import { ConsoleAdapter } from "../../packages/cli/src/console/console-adapter.ts";
+
+export type MemoryOperation = "add_entry" | "put_context" | "summary";
+
+export interface ScriptedMemoryOptions {
+  /** Called with each operation the memory model is asked for, before it answers. */
+  readonly onCall?: (operation: MemoryOperation) => void;
+  readonly summary?: string;
+  readonly context?: string;
+}
+
+/** A memory model that does what each prompt asks: an entry per message, a context document, a summary. */
+export function scriptedMemoryModel(options: ScriptedMemoryOptions = {}, calls = 400) {
+  const model = fakeModel();
+  for (let i = 0; i < calls; i++) model.respond((messages) => answerMemoryPrompt(messages, options));
+  return model;
+}
+
+export function operationOf(prompt: string): MemoryOperation {
+  if (prompt.includes("Current operation: ADD_ENTRY")) return "add_entry";
+  if (prompt.includes("Current operation: CONTEXT_SYNTHESIS")) return "put_context";
+  return "summary";
+}
+
+function answerMemoryPrompt(messages: BaseMessage[], options: ScriptedMemoryOptions): BaseMessage {
+  const prompt = String(messages[0]?.content ?? "");
+  const operation = operationOf(prompt);
+  options.onCall?.(operation);
+  if (operation === "add_entry") {
+    const raw = /Message to record:\n(?:user|bot): ([\s\S]*?)\n\nRules:/.exec(prompt)?.[1] ?? "";
+    return toolCall("add_entry", { summary: `Noted: ${raw.slice(0, 40)}`, raw_entry: raw, tags: ["chat"] });
+  }
+  if (operation === "put_context")
+    return toolCall("put_context", {
+      content: options.context ?? "Context: the user and the bot talk about the weekly numbers.",
+    });
+  return new AIMessage(options.summary ?? "The user and the bot discussed the weekly numbers.");
+}
+
+export function toolCall(name: string, args: Record<string, unknown>): AIMessage {
+  return new AIMessage({ content: "", tool_calls: [{ id: randomUUID(), name, args, type: "tool_call" }] });
+}
+
+/** A team model answering every call with `answer(messages)`. */
+export function scriptedTeamModel(answer: (messages: BaseMessage[]) => BaseMessage | string, calls = 400) {
+  const model = fakeModel();
+  for (let i = 0; i < calls; i++) {
+    model.respond((messages) => {
+      const reply = answer(messages);
+      return typeof reply === "string" ? new AIMessage(reply) : reply;
+    });
+  }
+  return model;
+}
+
+/** Characters of everything a model call received: what grows when history grows. */
+export function promptChars(call: { messages: BaseMessage[] } | undefined): number {
+  return (call?.messages ?? []).reduce((total, message) => total + JSON.stringify(message.content).length, 0);
+}
+
+export interface MemoryHarnessOptions {
+  readonly store: Store;
+  readonly storeUrl: string;
+  readonly checkpointer: BaseCheckpointSaver;
+  readonly teamModel: BaseChatModel;
+  readonly memoryModel: BaseChatModel;
+  readonly summaryModel?: BaseChatModel;
+  readonly config?: MemoryConfigInput;
+  readonly clock: Clock;
+  readonly supervisorTools?: string[];
+  /** "delivered: <line>" is pushed here whenever the console prints a reply. */
+  readonly events?: string[];
+}
+
+/** The real engine and team behind the console adapter, wired with memory exactly as the CLI does. */
+export async function startMemoryHarness(options: MemoryHarnessOptions) {
+  const printed: string[] = [];
+  const print = (line: string) => {
+    printed.push(line);
+    options.events?.push(`delivered: ${line}`);
+  };
+  const console = new ConsoleAdapter({ print, state: new Keyv<string>(), userId: "ana" });
+  const memory = createMemory({
+    store: options.store,
+    storeUrl: options.storeUrl,
+    checkpointer: options.checkpointer,
+    model: options.memoryModel,
+    ...(options.summaryModel ? { summaryModel: options.summaryModel } : {}),
+    config: options.config ?? {},
+    clock: options.clock,
+  });
+  const team = new Team({
+    config: {
+      supervisor: { prompt: "Answer the user.", model: "sup", tools: options.supervisorTools ?? [] },
+      specialists: [],
+    },
+    routing: { sticky: true },
+    limits: { maxIterations: 20, maxRepeatedToolCalls: 5, wallTimeSeconds: 600 },
+    checkpointer: options.checkpointer,
+    store: options.store,
+    modelFor: () => options.teamModel,
+    describeModel: () => "scripted",
+    tools: { ...memory.tools },
+    contextFor: memory.contextFor,
+  });
+  memory.attach(team);
+  const engine = new Engine({
+    store: options.store,
+    adapters: [console],
+    responder: team,
+    commands: [...team.commands, ...memory.commands],
+    observers: [memory.observer],
+  });
+  await engine.start();
+  return {
+    engine,
+    team,
+    memory,
+    printed,
+    /** Types a line and waits for the reply (not for memory work: see `settle`). */
+    async say(line: string): Promise<string[]> {
+      const before = printed.length;
+      await console.handleLine(line);
+      await engine.idle();
+      return printed.slice(before);
+    },
+    /** Waits until queued memory work is done. */
+    settle: () => memory.idle(),
+    async stop(): Promise<void> {
+      await engine.stop();
+      await memory.close();
+    },
+  };
+}
