@@ -14,7 +14,9 @@ async function lockIsFree(store: Store): Promise<boolean> {
 
 const handoff = (agent: string) => ({ name: `transfer_to_${agent}`, args: {} });
 const lastHumanText = (messages: unknown[]) =>
-  String((messages.filter((m) => HumanMessage.isInstance(m)).at(-1) as HumanMessage | undefined)?.content ?? "");
+  String(
+    (messages.filter((m) => HumanMessage.isInstance(m)).at(-1) as HumanMessage | undefined)?.content ?? "",
+  );
 
 describe("agent team with sticky routing", () => {
   let store: Store;
@@ -27,7 +29,9 @@ describe("agent team with sticky routing", () => {
 
   it("hands off once (2 model calls), then the specialist answers follow-ups directly (1 call each)", async () => {
     const sup = fakeModel().respondWithTools([handoff("billing")]);
-    const bill = fakeModel().respond(new AIMessage("Your last invoice was 40 EUR.")).respond(new AIMessage("Refund issued."));
+    const bill = fakeModel()
+      .respond(new AIMessage("Your last invoice was 40 EUR."))
+      .respond(new AIMessage("Refund issued."));
     const h = await startTeamHarness({ store, models: { sup, bill, tech: fakeModel() } });
 
     const first = await h.say("I have a question about my invoice");
@@ -47,7 +51,9 @@ describe("agent team with sticky routing", () => {
       .respondWithTools([handoff("billing")])
       .respond((messages) => new AIMessage(`supervisor got: ${lastHumanText(messages)}`))
       .respondWithTools([handoff("billing")]);
-    const bill = fakeModel().respond(new AIMessage("billing 1")).respond(new AIMessage("here are your invoices"));
+    const bill = fakeModel()
+      .respond(new AIMessage("billing 1"))
+      .respond(new AIMessage("here are your invoices"));
     const h = await startTeamHarness({ store, models: { sup, bill, tech: fakeModel() } });
     await h.say("invoice question");
 
@@ -64,7 +70,9 @@ describe("agent team with sticky routing", () => {
   });
 
   it("/reset forgets the conversation: no agent, no history", async () => {
-    const sup = fakeModel().respondWithTools([handoff("billing")]).respond(new AIMessage("fresh supervisor"));
+    const sup = fakeModel()
+      .respondWithTools([handoff("billing")])
+      .respond(new AIMessage("fresh supervisor"));
     const bill = fakeModel().respond(new AIMessage("billing here"));
     const h = await startTeamHarness({ store, models: { sup, bill, tech: fakeModel() } });
     await h.say("invoice please");
@@ -74,12 +82,16 @@ describe("agent team with sticky routing", () => {
     expect(await h.team.activeAgents.get("console:main")).toBeUndefined();
     expect(await h.team.conversationState("console:main")).toBeUndefined();
     await h.say("hello again");
-    expect(sup.calls[1]?.messages.filter((m) => HumanMessage.isInstance(m)).map((m) => m.content)).toEqual(["hello again"]);
+    expect(sup.calls[1]?.messages.filter((m) => HumanMessage.isInstance(m)).map((m) => m.content)).toEqual([
+      "hello again",
+    ]);
     await h.stop();
   });
 
   it("with routing.sticky off, every message goes through the supervisor", async () => {
-    const sup = fakeModel().respondWithTools([handoff("billing")]).respondWithTools([handoff("billing")]);
+    const sup = fakeModel()
+      .respondWithTools([handoff("billing")])
+      .respondWithTools([handoff("billing")]);
     const bill = fakeModel().respond(new AIMessage("one")).respond(new AIMessage("two"));
     const h = await startTeamHarness({ store, models: { sup, bill, tech: fakeModel() }, sticky: false });
     await h.say("invoice");
@@ -114,7 +126,13 @@ describe("agent team with sticky routing", () => {
     it("max iterations", async () => {
       const sup = fakeModel();
       for (let i = 0; i < 10; i++) sup.respondWithTools([{ name: "ping", args: { n: i } }]);
-      const h = await startTeamHarness({ store, models: { sup }, team, tools: { ping }, limits: { maxIterations: 3, maxRepeatedToolCalls: 50 } });
+      const h = await startTeamHarness({
+        store,
+        models: { sup },
+        team,
+        tools: { ping },
+        limits: { maxIterations: 3, maxRepeatedToolCalls: 50 },
+      });
       expect((await h.say("loop")).join("\n")).toContain("I stopped after 3 steps");
       expect(sup.callCount).toBe(3);
       expect(await lockIsFree(store)).toBe(true);
@@ -124,8 +142,16 @@ describe("agent team with sticky routing", () => {
     it("the same tool more than N times in a row", async () => {
       const sup = fakeModel();
       for (let i = 0; i < 10; i++) sup.respondWithTools([{ name: "ping", args: {} }]);
-      const h = await startTeamHarness({ store, models: { sup }, team, tools: { ping }, limits: { maxRepeatedToolCalls: 2 } });
-      expect((await h.say("loop")).join("\n")).toContain("the tool ping was called more than 2 times in a row");
+      const h = await startTeamHarness({
+        store,
+        models: { sup },
+        team,
+        tools: { ping },
+        limits: { maxRepeatedToolCalls: 2 },
+      });
+      expect((await h.say("loop")).join("\n")).toContain(
+        "the tool ping was called more than 2 times in a row",
+      );
       expect(sup.callCount).toBe(3);
       await h.stop();
     });
@@ -133,11 +159,19 @@ describe("agent team with sticky routing", () => {
     it("wall time", async () => {
       const slow = tool(
         async (_input, config) =>
-          new Promise((_resolve, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("aborted")))),
+          new Promise((_resolve, reject) =>
+            config?.signal?.addEventListener("abort", () => reject(new Error("aborted"))),
+          ),
         { name: "ping", description: "waits forever", schema: z.object({}) },
       );
       const sup = fakeModel().respondWithTools([{ name: "ping", args: {} }]);
-      const h = await startTeamHarness({ store, models: { sup }, team, tools: { ping: slow }, limits: { wallTimeSeconds: 0.2 } });
+      const h = await startTeamHarness({
+        store,
+        models: { sup },
+        team,
+        tools: { ping: slow },
+        limits: { wallTimeSeconds: 0.2 },
+      });
       expect((await h.say("slow")).join("\n")).toContain("took longer than");
       expect(await lockIsFree(store)).toBe(true);
       // The next turn works: the cut-off tool call was answered for the model.

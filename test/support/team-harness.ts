@@ -8,8 +8,18 @@ import { ConsoleAdapter } from "../../packages/cli/src/console/console-adapter.t
 export const exampleTeam = teamConfigSchema.parse({
   supervisor: { prompt: "Route the user to the right specialist.", model: "sup" },
   specialists: [
-    { name: "billing", description: "invoices, payments, refunds", prompt: "Help with billing.", model: "bill" },
-    { name: "tech_support", description: "computers, laptops, errors", prompt: "Fix technical problems.", model: "tech" },
+    {
+      name: "billing",
+      description: "invoices, payments, refunds",
+      prompt: "Help with billing.",
+      model: "bill",
+    },
+    {
+      name: "tech_support",
+      description: "computers, laptops, errors",
+      prompt: "Fix technical problems.",
+      model: "tech",
+    },
   ],
 });
 
@@ -26,7 +36,11 @@ export interface TeamHarnessOptions {
 /** A real engine running the team behind the console adapter; `say` returns what the bot printed. */
 export async function startTeamHarness(options: TeamHarnessOptions) {
   const printed: string[] = [];
-  const console = new ConsoleAdapter({ print: (line) => printed.push(line), state: new Keyv<string>(), userId: "ana" });
+  const console = new ConsoleAdapter({
+    print: (line) => printed.push(line),
+    state: new Keyv<string>(),
+    userId: "ana",
+  });
   const team = new Team({
     config: options.team ?? exampleTeam,
     routing: { sticky: options.sticky ?? true },
@@ -41,7 +55,12 @@ export async function startTeamHarness(options: TeamHarnessOptions) {
     describeModel: (name) => `scripted:${name ?? "default"}`,
     ...(options.tools ? { tools: options.tools } : {}),
   });
-  const engine = new Engine({ store: options.store, adapters: [console], responder: team, commands: team.commands });
+  const engine = new Engine({
+    store: options.store,
+    adapters: [console],
+    responder: team,
+    commands: team.commands,
+  });
   await engine.start();
   return {
     engine,

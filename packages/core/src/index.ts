@@ -28,5 +28,7 @@ export { createMemoryLogger, createStreamLogger, type Logger, type LogLevel, sil
 export * from "./store/index.ts";
 export * from "./models/index.ts";
 export * from "./team/index.ts";
-export * from "./checkpoints/index.ts";
 export * from "./memory/index.ts";
+export * from "./runs/index.ts";
+export * from "./tools/index.ts";
+export * from "./checkpoints/index.ts";

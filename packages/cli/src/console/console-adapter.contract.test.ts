@@ -22,7 +22,12 @@ runAdapterContract("console", async () => {
     stop: () => console.stop(),
     post: async (message) => {
       const posted = await console.post(message);
-      posts.push({ id: posted.id, conversation: posted.conversation, text: message.text, ...(message.replyTo ? { replyTo: message.replyTo } : {}) });
+      posts.push({
+        id: posted.id,
+        conversation: posted.conversation,
+        text: message.text,
+        ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+      });
       return posted;
     },
   };
@@ -39,7 +44,12 @@ runAdapterContract("console", async () => {
     async userSays(message) {
       // The console has no other accounts: nothing can arrive from the bot itself or another bot.
       if (message.from && message.from !== "user") return `never-sent-${++unsent}`;
-      const place = message.place === "channel" ? "#general" : message.place === "dm" ? "main" : message.place.conversation.path.join("/");
+      const place =
+        message.place === "channel"
+          ? "#general"
+          : message.place === "dm"
+            ? "main"
+            : message.place.conversation.path.join("/");
       await console.handleLine(`:switch ${place}`);
       const text = message.mention ? `@bot ${message.text}` : message.text;
       const id = await console.handleLine(message.replyTo ? `:reply ${message.replyTo} ${text}` : text);

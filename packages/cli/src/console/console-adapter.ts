@@ -1,5 +1,11 @@
 import { randomBytes } from "node:crypto";
-import type { Adapter, ConversationRef, InboundSink, OutboundMessage, PostedMessage } from "@switchboard/core";
+import type {
+  Adapter,
+  ConversationRef,
+  InboundSink,
+  OutboundMessage,
+  PostedMessage,
+} from "@switchboard/core";
 import type Keyv from "keyv";
 import { CONSOLE_HELP, parseConsoleLine } from "./console-line.ts";
 
@@ -63,7 +69,9 @@ export class ConsoleAdapter implements Adapter {
         await this.#switchTo(action.place);
         return undefined;
       case "list":
-        this.#options.print([...this.#places].map((p) => (p === this.#place ? `* ${p}` : `  ${p}`)).join("\n"));
+        this.#options.print(
+          [...this.#places].map((p) => (p === this.#place ? `* ${p}` : `  ${p}`)).join("\n"),
+        );
         return undefined;
       case "help":
         this.#options.print(CONSOLE_HELP);

@@ -21,14 +21,17 @@ export const CONSOLE_HELP = [
 
 export function parseConsoleLine(line: string): ConsoleAction {
   const trimmed = line.trim();
-  if (!trimmed.startsWith(":") || trimmed.startsWith("::")) return { kind: "say", text: trimmed.replace(/^::/, ":") };
+  if (!trimmed.startsWith(":") || trimmed.startsWith("::"))
+    return { kind: "say", text: trimmed.replace(/^::/, ":") };
   const [word = "", ...rest] = trimmed.slice(1).split(/\s+/);
   const args = rest.join(" ");
   switch (word.toLowerCase()) {
     case "new":
       return args ? validName(args, (name) => ({ kind: "new-thread", name })) : { kind: "new-thread" };
     case "switch":
-      return args ? validName(args, (place) => ({ kind: "switch", place })) : { kind: "invalid", problem: "usage: :switch <name>" };
+      return args
+        ? validName(args, (place) => ({ kind: "switch", place }))
+        : { kind: "invalid", problem: "usage: :switch <name>" };
     case "threads":
       return { kind: "list" };
     case "reply": {
@@ -43,10 +46,15 @@ export function parseConsoleLine(line: string): ConsoleAction {
     case "help":
       return { kind: "help" };
     default:
-      return { kind: "invalid", problem: `unknown console command :${word} (try :help; start with :: to send text beginning with :)` };
+      return {
+        kind: "invalid",
+        problem: `unknown console command :${word} (try :help; start with :: to send text beginning with :)`,
+      };
   }
 }
 
 function validName(name: string, make: (name: string) => ConsoleAction): ConsoleAction {
-  return /^#?[\w.-]{1,64}(\/[\w.-]{1,64})?$/.test(name) ? make(name) : { kind: "invalid", problem: `"${name}" is not a usable name (letters, digits, . _ -)` };
+  return /^#?[\w.-]{1,64}(\/[\w.-]{1,64})?$/.test(name)
+    ? make(name)
+    : { kind: "invalid", problem: `"${name}" is not a usable name (letters, digits, . _ -)` };
 }

@@ -24,7 +24,8 @@ export class CommandRegistry {
   /** The /help text: one line per command, the same on every platform. */
   helpText(prefix: string): string {
     const lines = this.list().map(
-      (command) => `- \`${prefix}${command.name}${command.usage ? ` ${command.usage}` : ""}\` — ${command.summary}`,
+      (command) =>
+        `- \`${prefix}${command.name}${command.usage ? ` ${command.usage}` : ""}\` — ${command.summary}`,
     );
     return ["Commands:", ...lines].join("\n");
   }

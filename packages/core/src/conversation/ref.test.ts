@@ -34,7 +34,9 @@ describe("conversation keys", () => {
   });
 
   it("rejects a platform name that could not be decoded", () => {
-    expect(() => encodeConversationKey({ platform: "a:b", path: ["x"] })).toThrow(InvalidConversationKeyError);
+    expect(() => encodeConversationKey({ platform: "a:b", path: ["x"] })).toThrow(
+      InvalidConversationKeyError,
+    );
     expect(() => encodeConversationKey({ platform: "a", path: [] })).toThrow(InvalidConversationKeyError);
   });
 });

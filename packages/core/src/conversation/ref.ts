@@ -44,7 +44,8 @@ export function encodeConversationKey(ref: ConversationRef): string {
 
 export function decodeConversationKey(key: string): ConversationRef {
   const [platform, ...parts] = key.split(":");
-  if (!platform || !PLATFORM_PATTERN.test(platform)) throw new InvalidConversationKeyError(key, "bad platform");
+  if (!platform || !PLATFORM_PATTERN.test(platform))
+    throw new InvalidConversationKeyError(key, "bad platform");
   if (parts.length === 0) throw new InvalidConversationKeyError(key, "no path after the platform");
   return { platform, path: parts.map((part) => unescapePart(part, key)) };
 }

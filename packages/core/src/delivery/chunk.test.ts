@@ -44,7 +44,7 @@ describe("chunkMarkdown", () => {
       let inFence = false;
       for (let i = 0; i < 5 + rand(80); i++) {
         if (rand(8) === 0) {
-          lines.push(inFence ? "```" : ["```", "```python", "~~~"][rand(2)] ?? "```");
+          lines.push(inFence ? "```" : (["```", "```python", "~~~"][rand(2)] ?? "```"));
           inFence = !inFence;
         } else {
           lines.push("x".repeat(rand(60)));

@@ -20,7 +20,8 @@ function fenceAfter(line: string, open: OpenFence | null): OpenFence | null {
   if (!match) return open;
   const run = match[1] ?? "";
   if (!open) return { opening: line.trimStart(), marker: run };
-  const closes = run[0] === open.marker[0] && run.length >= open.marker.length && (match[2] ?? "").trim() === "";
+  const closes =
+    run[0] === open.marker[0] && run.length >= open.marker.length && (match[2] ?? "").trim() === "";
   return closes ? null : open;
 }
 

@@ -53,7 +53,11 @@ export class Deliverer {
         ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
       });
       posted.push(message);
-      await this.#index.rememberPosted(adapter.platform, message.id, encodeConversationKey(message.conversation));
+      await this.#index.rememberPosted(
+        adapter.platform,
+        message.id,
+        encodeConversationKey(message.conversation),
+      );
     }
     if (posted.length > 0) await this.#index.markParticipating(key);
     return posted;

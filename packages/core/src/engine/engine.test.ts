@@ -10,7 +10,9 @@ import { Engine, type EngineOptions } from "./engine.ts";
 import type { Turn } from "./responder.ts";
 
 const untilAborted = (turn: Turn) =>
-  new Promise<never>((_resolve, reject) => turn.signal.addEventListener("abort", () => reject(turn.signal.reason)));
+  new Promise<never>((_resolve, reject) =>
+    turn.signal.addEventListener("abort", () => reject(turn.signal.reason)),
+  );
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("Engine", () => {
@@ -46,7 +48,11 @@ describe("Engine", () => {
     await Promise.all(["one", "two", "three"].map((text) => adapter.send(text)));
     await engine.idle();
     expect(overlapped).toBe(false);
-    expect(adapter.posts.map((post) => post.text)).toEqual(["answer to one", "answer to two", "answer to three"]);
+    expect(adapter.posts.map((post) => post.text)).toEqual([
+      "answer to one",
+      "answer to two",
+      "answer to three",
+    ]);
     expect(adapter.posts.every((post, i) => post.replyTo === responder.turns[i]?.message.id)).toBe(true);
   });
 
@@ -61,7 +67,9 @@ describe("Engine", () => {
       return "ok";
     });
     const engine = await start({ responder });
-    await Promise.all(["a", "b", "c"].map((c) => adapter.send("hi", { conversation: { platform: "test", path: [c] } })));
+    await Promise.all(
+      ["a", "b", "c"].map((c) => adapter.send("hi", { conversation: { platform: "test", path: [c] } })),
+    );
     await engine.idle();
     expect(peak).toBe(3);
   });
@@ -84,7 +92,9 @@ describe("Engine", () => {
   });
 
   it("/stop cancels the running turn without an error message, and the next message is answered", async () => {
-    const responder = scriptedResponder((turn) => (turn.text === "forever" ? untilAborted(turn) : "back to work"));
+    const responder = scriptedResponder((turn) =>
+      turn.text === "forever" ? untilAborted(turn) : "back to work",
+    );
     const engine = await start({ responder });
     await adapter.send("forever");
     await waitFor("the turn to start", () => responder.turns.length === 1);
@@ -115,7 +125,9 @@ describe("Engine", () => {
     const reference = /reference ([0-9a-f]{6})/.exec(generic ?? "")?.[1];
     expect(generic).toMatch(/^Sorry, something went wrong while answering \(reference [0-9a-f]{6}\)\.$/);
     expect(known).toBe("The billing system is down; try again later.");
-    const logged = logger.lines.find((line) => line.message === "turn failed" && line.fields.reference === reference);
+    const logged = logger.lines.find(
+      (line) => line.message === "turn failed" && line.fields.reference === reference,
+    );
     expect(String(logged?.fields.error)).toContain("database exploded at row 7");
   });
 
@@ -140,7 +152,11 @@ describe("Engine", () => {
     await adapter.send("follow-up in thread", { conversation: thread, isDirect: false });
     await engine.idle();
     const botMessage = adapter.posts[0]?.id;
-    await adapter.send("replying outside the thread", { conversation: channel, isDirect: false, replyTo: botMessage });
+    await adapter.send("replying outside the thread", {
+      conversation: channel,
+      isDirect: false,
+      replyTo: botMessage,
+    });
     await engine.idle();
     expect(adapter.posts.map((p) => [p.text, p.conversation.path.join("/")])).toEqual([
       ["echo hey bot", "general/root-1"],

@@ -9,8 +9,8 @@ import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import { isAddressedToBot, type RejectReason, screenMessage } from "./admit.ts";
 import { ConversationIndex } from "./conversation-index.ts";
-import { resolveConversation } from "./resolve.ts";
 import { encodeWork } from "./queued-work.ts";
+import { resolveConversation } from "./resolve.ts";
 import type { Continuation, ContinuationHandler, Responder, TurnObserver } from "./responder.ts";
 import { ConversationSerializer } from "./serializer.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./settings.ts";
@@ -79,7 +79,8 @@ export class Engine {
       this.#logger.info("adapter started", { platform: adapter.platform });
     }
     const recovered = await this.#serializer.recover();
-    if (recovered > 0) this.#logger.info("resuming queued work left by the last run", { conversations: recovered });
+    if (recovered > 0)
+      this.#logger.info("resuming queued work left by the last run", { conversations: recovered });
   }
 
   /** Finishes or cancels running turns (cancelled ones stay queued for the next start), then stops adapters. */
@@ -114,7 +115,10 @@ export class Engine {
       await this.#stop(resolved.key, { ...message, conversation: resolved.conversation });
       return { accepted: true, key: resolved.key };
     }
-    const work = encodeWork({ kind: "message", message: { ...message, conversation: resolved.conversation } });
+    const work = encodeWork({
+      kind: "message",
+      message: { ...message, conversation: resolved.conversation },
+    });
     await this.#serializer.submit(resolved.key, work);
     return { accepted: true, key: resolved.key };
   }

@@ -17,7 +17,8 @@ export function encodeWork(work: QueuedWork): string {
 
 export function decodeWork(item: string): QueuedWork {
   const parsed = JSON.parse(item) as QueuedWork;
-  if (parsed.kind !== "message" && parsed.kind !== "continuation") throw new Error(`unknown queued work: ${item.slice(0, 80)}`);
+  if (parsed.kind !== "message" && parsed.kind !== "continuation")
+    throw new Error(`unknown queued work: ${item.slice(0, 80)}`);
   return parsed;
 }
 
@@ -25,7 +26,9 @@ export function decodeWork(item: string): QueuedWork {
  * Groups queued items into units run one after another: consecutive messages become one turn
  * (several only under the collect policy), each continuation runs alone.
  */
-export function groupWork(items: readonly QueuedWork[]): ({ kind: "messages"; messages: InboundMessage[] } | QueuedWork)[] {
+export function groupWork(
+  items: readonly QueuedWork[],
+): ({ kind: "messages"; messages: InboundMessage[] } | QueuedWork)[] {
   const groups: ({ kind: "messages"; messages: InboundMessage[] } | QueuedWork)[] = [];
   for (const work of items) {
     const last = groups.at(-1);

@@ -18,9 +18,15 @@ export async function resolveConversation(
 ): Promise<ResolvedConversation> {
   const platform = message.conversation.platform;
   const repliedKey =
-    message.replyTo === undefined ? undefined : await index.conversationOfBotMessage(platform, message.replyTo);
+    message.replyTo === undefined
+      ? undefined
+      : await index.conversationOfBotMessage(platform, message.replyTo);
   if (repliedKey !== undefined) {
     return { key: repliedKey, conversation: decodeConversationKey(repliedKey), repliesToBot: true };
   }
-  return { key: encodeConversationKey(message.conversation), conversation: message.conversation, repliesToBot: false };
+  return {
+    key: encodeConversationKey(message.conversation),
+    conversation: message.conversation,
+    repliesToBot: false,
+  };
 }

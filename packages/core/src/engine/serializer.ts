@@ -42,7 +42,8 @@ export class ConversationSerializer {
   async submit(key: string, item: string): Promise<void> {
     if (this.#stopped) throw new Error("the engine is shutting down; message not accepted");
     await this.#options.atomic.enqueue(QUEUE_PREFIX + key, item);
-    if (this.#options.policy === "interrupt") this.#running.get(key)?.abort(new Error("a newer message arrived"));
+    if (this.#options.policy === "interrupt")
+      this.#running.get(key)?.abort(new Error("a newer message arrived"));
     this.#kick(key);
   }
 
@@ -60,7 +61,9 @@ export class ConversationSerializer {
   /** Picks up queues left non-empty by a crash or a previous run. */
   async recover(): Promise<number> {
     const queues = await this.#options.atomic.nonEmptyQueues();
-    const keys = queues.filter((queue) => queue.startsWith(QUEUE_PREFIX)).map((q) => q.slice(QUEUE_PREFIX.length));
+    const keys = queues
+      .filter((queue) => queue.startsWith(QUEUE_PREFIX))
+      .map((q) => q.slice(QUEUE_PREFIX.length));
     for (const key of keys) this.#kick(key);
     return keys.length;
   }
@@ -83,7 +86,8 @@ export class ConversationSerializer {
     const run = this.#drain(key)
       .catch((error: unknown) => {
         failed = true;
-        if (error instanceof TurnCancelledError) this.#options.logger.info("turn left queued", { key, reason: error.reason });
+        if (error instanceof TurnCancelledError)
+          this.#options.logger.info("turn left queued", { key, reason: error.reason });
         else this.#options.logger.error("conversation queue failed; its work stays queued", { key, error });
       })
       .finally(() => {
@@ -145,17 +149,20 @@ export class ConversationSerializer {
   #startHeartbeat(key: string, lockKey: string, token: string) {
     const { atomic, lockTtlMs, logger } = this.#options;
     let current: AbortController | undefined;
-    const timer = setInterval(() => {
-      void (async () => {
-        const kept = await atomic.extendLock(lockKey, token, lockTtlMs);
-        if (!kept) {
-          logger.error("lost the conversation lock mid-turn; cancelling the turn", { key });
-          current?.abort(new Error("conversation lock lost"));
-        } else if (current && (await this.#options.stopRequested(key))) {
-          current.abort(new Error("stopped by user"));
-        }
-      })().catch((error: unknown) => logger.warn("lock heartbeat failed", { key, error }));
-    }, Math.max(10, Math.floor(lockTtlMs / 3)));
+    const timer = setInterval(
+      () => {
+        void (async () => {
+          const kept = await atomic.extendLock(lockKey, token, lockTtlMs);
+          if (!kept) {
+            logger.error("lost the conversation lock mid-turn; cancelling the turn", { key });
+            current?.abort(new Error("conversation lock lost"));
+          } else if (current && (await this.#options.stopRequested(key))) {
+            current.abort(new Error("stopped by user"));
+          }
+        })().catch((error: unknown) => logger.warn("lock heartbeat failed", { key, error }));
+      },
+      Math.max(10, Math.floor(lockTtlMs / 3)),
+    );
     timer.unref?.();
     return {
       attach(controller: AbortController) {

@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { parseCommand } from "../commands/command.ts";
 import type { CommandRegistry } from "../commands/registry.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
+import { decodeConversationKey } from "../conversation/ref.ts";
 import type { Deliverer } from "../delivery/deliverer.ts";
 import { TurnCancelledError, userMessageOf } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { decodeConversationKey } from "../conversation/ref.ts";
 import { decodeWork, groupWork } from "./queued-work.ts";
 import type { Continuation, ContinuationHandler, Responder, Turn, TurnObserver } from "./responder.ts";
 
@@ -39,17 +39,28 @@ export class TurnProcessor {
   async #continue(key: string, continuation: Continuation, signal: AbortSignal): Promise<void> {
     const handler = this.#options.continuations;
     if (!handler) {
-      this.#options.logger.error("queued continuation dropped: nothing handles continuations", { key, type: continuation.type });
+      this.#options.logger.error("queued continuation dropped: nothing handles continuations", {
+        key,
+        type: continuation.type,
+      });
       return;
     }
     const conversation = decodeConversationKey(key);
     try {
-      await this.#options.deliverer.whileTyping(conversation, () => handler.continue(key, continuation, signal), (error) =>
-        this.#options.logger.warn("typing indicator failed", { key, error }),
+      await this.#options.deliverer.whileTyping(
+        conversation,
+        () => handler.continue(key, continuation, signal),
+        (error) => this.#options.logger.warn("typing indicator failed", { key, error }),
       );
     } catch (error) {
-      if (signal.aborted && abortReason(signal) === SHUTDOWN_REASON) throw new TurnCancelledError(SHUTDOWN_REASON);
-      this.#options.logger.error("continuation failed", { key, type: continuation.type, requestId: continuation.requestId, error });
+      if (signal.aborted && abortReason(signal) === SHUTDOWN_REASON)
+        throw new TurnCancelledError(SHUTDOWN_REASON);
+      this.#options.logger.error("continuation failed", {
+        key,
+        type: continuation.type,
+        requestId: continuation.requestId,
+        error,
+      });
     }
   }
 
@@ -60,8 +71,10 @@ export class TurnProcessor {
     const turn: Turn = { key, conversation: message.conversation, message, text, signal };
     const { deliverer, logger } = this.#options;
     try {
-      await deliverer.whileTyping(turn.conversation, () => this.#answer(turn), (error) =>
-        logger.warn("typing indicator failed", { key, error }),
+      await deliverer.whileTyping(
+        turn.conversation,
+        () => this.#answer(turn),
+        (error) => logger.warn("typing indicator failed", { key, error }),
       );
     } catch (error) {
       if (signal.aborted && abortReason(signal) === SHUTDOWN_REASON) {
@@ -73,12 +86,17 @@ export class TurnProcessor {
   }
 
   async #answer(turn: Turn): Promise<void> {
-    const { commands, responder, deliverer, observers, prefixes, logger } = this.#options;
+    const { commands, responder, observers, prefixes, logger } = this.#options;
     let text = turn.text;
     const parsed = parseCommand(text, prefixes);
     const command = parsed ? commands.get(parsed.name) : undefined;
     if (parsed && command) {
-      const result = await command.run({ key: turn.key, conversation: turn.conversation, message: turn.message, args: parsed.args });
+      const result = await command.run({
+        key: turn.key,
+        conversation: turn.conversation,
+        message: turn.message,
+        args: parsed.args,
+      });
       if (result.reply) await this.#deliver(turn, result.reply);
       if (result.thenAnswer === undefined || result.thenAnswer.trim() === "") return;
       text = result.thenAnswer;
@@ -120,7 +138,11 @@ export class TurnProcessor {
     try {
       await this.#deliver(turn, sentence);
     } catch (deliveryError) {
-      logger.error("could not tell the user about a failed turn", { key: turn.key, reference, error: deliveryError });
+      logger.error("could not tell the user about a failed turn", {
+        key: turn.key,
+        reference,
+        error: deliveryError,
+      });
     }
   }
 }

@@ -6,7 +6,10 @@
 export class UserFacingError extends Error {
   readonly userMessage: string;
   constructor(userMessage: string, options?: { cause?: unknown; detail?: string }) {
-    super(options?.detail ?? userMessage, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      options?.detail ?? userMessage,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = "UserFacingError";
     this.userMessage = userMessage;
   }

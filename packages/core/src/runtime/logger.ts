@@ -36,10 +36,14 @@ export function createStreamLogger(
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** Keeps every line in memory; tests assert on what an operator would read. */
-export function createMemoryLogger(): Logger & { lines: { level: LogLevel; message: string; fields: LogFields }[] } {
+export function createMemoryLogger(): Logger & {
+  lines: { level: LogLevel; message: string; fields: LogFields }[];
+} {
   const lines: { level: LogLevel; message: string; fields: LogFields }[] = [];
-  const at = (level: LogLevel) => (message: string, fields: LogFields = {}) => {
-    lines.push({ level, message, fields });
-  };
+  const at =
+    (level: LogLevel) =>
+    (message: string, fields: LogFields = {}) => {
+      lines.push({ level, message, fields });
+    };
   return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }

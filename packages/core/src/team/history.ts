@@ -22,7 +22,9 @@ export function textOf(message: BaseMessage): string {
  */
 export function pairToolCalls(messages: readonly BaseMessage[]): BaseMessage[] {
   const answered = new Set(
-    messages.filter((message) => ToolMessage.isInstance(message)).map((message) => (message as ToolMessage).tool_call_id),
+    messages
+      .filter((message) => ToolMessage.isInstance(message))
+      .map((message) => (message as ToolMessage).tool_call_id),
   );
   const paired: BaseMessage[] = [];
   for (const message of messages) {
@@ -30,7 +32,13 @@ export function pairToolCalls(messages: readonly BaseMessage[]): BaseMessage[] {
     if (!AIMessage.isInstance(message)) continue;
     for (const call of message.tool_calls ?? []) {
       if (call.id && !answered.has(call.id)) {
-        paired.push(new ToolMessage({ tool_call_id: call.id, name: call.name, content: "Not run: the turn ended before this tool ran." }));
+        paired.push(
+          new ToolMessage({
+            tool_call_id: call.id,
+            name: call.name,
+            content: "Not run: the turn ended before this tool ran.",
+          }),
+        );
       }
     }
   }

@@ -1,4 +1,5 @@
 export { type ActiveAgent, ActiveAgentStore } from "./active-agents.ts";
+export { pairToolCalls, textOf } from "./history.ts";
 export { TeamLimitError } from "./limits.ts";
 export {
   type AgentSummary,
@@ -10,7 +11,6 @@ export {
   type TeamOptions,
   UnknownToolError,
 } from "./team.ts";
-export type { ApprovalDecision, ApprovalRequest } from "./team-graph.ts";
 export {
   type LimitsConfig,
   limitsConfigSchema,
@@ -21,4 +21,4 @@ export {
   type TeamConfig,
   teamConfigSchema,
 } from "./team-config.ts";
-export { pairToolCalls, textOf } from "./history.ts";
+export type { ApprovalDecision, ApprovalRequest } from "./team-graph.ts";

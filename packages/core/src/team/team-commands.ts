@@ -1,7 +1,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import type { Command } from "../commands/command.ts";
-import { SUPERVISOR } from "./team-config.ts";
 import type { Team } from "./team.ts";
+import { SUPERVISOR } from "./team-config.ts";
 
 /** /supervisor, /reset, /agents, /status: answered before any model call, the same on every platform. */
 export function teamCommands(team: Team): Command[] {
@@ -20,14 +20,19 @@ export function teamCommands(team: Team): Command[] {
       summary: "forget this conversation and start fresh",
       async run({ key }) {
         await team.reset(key);
-        return { reply: "Fresh start: this conversation's history and agent are cleared. The supervisor answers next." };
+        return {
+          reply:
+            "Fresh start: this conversation's history and agent are cleared. The supervisor answers next.",
+        };
       },
     },
     {
       name: "agents",
       summary: "list the agents and what each is for",
       async run() {
-        const lines = team.agents().map((agent) => `- **${agent.name}** — ${agent.description} (${agent.model})`);
+        const lines = team
+          .agents()
+          .map((agent) => `- **${agent.name}** — ${agent.description} (${agent.model})`);
         return { reply: ["Agents:", ...lines].join("\n") };
       },
     },
@@ -41,7 +46,9 @@ export function teamCommands(team: Team): Command[] {
         const name = active?.agent ?? SUPERVISOR;
         const agent = team.agents().find((candidate) => candidate.name === name);
         const since = active ? ` since ${new Date(active.since).toISOString()}` : "";
-        const routing = team.sticky ? "sticky routing on" : "sticky routing off: every message goes through the supervisor";
+        const routing = team.sticky
+          ? "sticky routing on"
+          : "sticky routing off: every message goes through the supervisor";
         return {
           reply: [
             `Answering here: **${name}**${since}.`,

@@ -2,7 +2,10 @@ import { z } from "zod";
 
 const agentName = z
   .string()
-  .regex(/^[a-z][a-z0-9_]{0,39}$/, "lowercase letters, digits and _ (it becomes the tool name transfer_to_<name>)");
+  .regex(
+    /^[a-z][a-z0-9_]{0,39}$/,
+    "lowercase letters, digits and _ (it becomes the tool name transfer_to_<name>)",
+  );
 
 export const specialistConfigSchema = z.strictObject({
   name: agentName.refine((name) => name !== "supervisor", "the name supervisor is reserved"),
@@ -23,7 +26,8 @@ export const teamConfigSchema = z
         tools: z.array(z.string()).default([]),
       })
       .default({
-        prompt: "You are the supervisor. Answer briefly, or hand the conversation to the specialist who fits.",
+        prompt:
+          "You are the supervisor. Answer briefly, or hand the conversation to the specialist who fits.",
         tools: [],
       }),
     specialists: z.array(specialistConfigSchema).default([]),
@@ -32,7 +36,11 @@ export const teamConfigSchema = z
     const seen = new Set<string>();
     for (const [index, specialist] of team.specialists.entries()) {
       if (seen.has(specialist.name)) {
-        context.addIssue({ code: "custom", path: ["specialists", index, "name"], message: `duplicate agent name ${specialist.name}` });
+        context.addIssue({
+          code: "custom",
+          path: ["specialists", index, "name"],
+          message: `duplicate agent name ${specialist.name}`,
+        });
       }
       seen.add(specialist.name);
     }

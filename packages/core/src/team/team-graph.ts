@@ -59,21 +59,37 @@ export function buildTeamGraph(options: TeamGraphOptions) {
   const names = options.agents.map((agent) => agent.name);
   const graph = new StateGraph(TeamState);
   for (const agent of options.agents) {
-    graph.addNode(agent.name, (state: TeamStateValue, config: RunnableConfig) => callAgent(agent, state, config, options));
-    graph.addNode(toolsNode(agent.name), (state: TeamStateValue, config: RunnableConfig) => runTools(agent, state, config, options), {
-      ends: [...names, END],
-    });
+    graph.addNode(agent.name, (state: TeamStateValue, config: RunnableConfig) =>
+      callAgent(agent, state, config, options),
+    );
+    graph.addNode(
+      toolsNode(agent.name),
+      (state: TeamStateValue, config: RunnableConfig) => runTools(agent, state, config, options),
+      {
+        ends: [...names, END],
+      },
+    );
   }
-  const builder = graph as unknown as StateGraph<typeof TeamState.spec, TeamStateValue, TeamStateUpdate, string>;
-  builder.addConditionalEdges(START, (state: TeamStateValue) => {
-    const active = state.activeAgent;
-    return active && names.includes(active) ? active : SUPERVISOR;
-  }, names);
+  const builder = graph as unknown as StateGraph<
+    typeof TeamState.spec,
+    TeamStateValue,
+    TeamStateUpdate,
+    string
+  >;
+  builder.addConditionalEdges(
+    START,
+    (state: TeamStateValue) => {
+      const active = state.activeAgent;
+      return active && names.includes(active) ? active : SUPERVISOR;
+    },
+    names,
+  );
   for (const agent of names) {
-    builder.addConditionalEdges(agent, (state: TeamStateValue) => (hasToolCalls(state.messages.at(-1)) ? toolsNode(agent) : END), [
-      toolsNode(agent),
-      END,
-    ]);
+    builder.addConditionalEdges(
+      agent,
+      (state: TeamStateValue) => (hasToolCalls(state.messages.at(-1)) ? toolsNode(agent) : END),
+      [toolsNode(agent), END],
+    );
   }
   return builder.compile({ checkpointer: options.checkpointer });
 }
@@ -82,16 +98,25 @@ function hasToolCalls(message: BaseMessage | undefined): message is AIMessage {
   return message !== undefined && AIMessage.isInstance(message) && (message.tool_calls?.length ?? 0) > 0;
 }
 
-async function callAgent(agent: GraphAgent, state: TeamStateValue, config: RunnableConfig, options: TeamGraphOptions): Promise<TeamStateUpdate> {
+async function callAgent(
+  agent: GraphAgent,
+  state: TeamStateValue,
+  config: RunnableConfig,
+  options: TeamGraphOptions,
+): Promise<TeamStateUpdate> {
   const { maxIterations } = options.limits;
-  if (state.turn.modelCalls >= maxIterations) throw new TeamLimitError("iterations", limitMessages.iterations(maxIterations));
+  if (state.turn.modelCalls >= maxIterations)
+    throw new TeamLimitError("iterations", limitMessages.iterations(maxIterations));
   const threadId = String(config.configurable?.thread_id ?? "");
   const context = await options.contextFor(threadId);
   const system = new SystemMessage(context ? `${agent.prompt}\n\n${context}` : agent.prompt);
   const tools = [...agent.tools, ...(await options.attachedTools(threadId, agent.name))];
   const model = tools.length > 0 ? agent.model.bindTools?.(tools) : agent.model;
   if (!model) throw new Error(`the model of agent ${agent.name} cannot call tools`);
-  const reply = await options.callModel(() => model.invoke([system, ...pairToolCalls(state.messages)], { signal: config.signal }), config.signal);
+  const reply = await options.callModel(
+    () => model.invoke([system, ...pairToolCalls(state.messages)], { signal: config.signal }),
+    config.signal,
+  );
   const message = new AIMessage({
     content: reply.content,
     tool_calls: reply.tool_calls ?? [],
@@ -107,17 +132,32 @@ async function callAgent(agent: GraphAgent, state: TeamStateValue, config: Runna
   };
 }
 
-async function runTools(agent: GraphAgent, state: TeamStateValue, config: RunnableConfig, options: TeamGraphOptions) {
+async function runTools(
+  agent: GraphAgent,
+  state: TeamStateValue,
+  config: RunnableConfig,
+  options: TeamGraphOptions,
+) {
   const last = state.messages.at(-1);
   const calls: ToolCall[] = last && AIMessage.isInstance(last) ? (last.tool_calls ?? []) : [];
-  const handoff = calls.find((call) => handoffTarget(call.name) !== undefined && agent.tools.some((t) => t.name === call.name));
+  const handoff = calls.find(
+    (call) => handoffTarget(call.name) !== undefined && agent.tools.some((t) => t.name === call.name),
+  );
   if (handoff) {
     // A handoff ends this agent's part of the turn: it never runs beside other tools.
     const target = handoffTarget(handoff.name) ?? SUPERVISOR;
     const messages = calls.map((call) =>
-      toolResult(call, call === handoff ? `Handed the conversation to ${target}.` : "Not run: a handoff ends this agent's turn."),
+      toolResult(
+        call,
+        call === handoff
+          ? `Handed the conversation to ${target}.`
+          : "Not run: a handoff ends this agent's turn.",
+      ),
     );
-    return new Command({ goto: target, update: { messages, activeAgent: target === SUPERVISOR ? null : target } });
+    return new Command({
+      goto: target,
+      update: { messages, activeAgent: target === SUPERVISOR ? null : target },
+    });
   }
 
   // Approvals are asked before anything runs: on resume this node starts over, and nothing runs twice.
@@ -135,7 +175,8 @@ async function runTools(agent: GraphAgent, state: TeamStateValue, config: Runnab
     streakLength = call.name === streakTool ? streakLength + 1 : 1;
     streakTool = call.name;
     const max = options.limits.maxRepeatedToolCalls;
-    if (streakLength > max) throw new TeamLimitError("repeated-tool", limitMessages.repeatedTool(call.name, max));
+    if (streakLength > max)
+      throw new TeamLimitError("repeated-tool", limitMessages.repeatedTool(call.name, max));
     const decision = decisions[index];
     if (decision && !decision.approved) {
       results.push(toolResult(call, `Not run: ${decision.by} denied this action.`, "error"));
@@ -159,7 +200,11 @@ async function invokeTool(
 ): Promise<ToolMessage> {
   if (!found) return toolResult(call, `Error: ${agent.name} has no tool named ${call.name}.`, "error");
   try {
-    const output: unknown = await found.invoke(call.args, config);
+    // Tools learn who calls them: the agent joins the conversation key and user in configurable.
+    const output: unknown = await found.invoke(call.args, {
+      ...config,
+      configurable: { ...config.configurable, agent: agent.name },
+    });
     if (ToolMessage.isInstance(output)) return output;
     return toolResult(call, typeof output === "string" ? output : JSON.stringify(output));
   } catch (error) {

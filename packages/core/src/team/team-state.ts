@@ -10,7 +10,8 @@ export interface TurnCounters {
 
 export const FRESH_TURN: TurnCounters = { modelCalls: 0, streakTool: null, streakLength: 0 };
 
-const lastValue = <T>(initial: () => T) => Annotation<T>({ reducer: (_previous, next) => next, default: initial });
+const lastValue = <T>(initial: () => T) =>
+  Annotation<T>({ reducer: (_previous, next) => next, default: initial });
 
 export const TeamState = Annotation.Root({
   ...MessagesAnnotation.spec,

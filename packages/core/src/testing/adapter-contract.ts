@@ -48,7 +48,9 @@ export interface AdapterHarness {
 
 const TEXT_FOR_LONG = (limit: number) => {
   const words = Array.from({ length: Math.ceil((limit * 2.5) / 8) }, (_, i) => `word${i}`).join(" ");
-  const code = Array.from({ length: Math.ceil(limit / 40) }, (_, i) => `let value${i} = compute(${i});`).join("\n");
+  const code = Array.from({ length: Math.ceil(limit / 40) }, (_, i) => `let value${i} = compute(${i});`).join(
+    "\n",
+  );
   return `${words}\n\n\`\`\`js\n${code}\n\`\`\`\nend.`;
 };
 
@@ -62,7 +64,9 @@ export function runAdapterContract(name: string, createHarness: () => Promise<Ad
     let store: Store;
     const outcomes: { message: InboundMessage; outcome: AcceptOutcome }[] = [];
     let longAnswer = "";
-    const responder = scriptedResponder((turn) => (turn.text.includes("long please") ? longAnswer : `echo: ${turn.text}`));
+    const responder = scriptedResponder((turn) =>
+      turn.text.includes("long please") ? longAnswer : `echo: ${turn.text}`,
+    );
 
     beforeAll(async () => {
       harness = await createHarness();
@@ -78,9 +82,13 @@ export function runAdapterContract(name: string, createHarness: () => Promise<Ad
       await store?.close();
     });
 
-    const outcomeOf = (id: string) => waitFor(`the adapter to hand message ${id} to the engine`, () =>
-      outcomes.filter((entry) => entry.message.id === id).map((entry) => entry.outcome).at(-1),
-    );
+    const outcomeOf = (id: string) =>
+      waitFor(`the adapter to hand message ${id} to the engine`, () =>
+        outcomes
+          .filter((entry) => entry.message.id === id)
+          .map((entry) => entry.outcome)
+          .at(-1),
+      );
     const answersTo = (id: string) => harness.posts().filter((post) => post.replyTo === id);
     const answerTo = (id: string) => waitFor(`an answer to ${id}`, () => answersTo(id)[0]);
 
@@ -99,7 +107,9 @@ export function runAdapterContract(name: string, createHarness: () => Promise<Ad
       const answer = await answerTo(id);
       expect(answer.text).toContain("hello there");
       const inbound = outcomes.find((entry) => entry.message.id === id)?.message;
-      expect(inbound && encodeConversationKey(answer.conversation)).toBe(inbound && encodeConversationKey(inbound.conversation));
+      expect(inbound && encodeConversationKey(answer.conversation)).toBe(
+        inbound && encodeConversationKey(inbound.conversation),
+      );
     });
 
     it("continues a conversation it takes part in without a mention", async () => {
@@ -113,7 +123,11 @@ export function runAdapterContract(name: string, createHarness: () => Promise<Ad
     it("continues the conversation of a bot message a user replies to", async () => {
       const first = await harness.userSays({ place: "channel", text: "question one", mention: true });
       const botMessage = await answerTo(first);
-      const reply = await harness.userSays({ place: "channel", text: "about that answer", replyTo: botMessage.id });
+      const reply = await harness.userSays({
+        place: "channel",
+        text: "about that answer",
+        replyTo: botMessage.id,
+      });
       const answer = await answerTo(reply);
       expect(encodeConversationKey(answer.conversation)).toBe(encodeConversationKey(botMessage.conversation));
     });
@@ -149,12 +163,20 @@ export function runAdapterContract(name: string, createHarness: () => Promise<Ad
 
     it("splits a long answer into messages within the platform's limit, code blocks intact, nothing lost", async () => {
       const id = await harness.userSays({ place: "dm", text: "long please" });
-      await waitFor("every chunk of the long answer", () => answersTo(id).some((post) => post.text.includes("end.")));
+      await waitFor("every chunk of the long answer", () =>
+        answersTo(id).some((post) => post.text.includes("end.")),
+      );
       const parts = answersTo(id);
       expect(parts.length).toBeGreaterThan(1);
-      for (const part of parts) expect(harness.measure(part.text)).toBeLessThanOrEqual(harness.platformMessageLimit);
+      for (const part of parts)
+        expect(harness.measure(part.text)).toBeLessThanOrEqual(harness.platformMessageLimit);
       const all = parts.map((part) => part.text).join("\n");
-      for (const word of ["word0", "word100", "value0", `value${Math.ceil(harness.adapter.limits.maxMessageLength / 40) - 1}`]) {
+      for (const word of [
+        "word0",
+        "word100",
+        "value0",
+        `value${Math.ceil(harness.adapter.limits.maxMessageLength / 40) - 1}`,
+      ]) {
         expect(all).toContain(word);
       }
       expect(new Set(parts.map((part) => encodeConversationKey(part.conversation))).size).toBe(1);

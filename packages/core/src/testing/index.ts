@@ -5,6 +5,6 @@ export {
   type SimulatedMessage,
   type SimulatedPlace,
 } from "./adapter-contract.ts";
+export { RecordingAdapter } from "./recording-adapter.ts";
 export { echoResponder, scriptedResponder } from "./responders.ts";
 export { waitFor } from "./wait.ts";
-export { RecordingAdapter } from "./recording-adapter.ts";

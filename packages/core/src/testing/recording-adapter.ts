@@ -57,6 +57,8 @@ export class RecordingAdapter implements Adapter {
 
   textsIn(conversation: ConversationRef): string[] {
     const key = conversation.path.join("\u0000");
-    return this.posts.filter((post) => post.conversation.path.join("\u0000") === key).map((post) => post.text);
+    return this.posts
+      .filter((post) => post.conversation.path.join("\u0000") === key)
+      .map((post) => post.text);
   }
 }

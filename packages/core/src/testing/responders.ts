@@ -1,7 +1,9 @@
 import type { Responder, Turn, TurnAnswer } from "../engine/responder.ts";
 
 /** A responder from a function, recording every turn it was given. */
-export function scriptedResponder(answer: (turn: Turn) => TurnAnswer | string | Promise<TurnAnswer | string>) {
+export function scriptedResponder(
+  answer: (turn: Turn) => TurnAnswer | string | Promise<TurnAnswer | string>,
+) {
   const turns: Turn[] = [];
   const responder: Responder & { turns: Turn[] } = {
     turns,

@@ -1,0 +1,14 @@
+export { type HttpServerOptions, startHttpServer } from "./http-server.ts";
+export type { RequestRecord, RequestStatus, RunRecord, RunTrigger } from "./request-record.ts";
+export { RequestSweeper } from "./request-sweeper.ts";
+export { RequestTracker, UnknownRequestError } from "./request-tracker.ts";
+export { RequestTracking } from "./request-tracking.ts";
+export {
+  type HttpConfig,
+  httpConfigSchema,
+  type RequestsConfig,
+  requestsConfigSchema,
+} from "./runs-config.ts";
+export { type RunScheduler, TrackedTeam } from "./tracked-team.ts";
+export { type WebhookEvent, WebhookReceiver, webhookEventSchema } from "./webhook-receiver.ts";
+export { signWebhook, verifyWebhookSignature, WEBHOOK_MAX_AGE_SECONDS } from "./webhook-signature.ts";

@@ -1,0 +1,79 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph";
+import {
+  type CatalogEntry,
+  type Clock,
+  Engine,
+  RequestTracking,
+  requestsConfigSchema,
+  type Store,
+  Team,
+  type TeamConfig,
+  ToolCatalog,
+} from "@switchboard/core";
+import { RecordingAdapter } from "@switchboard/core/testing";
+
+export interface TrackingHarnessOptions {
+  readonly store: Store;
+  readonly model: BaseChatModel;
+  readonly catalog: readonly CatalogEntry[];
+  readonly supervisorTools: readonly string[];
+  readonly checkpointer?: BaseCheckpointSaver;
+  readonly clock?: Clock;
+  readonly adapter?: RecordingAdapter;
+  readonly admins?: readonly string[];
+  readonly webhookSecret?: string;
+}
+
+/** Engine + tracked team + request tracking, wired the way the CLI wires them. */
+export async function startTrackingHarness(options: TrackingHarnessOptions) {
+  const adapter = options.adapter ?? new RecordingAdapter();
+  const clock = options.clock ?? { now: () => Date.now() };
+  const logger = { debug() {}, info() {}, warn() {}, error() {} };
+  const catalog = new ToolCatalog(options.catalog, options.store);
+  const tracking = new RequestTracking({
+    store: options.store,
+    clock,
+    logger,
+    config: requestsConfigSchema.parse({ admins: options.admins ?? [] }),
+    ...(options.webhookSecret ? { webhookSecret: options.webhookSecret } : {}),
+  });
+  const config: TeamConfig = {
+    supervisor: { prompt: "You help.", tools: [...options.supervisorTools] },
+    specialists: [],
+  };
+  const team = new Team({
+    config,
+    routing: { sticky: true },
+    limits: { maxIterations: 20, maxRepeatedToolCalls: 5, wallTimeSeconds: 600 },
+    checkpointer: options.checkpointer ?? new MemorySaver(),
+    store: options.store,
+    modelFor: () => options.model,
+    describeModel: () => "scripted",
+    tools: catalog.registry(),
+    attachedTools: (key, agent) => catalog.attachedTools(key, agent),
+    needsApproval: (name) => catalog.needsApproval(name),
+    statusLines: tracking.statusLines,
+  });
+  const responder = tracking.track(team);
+  const engine = new Engine({
+    store: options.store,
+    adapters: [adapter],
+    responder,
+    continuations: responder,
+    commands: [...team.commands, ...tracking.commands()],
+    logger,
+  });
+  tracking.bind(engine, { sweep: false });
+  await engine.start();
+  return {
+    adapter,
+    engine,
+    tracking,
+    team,
+    async stop() {
+      await tracking.close();
+      await engine.stop();
+    },
+  };
+}
