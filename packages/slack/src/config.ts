@@ -1,0 +1,110 @@
+import { z } from "zod";
+
+/** Words that, right after a mention of the bot, mean a command: `@bot reset` → `/reset`. */
+export const DEFAULT_COMMAND_WORDS = ["help", "stop", "supervisor", "reset", "agents", "status"] as const;
+
+/**
+ * The `slack:` section of switchboard.yaml. Tokens are plain fields; the CLI fills them from
+ * SWITCHBOARD_SLACK_* environment variables.
+ */
+export const slackAdapterConfigSchema = z.object({
+  /** Bot User OAuth Token (OAuth & Permissions page). */
+  botToken: z.string().startsWith("xoxb-", "botToken must be the Bot User OAuth Token (starts with xoxb-)"),
+  /**
+   * How Slack reaches us. Left out, it follows the credentials: an app token means Socket Mode,
+   * a signing secret means HTTP.
+   */
+  mode: z.enum(["socket", "http"]).optional(),
+  /** App-level token with the connections:write scope (Socket Mode). */
+  appToken: z
+    .string()
+    .startsWith("xapp-", "appToken must be an app-level token (starts with xapp-)")
+    .optional(),
+  /** Signing Secret (Basic Information page); every HTTP request is verified with it. */
+  signingSecret: z.string().min(1).optional(),
+  /** HTTP mode: port of the built-in server; 0 picks a free one. */
+  port: z.number().int().min(0).max(65_535).default(3000),
+  /** HTTP mode: interface to listen on. */
+  host: z.string().default("0.0.0.0"),
+  /** HTTP mode: the path set as Request URL for events, and for the slash command. */
+  eventsPath: z.string().startsWith("/").default("/slack/events"),
+  /** Only these channel ids are served (direct messages are governed by `directMessages`). Empty: every channel. */
+  channels: z.array(z.string().min(1)).default([]),
+  /** Answer direct messages at all. */
+  directMessages: z.boolean().default(true),
+  /**
+   * Top-level direct messages: `per-dm` keeps the whole DM one conversation (answers at top level);
+   * `per-thread` starts a conversation per message, answered in its thread. Thread replies in a DM
+   * are always their own conversation.
+   */
+  dmConversations: z.enum(["per-dm", "per-thread"]).default("per-dm"),
+  /** The slash command configured in the Slack app for channel-level use. */
+  slashCommand: z
+    .string()
+    .regex(/^\/[a-z0-9_-]+$/, "slashCommand looks like /switchboard")
+    .default("/switchboard"),
+  /** Words that turn `@bot word args` into the command `/word args`. */
+  commandWords: z.array(z.string().regex(/^[a-z][a-z0-9_-]*$/)).default([...DEFAULT_COMMAND_WORDS]),
+  /**
+   * While a turn runs: `status` (assistant.threads.setStatus), `reaction` (an emoji on the asking
+   * message, removed at the end), `auto` (status where Slack allows it, else the reaction), `off`.
+   */
+  workingIndicator: z.enum(["auto", "status", "reaction", "off"]).default("auto"),
+  /** Status text shown under the thread while working. */
+  workingStatus: z.string().min(1).default("is working on it…"),
+  /** Emoji name (no colons) for the reaction indicator. */
+  workingReaction: z
+    .string()
+    .regex(/^[a-z0-9_+-]+$/, "workingReaction is an emoji name without colons")
+    .default("hourglass_flowing_sand"),
+  /** Web API base URL (GovSlack: https://slack-gov.com/api/; tests: a local stand-in). */
+  apiUrl: z.url().default("https://slack.com/api/"),
+});
+
+export type SlackAdapterConfig = z.input<typeof slackAdapterConfigSchema>;
+export type ResolvedSlackConfig = z.output<typeof slackAdapterConfigSchema>;
+
+export type SlackConnection =
+  | { readonly mode: "socket"; readonly appToken: string }
+  | {
+      readonly mode: "http";
+      readonly signingSecret: string;
+      readonly port: number;
+      readonly host: string;
+      readonly path: string;
+    };
+
+export class SlackConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SlackConfigError";
+  }
+}
+
+/** Which way Slack reaches us, from the explicit mode or the credentials present. */
+export function resolveConnection(config: ResolvedSlackConfig): SlackConnection {
+  const mode = config.mode ?? (config.appToken ? "socket" : config.signingSecret ? "http" : undefined);
+  if (mode === undefined) {
+    throw new SlackConfigError(
+      "slack: set appToken (Socket Mode) or signingSecret (HTTP Events API); neither is configured",
+    );
+  }
+  if (mode === "socket") {
+    if (!config.appToken) {
+      throw new SlackConfigError(
+        "slack: Socket Mode needs appToken (Basic Information → App-Level Tokens, scope connections:write)",
+      );
+    }
+    return { mode, appToken: config.appToken };
+  }
+  if (!config.signingSecret) {
+    throw new SlackConfigError("slack: HTTP mode needs signingSecret (Basic Information → App Credentials)");
+  }
+  return {
+    mode,
+    signingSecret: config.signingSecret,
+    port: config.port,
+    host: config.host,
+    path: config.eventsPath,
+  };
+}

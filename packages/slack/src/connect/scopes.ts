@@ -1,0 +1,29 @@
+export interface ScopeNeeds {
+  readonly directMessages: boolean;
+  readonly reactions: boolean;
+}
+
+export interface ScopeCheck {
+  /** Without these the bot cannot do its job: start-up fails. */
+  readonly missingRequired: readonly string[];
+  /** Without these some features are off (private channels, the slash command, the reaction indicator): a warning. */
+  readonly missingRecommended: readonly string[];
+}
+
+/** The bot token scopes each feature needs. */
+export function neededScopes(needs: ScopeNeeds): { required: string[]; recommended: string[] } {
+  const required = ["app_mentions:read", "chat:write", "channels:history"];
+  if (needs.directMessages) required.push("im:history");
+  const recommended = ["groups:history", "commands"];
+  if (needs.reactions) recommended.push("reactions:write");
+  return { required, recommended };
+}
+
+export function checkScopes(granted: readonly string[], needs: ScopeNeeds): ScopeCheck {
+  const have = new Set(granted);
+  const { required, recommended } = neededScopes(needs);
+  return {
+    missingRequired: required.filter((scope) => !have.has(scope)),
+    missingRecommended: recommended.filter((scope) => !have.has(scope)),
+  };
+}

@@ -1,0 +1,144 @@
+import type { WebClient } from "@slack/web-api";
+import {
+  chunkMarkdown,
+  encodeConversationKey,
+  type OutboundMessage,
+  type PostedMessage,
+} from "@switchboard/core";
+import { messageId, type PostTarget, parseMessageId, postTargetOf } from "../conversations.ts";
+import { explainSlackError, platformErrorCode } from "../slack-api-errors.ts";
+import { escapeText } from "./escape.ts";
+import { markdownToMrkdwn } from "./mrkdwn.ts";
+
+/**
+ * Slack shows up to 4,000 characters of `text` before clients fold it away (and truncates past
+ * 40,000); no message we post is longer.
+ */
+export const SLACK_TEXT_LIMIT = 4_000;
+
+/**
+ * Markdown chunks the engine hands us stay under this, leaving room for what conversion adds
+ * (escapes, table padding); anything that still grows past SLACK_TEXT_LIMIT is split again.
+ */
+export const MARKDOWN_CHUNK_LIMIT = 3_500;
+
+/** Marks our messages so their origin is visible to anything reading the thread (and to tests). */
+export const METADATA_EVENT_TYPE = "switchboard_answer";
+
+/** Where a slash command may still be answered when the bot is not in the channel. */
+export type ResponseUrlLookup = (originId: string) => string | undefined;
+
+export interface SlackPosterOptions {
+  readonly client: WebClient;
+  readonly responseUrlOf: ResponseUrlLookup;
+  readonly fetch?: typeof fetch;
+}
+
+/** Turns markdown chunks into Slack messages in the right thread (or privately), within Slack's limits. */
+export class SlackPoster {
+  readonly #options: SlackPosterOptions;
+
+  constructor(options: SlackPosterOptions) {
+    this.#options = options;
+  }
+
+  async post(message: OutboundMessage): Promise<PostedMessage> {
+    const target = postTargetOf(message.conversation);
+    const ids: string[] = [];
+    for (const text of toSlackTexts(message.text)) ids.push(await this.#postOne(target, text, message));
+    const [first] = ids;
+    if (first === undefined) throw new RangeError("nothing to post: the message text is blank");
+    return { id: first, conversation: message.conversation };
+  }
+
+  /** Replaces a posted message's text; what does not fit follows as new messages in the same place. */
+  async edit(posted: PostedMessage, markdown: string): Promise<void> {
+    const target = postTargetOf(posted.conversation);
+    const where = parseMessageId(posted.id);
+    const [first, ...rest] = toSlackTexts(markdown);
+    if (first === undefined) return;
+    if (target.kind === "ephemeral" || !where) {
+      // Ephemeral messages cannot be changed through the Web API: the new text follows instead.
+      for (const text of [first, ...rest])
+        await this.#postOne(target, text, { conversation: posted.conversation, text });
+      return;
+    }
+    await this.#options.client.chat
+      .update({ channel: where.channel, ts: where.ts, text: first })
+      .catch((error: unknown) => explainSlackError("chat.update", error));
+    for (const text of rest) await this.#postOne(target, text, { conversation: posted.conversation, text });
+  }
+
+  async #postOne(target: PostTarget, text: string, message: OutboundMessage): Promise<string> {
+    const { client } = this.#options;
+    if (target.kind === "ephemeral") return this.#postPrivately(target, text, message);
+    const result = await client.chat
+      .postMessage({
+        channel: target.channel,
+        ...(target.kind === "thread" ? { thread_ts: target.threadTs } : {}),
+        text,
+        mrkdwn: true,
+        // Never let Slack turn names into mentions, nor preview every link the team cites.
+        link_names: false,
+        unfurl_links: false,
+        unfurl_media: false,
+        metadata: {
+          event_type: METADATA_EVENT_TYPE,
+          event_payload: {
+            conversation: encodeConversationKey(message.conversation),
+            ...(message.replyTo === undefined ? {} : { in_reply_to: message.replyTo }),
+          },
+        },
+      })
+      .catch((error: unknown) => explainSlackError("chat.postMessage", error));
+    if (!result.ts) throw new Error("Slack accepted chat.postMessage but returned no ts");
+    return messageId(result.channel ?? target.channel, result.ts);
+  }
+
+  async #postPrivately(
+    target: PostTarget & { kind: "ephemeral" },
+    text: string,
+    message: OutboundMessage,
+  ): Promise<string> {
+    const user = message.recipientId ?? target.user;
+    try {
+      const result = await this.#options.client.chat.postEphemeral({
+        channel: target.channel,
+        user,
+        text,
+        link_names: false,
+      });
+      if (!result.message_ts) throw new Error("Slack accepted chat.postEphemeral but returned no message_ts");
+      return messageId(target.channel, result.message_ts);
+    } catch (error) {
+      const code = platformErrorCode(error);
+      const responseUrl =
+        message.replyTo === undefined ? undefined : this.#options.responseUrlOf(message.replyTo);
+      // Slash commands work in channels the bot is not in; their response_url still reaches the user.
+      if ((code === "not_in_channel" || code === "channel_not_found") && responseUrl) {
+        await this.#respond(responseUrl, text);
+        // A response_url reply has no ts; it can be neither edited nor replied to.
+        return `response:${message.replyTo}`;
+      }
+      return explainSlackError("chat.postEphemeral", error);
+    }
+  }
+
+  async #respond(responseUrl: string, text: string): Promise<void> {
+    const response = await (this.#options.fetch ?? fetch)(responseUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ response_type: "ephemeral", replace_original: false, text }),
+    });
+    if (!response.ok)
+      throw new Error(`Slack refused the slash command's response_url: HTTP ${response.status}`);
+  }
+}
+
+/** One markdown chunk → the Slack texts to post, each within SLACK_TEXT_LIMIT, code blocks intact. */
+export function toSlackTexts(markdown: string): string[] {
+  // Markdown with nothing visible (a lone link definition) is still posted, as typed.
+  const mrkdwn = markdownToMrkdwn(markdown) || escapeText(markdown.trim());
+  if (mrkdwn === "") return [];
+  return mrkdwn.length <= SLACK_TEXT_LIMIT ? [mrkdwn] : chunkMarkdown(mrkdwn, SLACK_TEXT_LIMIT);
+}

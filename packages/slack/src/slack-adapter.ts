@@ -1,0 +1,148 @@
+import { WebClient } from "@slack/web-api";
+import {
+  type Adapter,
+  type ConversationRef,
+  type InboundSink,
+  type Logger,
+  type OutboundMessage,
+  type PostedMessage,
+  silentLogger,
+} from "@switchboard/core";
+import { BoundedMap } from "./bounded-map.ts";
+import {
+  type ResolvedSlackConfig,
+  resolveConnection,
+  type SlackAdapterConfig,
+  type SlackConnection,
+  slackAdapterConfigSchema,
+} from "./config.ts";
+import { type BoltConnection, createBoltConnection } from "./connect/bolt-connection.ts";
+import { boltLoggerFrom } from "./connect/bolt-logger.ts";
+import type { ScopeNeeds } from "./connect/scopes.ts";
+import { verifyAppToken, verifyBotToken } from "./connect/verify-credentials.ts";
+import { SLACK_PLATFORM } from "./conversations.ts";
+import { registerListeners } from "./receive/bolt-listeners.ts";
+import { MARKDOWN_CHUNK_LIMIT, SlackPoster } from "./send/slack-poster.ts";
+import { WorkingIndicator } from "./working/working-indicator.ts";
+
+export interface SlackAdapterDeps {
+  readonly logger?: Logger;
+}
+
+/** Web API calls are retried on network errors and 5xx (rate limits are waited out by the client), briefly: a chat answer that is minutes late is worse than a logged failure. */
+const RETRY = { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
+
+/** Slack through Bolt: events in (HTTP Events API or Socket Mode), answers out through the Web API. */
+export class SlackAdapter implements Adapter {
+  readonly platform = SLACK_PLATFORM;
+  readonly limits = { maxMessageLength: MARKDOWN_CHUNK_LIMIT };
+  readonly #config: ResolvedSlackConfig;
+  readonly #connection: SlackConnection;
+  readonly #logger: Logger;
+  readonly #client: WebClient;
+  readonly #poster: SlackPoster;
+  readonly #working: WorkingIndicator;
+  readonly #responseUrls = new BoundedMap<string, string>(1_000);
+  #bolt: BoltConnection | undefined;
+  #port: number | undefined;
+
+  constructor(config: SlackAdapterConfig, deps: SlackAdapterDeps = {}) {
+    this.#config = slackAdapterConfigSchema.parse(config);
+    this.#connection = resolveConnection(this.#config);
+    this.#logger = deps.logger ?? silentLogger;
+    this.#client = new WebClient(this.#config.botToken, {
+      slackApiUrl: this.#config.apiUrl,
+      logger: boltLoggerFrom(this.#logger),
+      retryConfig: RETRY,
+    });
+    this.#poster = new SlackPoster({
+      client: this.#client,
+      responseUrlOf: (id) => this.#responseUrls.get(id),
+    });
+    this.#working = new WorkingIndicator({
+      client: this.#client,
+      logger: this.#logger,
+      mode: this.#config.workingIndicator,
+      status: this.#config.workingStatus,
+      reaction: this.#config.workingReaction,
+    });
+  }
+
+  /** HTTP mode, while running: the port Slack's requests go to (useful with `port: 0`). */
+  get port(): number | undefined {
+    return this.#port;
+  }
+
+  get #scopeNeeds(): ScopeNeeds {
+    const { directMessages, workingIndicator } = this.#config;
+    return { directMessages, reactions: workingIndicator === "auto" || workingIndicator === "reaction" };
+  }
+
+  async check(): Promise<void> {
+    await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
+    if (this.#connection.mode === "socket")
+      await verifyAppToken(this.#connection.appToken, this.#config.apiUrl);
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    if (this.#bolt) throw new Error("the Slack adapter is already running");
+    const identity = await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
+    const bolt = createBoltConnection({
+      connection: this.#connection,
+      botToken: this.#config.botToken,
+      identity,
+      apiUrl: this.#config.apiUrl,
+      logger: this.#logger,
+    });
+    const { channels, directMessages, dmConversations, commandWords, slashCommand } = this.#config;
+    registerListeners(bolt.app, {
+      settings: {
+        botUserId: identity.userId,
+        botId: identity.botId,
+        botName: identity.name,
+        commandWords,
+        channels,
+        directMessages,
+        dmConversations,
+      },
+      teamId: identity.teamId,
+      slashCommand,
+      sink,
+      logger: this.#logger,
+      onPersonMessage: (message, channel, ts) => this.#working.noteOrigin(message.conversation, channel, ts),
+      onResponseUrl: (id, url) => this.#responseUrls.set(id, url),
+    });
+    const { port } = await bolt.start();
+    this.#bolt = bolt;
+    this.#port = port;
+    this.#logger.info("connected to Slack", {
+      mode: this.#connection.mode,
+      team: identity.teamId,
+      bot: identity.userId,
+      ...(port === undefined ? {} : { port }),
+    });
+  }
+
+  async stop(): Promise<void> {
+    const bolt = this.#bolt;
+    this.#bolt = undefined;
+    this.#port = undefined;
+    await bolt?.stop();
+  }
+
+  post(message: OutboundMessage): Promise<PostedMessage> {
+    return this.#poster.post(message);
+  }
+
+  edit(posted: PostedMessage, text: string): Promise<void> {
+    return this.#poster.edit(posted, text);
+  }
+
+  setTyping(conversation: ConversationRef, active: boolean): Promise<void> {
+    return active ? this.#working.start(conversation) : this.#working.stop(conversation);
+  }
+}
+
+export function createSlackAdapter(config: SlackAdapterConfig, deps: SlackAdapterDeps = {}): SlackAdapter {
+  return new SlackAdapter(config, deps);
+}

@@ -1,0 +1,83 @@
+import { SIGNING_SECRET, slackSignature } from "./event-payloads.ts";
+import type { SocketModeStandIn } from "./socket-mode-stand-in.ts";
+
+export interface Delivery {
+  /** HTTP status of the app's response; 200 for a Socket Mode ack. */
+  readonly status: number;
+}
+
+export interface SignatureOverride {
+  /** Seconds to shift the request timestamp by (negative: in the past). */
+  readonly skewSeconds?: number;
+  /** Sign with this secret instead of the real one. */
+  readonly secret?: string;
+  /** Leave the signature headers out entirely. */
+  readonly unsigned?: boolean;
+}
+
+/** How Slack's events reach the app: signed HTTP requests, or envelopes on the Socket Mode WebSocket. */
+export interface EventTransport {
+  deliverEvent(body: Record<string, unknown>, retryNum?: number): Promise<Delivery>;
+  deliverSlashCommand(payload: Record<string, string>): Promise<Delivery>;
+}
+
+export class HttpEventTransport implements EventTransport {
+  readonly #url: string;
+
+  constructor(url: string) {
+    this.#url = url;
+  }
+
+  deliverEvent(body: Record<string, unknown>, retryNum?: number): Promise<Delivery> {
+    const headers: Record<string, string> =
+      retryNum === undefined
+        ? {}
+        : { "x-slack-retry-num": String(retryNum), "x-slack-retry-reason": "http_timeout" };
+    return this.send(JSON.stringify(body), "application/json", headers);
+  }
+
+  deliverSlashCommand(payload: Record<string, string>): Promise<Delivery> {
+    return this.send(new URLSearchParams(payload).toString(), "application/x-www-form-urlencoded");
+  }
+
+  /** Posts a raw body the way Slack does, signed unless told otherwise. */
+  async send(
+    body: string,
+    contentType: string,
+    extraHeaders: Record<string, string> = {},
+    signature: SignatureOverride = {},
+  ): Promise<Delivery> {
+    const timestamp = Math.floor(Date.now() / 1000) + (signature.skewSeconds ?? 0);
+    const signed: Record<string, string> = signature.unsigned
+      ? {}
+      : {
+          "x-slack-request-timestamp": String(timestamp),
+          "x-slack-signature": slackSignature(signature.secret ?? SIGNING_SECRET, timestamp, body),
+        };
+    const response = await fetch(this.#url, {
+      method: "POST",
+      headers: { "content-type": contentType, ...signed, ...extraHeaders },
+      body,
+    });
+    await response.text();
+    return { status: response.status };
+  }
+}
+
+export class SocketEventTransport implements EventTransport {
+  readonly #socket: SocketModeStandIn;
+
+  constructor(socket: SocketModeStandIn) {
+    this.#socket = socket;
+  }
+
+  async deliverEvent(body: Record<string, unknown>, retryNum?: number): Promise<Delivery> {
+    await this.#socket.send("events_api", body, retryNum ?? 0);
+    return { status: 200 };
+  }
+
+  async deliverSlashCommand(payload: Record<string, string>): Promise<Delivery> {
+    await this.#socket.send("slash_commands", payload);
+    return { status: 200 };
+  }
+}

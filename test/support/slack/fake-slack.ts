@@ -1,0 +1,173 @@
+import { randomBytes } from "node:crypto";
+import {
+  appMentionEvent,
+  type EventBody,
+  eventCallback,
+  messageChangedEvent,
+  messageEvent,
+  SIGNING_SECRET,
+  slashCommandPayload,
+} from "./event-payloads.ts";
+import {
+  type Delivery,
+  type EventTransport,
+  HttpEventTransport,
+  SocketEventTransport,
+} from "./event-transport.ts";
+import { SocketModeStandIn } from "./socket-mode-stand-in.ts";
+import { APP_TOKEN, BOT_TOKEN, WebApiStandIn } from "./web-api-stand-in.ts";
+import { ALICE, BOT_USER_ID, type StoredMessage, WorkspaceState } from "./workspace-state.ts";
+
+export type Transport = "http" | "socket";
+
+export interface FakeSlackOptions {
+  readonly transport: Transport;
+  /** Scopes the bot token reports; all by default. */
+  readonly scopes?: readonly string[];
+  /** Slack sends the app `message` events for its own posts in channels it listens to. Default on. */
+  readonly echoBotMessages?: boolean;
+}
+
+export interface SayOptions {
+  readonly user?: string;
+  readonly threadTs?: string;
+  readonly botId?: string;
+  readonly subtype?: string;
+  /** For a bot mention in a channel: the order Slack happens to send the two events in. */
+  readonly mentionOrder?: "app_mention first" | "message first";
+}
+
+/**
+ * A Slack workspace in a box: the Web API stand-in, the way events reach the app (signed HTTP or
+ * Socket Mode), and people writing messages that turn into the events Slack would send.
+ */
+export class FakeSlack {
+  readonly state = new WorkspaceState();
+  readonly api: WebApiStandIn;
+  readonly transport: Transport;
+  socket: SocketModeStandIn | undefined;
+  #events: EventTransport | undefined;
+  #http: HttpEventTransport | undefined;
+  #httpPort: (() => number | undefined) | undefined;
+  #httpPath = "/slack/events";
+  #lastPersonDelivery: EventBody | undefined;
+  readonly #echoes: Promise<unknown>[] = [];
+  readonly echoFailures: unknown[] = [];
+
+  private constructor(options: FakeSlackOptions) {
+    this.transport = options.transport;
+    this.api = new WebApiStandIn({
+      state: this.state,
+      ...(options.scopes ? { scopes: options.scopes } : {}),
+      socketUrl: () => this.socket?.url() ?? "",
+      onBotMessage: (message) => {
+        if (options.echoBotMessages === false) return;
+        // Delivered after the API call returns, as Slack does.
+        const echo = Promise.resolve().then(() =>
+          this.events.deliverEvent(eventCallback(messageEvent(this.state, message))),
+        );
+        this.#echoes.push(echo.catch((error: unknown) => this.echoFailures.push(error)));
+      },
+    });
+  }
+
+  static async start(options: FakeSlackOptions): Promise<FakeSlack> {
+    const slack = new FakeSlack(options);
+    await slack.api.listen();
+    if (options.transport === "socket") {
+      slack.socket = await SocketModeStandIn.start();
+      slack.#events = new SocketEventTransport(slack.socket);
+    }
+    return slack;
+  }
+
+  /** Adapter config that points the real SDK at this workspace. */
+  adapterConfig() {
+    const common = { botToken: BOT_TOKEN, apiUrl: this.api.apiUrl };
+    return this.transport === "socket"
+      ? { ...common, appToken: APP_TOKEN }
+      : { ...common, signingSecret: SIGNING_SECRET, port: 0, host: "127.0.0.1" };
+  }
+
+  /** HTTP mode: where the app's events server listens (asked when the first event goes out). */
+  connectHttp(port: number | (() => number | undefined), path = "/slack/events"): void {
+    this.#httpPort = typeof port === "number" ? () => port : port;
+    this.#httpPath = path;
+  }
+
+  get http(): HttpEventTransport {
+    if (!this.#http) {
+      const port = this.#httpPort?.();
+      if (port === undefined) throw new Error("the app's events server is not listening yet (connectHttp)");
+      this.#http = new HttpEventTransport(`http://127.0.0.1:${port}${this.#httpPath}`);
+    }
+    return this.#http;
+  }
+
+  get events(): EventTransport {
+    if (this.#events) return this.#events;
+    if (this.transport === "http") return this.http;
+    throw new Error("the app is not connected to the fake Slack yet");
+  }
+
+  /** Someone writes in a channel or DM: the message is stored and Slack's events go out. */
+  async say(channel: string, text: string, options: SayOptions = {}): Promise<StoredMessage> {
+    const message = this.state.add({
+      channel,
+      text,
+      user: options.user ?? ALICE,
+      ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
+      ...(options.botId ? { bot_id: options.botId } : {}),
+      ...(options.subtype ? { subtype: options.subtype } : {}),
+    });
+    const bodies = [eventCallback(messageEvent(this.state, message))];
+    const isChannel = this.state.channels.get(channel)?.type === "channel";
+    if (isChannel && text.includes(`<@${BOT_USER_ID}>`) && !options.botId) {
+      const mention = eventCallback(appMentionEvent(message));
+      if (options.mentionOrder === "message first") bodies.push(mention);
+      else bodies.unshift(mention);
+    }
+    for (const body of bodies) {
+      await this.deliver(body);
+      this.#lastPersonDelivery = body;
+    }
+    return message;
+  }
+
+  /** The author edits a message: stored text changes and `message_changed` goes out. */
+  async edit(message: StoredMessage, text: string): Promise<void> {
+    const previous = message.text;
+    message.text = text;
+    await this.deliver(eventCallback(messageChangedEvent(this.state, message, previous)));
+  }
+
+  deliver(body: EventBody, retryNum?: number): Promise<Delivery> {
+    return this.events.deliverEvent(body, retryNum);
+  }
+
+  /** Slack's retry of the last event a person caused: same body, same event_id, a retry number. */
+  async redeliverLast(retryNum = 1): Promise<Delivery> {
+    if (!this.#lastPersonDelivery) throw new Error("nothing delivered yet");
+    return this.deliver(this.#lastPersonDelivery, retryNum);
+  }
+
+  /** Someone runs the slash command. */
+  slashCommand(channel: string, text: string, user = ALICE, command = "/switchboard"): Promise<Delivery> {
+    const triggerId = `${Date.now()}.${randomBytes(4).toString("hex")}`;
+    const responseUrl = this.api.responseUrl(triggerId, channel, user);
+    return this.events.deliverSlashCommand(
+      slashCommandPayload({ command, text, user, channel, triggerId, responseUrl }),
+    );
+  }
+
+  /** Waits for Slack's echoes of the bot's own posts to be delivered. */
+  async settle(): Promise<void> {
+    await Promise.all(this.#echoes);
+  }
+
+  async close(): Promise<void> {
+    await this.settle();
+    await this.socket?.close();
+    await this.api.close();
+  }
+}

@@ -1,0 +1,239 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  ALL_SCOPES,
+  BOT_ID,
+  BOT_NAME,
+  BOT_USER_ID,
+  type StoredMessage,
+  TEAM_ID,
+  type WorkspaceState,
+} from "./workspace-state.ts";
+
+export const BOT_TOKEN = "xoxb-stand-in-bot-token";
+export const APP_TOKEN = "xapp-stand-in-app-token";
+
+type Args = Record<string, unknown>;
+type Reply = Record<string, unknown> & { ok: boolean };
+type Method = (args: Args, token: string | undefined) => Reply | Promise<Reply>;
+
+export interface WebApiStandInOptions {
+  readonly state: WorkspaceState;
+  /** Scopes reported in `x-oauth-scopes`. */
+  readonly scopes?: readonly string[];
+  /** Channels where assistant.threads.setStatus is allowed (Slack allows it in assistant threads; here: DMs). */
+  readonly statusAllowed?: (channel: string) => boolean;
+  /** The Socket Mode URL apps.connections.open hands out. */
+  readonly socketUrl?: () => string;
+  /** Sees every message the bot posts (to echo it back as an event, as Slack does). */
+  readonly onBotMessage?: (message: StoredMessage) => void;
+}
+
+const fail = (error: string): Reply => ({ ok: false, error });
+const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+
+/**
+ * A local stand-in for the parts of the Slack Web API the adapter uses, shaped like the real
+ * responses the SDK parses: form-encoded (or JSON) requests, `{ ok, error }` replies, Bearer tokens,
+ * `x-oauth-scopes` headers. Messages, reactions, statuses and ephemeral replies land in the state.
+ */
+export class WebApiStandIn {
+  readonly #options: WebApiStandInOptions;
+  readonly #server: Server;
+  #url = "";
+  readonly #methods: Record<string, Method>;
+
+  constructor(options: WebApiStandInOptions) {
+    this.#options = options;
+    this.#server = createServer((request, response) => {
+      this.#handle(request, response).catch((error: unknown) => {
+        response.writeHead(500).end(String(error));
+      });
+    });
+    this.#methods = this.#buildMethods();
+  }
+
+  get state(): WorkspaceState {
+    return this.#options.state;
+  }
+
+  /** What `slackApiUrl` points at. */
+  get apiUrl(): string {
+    return `${this.#url}/api/`;
+  }
+
+  /** A response_url for one slash command invocation. */
+  responseUrl(id: string, channel: string, user: string): string {
+    return `${this.#url}/response/${encodeURIComponent(id)}?channel=${channel}&user=${user}`;
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
+    this.#url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString("utf8");
+    const url = new URL(request.url ?? "/", this.#url);
+    if (url.pathname.startsWith("/response/")) {
+      const body = JSON.parse(raw) as Args;
+      this.state.ephemeral.push({
+        channel: url.searchParams.get("channel") ?? "",
+        user: url.searchParams.get("user") ?? "",
+        text: text(body.text) ?? "",
+        via: "response_url",
+      });
+      response.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      return;
+    }
+    const method = url.pathname.replace(/^\/api\//, "");
+    const args = parseArgs(raw, request.headers["content-type"]);
+    this.state.calls.push({ method, args });
+    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
+    const token = bearer ?? text(args.token);
+    const handler = this.#methods[method];
+    const reply = handler ? await handler(args, token) : fail("unknown_method");
+    response
+      .writeHead(200, {
+        "content-type": "application/json; charset=utf-8",
+        "x-oauth-scopes": (this.#options.scopes ?? ALL_SCOPES).join(","),
+      })
+      .end(JSON.stringify(reply));
+  }
+
+  #buildMethods(): Record<string, Method> {
+    const state = this.state;
+    const asBot =
+      (method: (args: Args) => Reply): Method =>
+      (args, token) =>
+        token === BOT_TOKEN ? method(args) : fail(token ? "invalid_auth" : "not_authed");
+    const memberChannel = (id: unknown): Reply | undefined => {
+      const channel = state.channels.get(text(id) ?? "");
+      if (!channel) return fail("channel_not_found");
+      if (!channel.botIsMember) return fail("not_in_channel");
+      return undefined;
+    };
+    return {
+      "auth.test": asBot(() => ({
+        ok: true,
+        url: "https://switchboard-test.slack.com/",
+        team: "Switchboard Test",
+        user: BOT_NAME,
+        team_id: TEAM_ID,
+        user_id: BOT_USER_ID,
+        bot_id: BOT_ID,
+        is_enterprise_install: false,
+      })),
+      "chat.postMessage": asBot((args) => {
+        const refused = memberChannel(args.channel);
+        if (refused) return refused;
+        const channel = text(args.channel) ?? "";
+        const body = text(args.text) ?? "";
+        if (body.length > 40_000) return fail("msg_too_long");
+        const threadTs = text(args.thread_ts);
+        if (threadTs && !state.find(channel, threadTs)) return fail("thread_not_found");
+        const metadata = typeof args.metadata === "string" ? JSON.parse(args.metadata) : args.metadata;
+        const stored = state.add({
+          channel,
+          text: body,
+          user: BOT_USER_ID,
+          bot_id: BOT_ID,
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+          ...(metadata ? { metadata } : {}),
+        });
+        this.#options.onBotMessage?.(stored);
+        return {
+          ok: true,
+          channel,
+          ts: stored.ts,
+          message: { type: "message", user: BOT_USER_ID, bot_id: BOT_ID, text: body, ts: stored.ts },
+        };
+      }),
+      "chat.update": asBot((args) => {
+        const message = state.find(text(args.channel) ?? "", text(args.ts) ?? "");
+        if (!message) return fail("message_not_found");
+        if (message.bot_id !== BOT_ID) return fail("cant_update_message");
+        message.text = text(args.text) ?? "";
+        message.edited = { user: BOT_USER_ID, ts: state.nextTs() };
+        return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
+      }),
+      "chat.postEphemeral": asBot((args) => {
+        const refused = memberChannel(args.channel);
+        if (refused) return refused;
+        const messageTs = state.nextTs();
+        state.ephemeral.push({
+          channel: text(args.channel) ?? "",
+          user: text(args.user) ?? "",
+          text: text(args.text) ?? "",
+          via: "chat.postEphemeral",
+          message_ts: messageTs,
+        });
+        return { ok: true, message_ts: messageTs };
+      }),
+      "reactions.add": asBot((args) => {
+        const message = state.find(text(args.channel) ?? "", text(args.timestamp) ?? "");
+        if (!message) return fail("message_not_found");
+        const name = text(args.name) ?? "";
+        const users = message.reactions.get(name) ?? new Set<string>();
+        if (users.has(BOT_USER_ID)) return fail("already_reacted");
+        message.reactions.set(name, users.add(BOT_USER_ID));
+        return { ok: true };
+      }),
+      "reactions.remove": asBot((args) => {
+        const message = state.find(text(args.channel) ?? "", text(args.timestamp) ?? "");
+        if (!message) return fail("message_not_found");
+        const users = message.reactions.get(text(args.name) ?? "");
+        if (!users?.delete(BOT_USER_ID)) return fail("no_reaction");
+        return { ok: true };
+      }),
+      "assistant.threads.setStatus": asBot((args) => {
+        const channel = text(args.channel_id) ?? "";
+        const threadTs = text(args.thread_ts) ?? "";
+        const allowed =
+          this.#options.statusAllowed ?? ((id: string) => state.channels.get(id)?.type === "im");
+        if (!allowed(channel)) return fail("feature_not_enabled");
+        if (!state.find(channel, threadTs)) return fail("invalid_thread_ts");
+        state.statuses.push({ channel, threadTs, status: text(args.status) ?? "" });
+        return { ok: true };
+      }),
+      "conversations.replies": asBot((args) => {
+        const channel = text(args.channel) ?? "";
+        const thread = state.thread(channel, text(args.ts) ?? "");
+        if (thread.length === 0) return fail("thread_not_found");
+        const messages = thread.map(({ reactions, ...message }) => ({
+          type: "message",
+          ...message,
+          ...(reactions.size > 0
+            ? {
+                reactions: [...reactions].map(([name, users]) => ({
+                  name,
+                  users: [...users],
+                  count: users.size,
+                })),
+              }
+            : {}),
+        }));
+        return { ok: true, messages, has_more: false };
+      }),
+      "apps.connections.open": (_args, token) => {
+        if (token !== APP_TOKEN)
+          return fail(token?.startsWith("xoxb-") ? "not_allowed_token_type" : "invalid_auth");
+        const socketUrl = this.#options.socketUrl?.();
+        return socketUrl ? { ok: true, url: socketUrl } : fail("socket_mode_not_enabled");
+      },
+    };
+  }
+}
+
+function parseArgs(raw: string, contentType: string | undefined): Args {
+  if (raw === "") return {};
+  if (contentType?.startsWith("application/json")) return JSON.parse(raw) as Args;
+  return Object.fromEntries(new URLSearchParams(raw));
+}
