@@ -77,7 +77,6 @@ export async function openConnection(
     storage,
     encryption.cryptoStore,
   );
-  client.syncingTimeout = config.syncTimeoutMs;
 
   // The SDK forgets the sync token whenever it creates a new filter (first start, or SYNC_FILTER
   // changed). A token stays valid under any filter, and forgetting it would leave the downtime
@@ -110,6 +109,7 @@ export async function openConnection(
     botUserId: userId,
     joinedRooms,
     maxGapEvents: MAX_GAP_EVENTS,
+    syncTimeoutMs: config.syncTimeoutMs,
     logger,
     fetchMessages: async (roomId, from, to) =>
       readMessagesPage(

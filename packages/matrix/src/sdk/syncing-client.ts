@@ -6,8 +6,8 @@ export type SyncEmit = (eventName: string, ...payload: unknown[]) => Promise<voi
 
 /** The pieces of the SDK's sync machinery our own sync loop drives. */
 export interface SyncPrimitives {
-  /** One `/sync` request from `since` (an initial sync when null). */
-  fetchSync(since: string | null): Promise<unknown>;
+  /** One `/sync` request from `since` (an initial sync when null), long-polling up to `waitMs`. */
+  fetchSync(since: string | null, waitMs: number): Promise<unknown>;
   /** The SDK's handling of one batch (invites, joins, decryption), awaiting `emit` for every event. */
   dispatchSync(response: unknown, emit: SyncEmit): Promise<void>;
 }
@@ -31,9 +31,14 @@ export function createMatrixClient(
       return Promise.resolve();
     }
 
-    fetchSync(since: string | null): Promise<unknown> {
+    fetchSync(since: string | null, waitMs: number): Promise<unknown> {
+      // doSync reads the long-poll time from this field when it builds the request.
+      const configured = this.syncingTimeout;
+      this.syncingTimeout = waitMs;
       // The SDK leaves `since` out when the token is empty.
-      return this.doSync(since ?? "");
+      const response = this.doSync(since ?? "");
+      this.syncingTimeout = configured;
+      return response;
     }
 
     async dispatchSync(response: unknown, emit: SyncEmit): Promise<void> {

@@ -27,6 +27,8 @@ export interface SyncLoopOptions {
   readonly joinedRooms: readonly string[];
   readonly fetchMessages: FetchMessages;
   readonly maxGapEvents: number;
+  /** How long one `/sync` waits for new events; the first sync after start does not wait. */
+  readonly syncTimeoutMs: number;
   readonly logger: Logger;
   /** Wait before retrying after the n-th consecutive failure. */
   readonly backoffMs?: (failures: number) => number;
@@ -90,10 +92,12 @@ export class SyncLoop {
   async #run(): Promise<void> {
     const { client, logger, backoffMs = defaultBackoff } = this.#options;
     let failures = 0;
+    let handledOne = false;
     while (!this.#stopped) {
       let response: unknown;
       try {
-        response = await client.fetchSync(this.#since);
+        // The first sync answers at once, so start() does not wait out a long-poll.
+        response = await client.fetchSync(this.#since, handledOne ? this.#options.syncTimeoutMs : 0);
       } catch (error) {
         if (this.#stopped) break;
         failures++;
@@ -109,6 +113,7 @@ export class SyncLoop {
       try {
         await this.#batch;
         failures = 0;
+        handledOne = true;
         this.#firstBatchHandled?.();
       } catch (error) {
         failures++;

@@ -1,0 +1,154 @@
+import { openStore, type Store } from "@switchboard/core";
+import { waitFor } from "@switchboard/core/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type Answer,
+  createWorld,
+  type MatrixWorld,
+  type RunningBot,
+  startBot,
+} from "./support/matrix/bot-fixture.ts";
+import { relatesOf } from "./support/matrix/events.ts";
+
+let world: MatrixWorld;
+let store: Store;
+const running: RunningBot[] = [];
+
+beforeEach(async () => {
+  world = await createWorld();
+  store = await openStore("memory://");
+});
+afterEach(async () => {
+  for (const bot of running.splice(0)) await bot.stop();
+  await world.homeserver.close();
+  await store.close();
+});
+
+async function start(options: Parameters<typeof startBot>[2] = {}): Promise<RunningBot> {
+  const bot = await startBot(world, store, options);
+  running.push(bot);
+  return bot;
+}
+
+const say = (body: string) => world.homeserver.userSends(world.dm, world.alice, { msgtype: "m.text", body });
+const answersTo = (id: string) =>
+  world.homeserver
+    .eventsFrom(world.bot)
+    .filter((event) => relatesOf(event)["m.in_reply_to"]?.event_id === id);
+const answerTo = (id: string) => waitFor(`the bot's answer to ${id}`, () => answersTo(id)[0]);
+
+/** About 10,000 characters of markdown: prose, lists and code blocks. */
+function longAnswer(): string {
+  const sections: string[] = [];
+  for (let i = 0; sections.join("\n\n").length < 10_000; i++) {
+    sections.push(
+      `## Part ${i}\n\nSome prose for part ${i}, with **bold**, \`inline code\` & <angle brackets>.`,
+      `- item ${i}a\n- item ${i}b`,
+      `\`\`\`ts\n${Array.from({ length: 12 }, (_, line) => `const value${i}_${line} = compute(${i}, ${line}); // "quoted"`).join("\n")}\n\`\`\``,
+    );
+  }
+  return `${sections.join("\n\n").slice(0, 10_000)}\n\nTHE END`;
+}
+
+describe("matrix end to end: sending", () => {
+  it("retries a rate-limited send after retry_after_ms with the same transaction id, posting once", async () => {
+    await start();
+    world.homeserver.failNextSend({ kind: "rate-limit", retryAfterMs: 80 });
+    const question = say("are you rate limited?");
+    await answerTo(question);
+
+    const attempts = world.homeserver.sendAttempts.filter((attempt) => attempt.roomId === world.dm);
+    expect(attempts.map((attempt) => attempt.status)).toEqual([429, 200]);
+    expect(new Set(attempts.map((attempt) => attempt.txnId)).size).toBe(1);
+    expect(answersTo(question)).toHaveLength(1);
+  });
+
+  it("retries a send whose response was lost without posting twice", async () => {
+    await start();
+    world.homeserver.failNextSend({ kind: "lost-response" });
+    const question = say("did that arrive?");
+    await answerTo(question);
+    await waitFor("the retry", () => world.homeserver.sendAttempts.length >= 2);
+
+    const attempts = world.homeserver.sendAttempts.filter((attempt) => attempt.roomId === world.dm);
+    expect(attempts.map((attempt) => attempt.status)).toEqual([502, 200]);
+    expect(attempts[0]?.txnId).toBe(attempts[1]?.txnId);
+    expect(answersTo(question)).toHaveLength(1);
+  });
+
+  it("splits a 10,000-character answer into several valid events with code blocks intact", async () => {
+    const text = longAnswer();
+    await start({ answer: () => text });
+    const question = say("tell me everything");
+    await waitFor("the last part", () =>
+      answersTo(question).some((event) => String(event.content.body).includes("THE END")),
+    );
+    const parts = answersTo(question);
+
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    for (const part of parts) {
+      expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThan(65_536 / 2);
+      expect(part.content).toMatchObject({
+        msgtype: "m.text",
+        format: "org.matrix.custom.html",
+        "m.mentions": {},
+      });
+      const body = String(part.content.body);
+      const fences = body.split("\n").filter((line) => line.startsWith("```")).length;
+      expect(fences % 2).toBe(0);
+      const html = String(part.content.formatted_body);
+      expect(html.split("<pre>").length).toBe(html.split("</pre>").length);
+      expect(html).not.toContain("<angle");
+    }
+    const bodies = parts.map((part) => String(part.content.body)).join("\n");
+    for (const word of ["## Part 0", "value0_0", "item 3b", "THE END"]) expect(bodies).toContain(word);
+  });
+
+  it("shows typing while a turn runs and clears it after the answer", async () => {
+    const typingSeen: Answer = async () => {
+      await waitFor("typing on", () => world.homeserver.typing.at(-1)?.typing === true);
+      return "done thinking";
+    };
+    await start({ answer: typingSeen });
+    const question = say("think hard");
+    await answerTo(question);
+    await waitFor("typing off", () => world.homeserver.typing.at(-1)?.typing === false);
+    expect(world.homeserver.typing.map((entry) => [entry.roomId, entry.typing])).toEqual([
+      [world.dm, true],
+      [world.dm, false],
+    ]);
+  });
+});
+
+describe("matrix end to end: password login", () => {
+  const passwordConfig = { accessToken: undefined, userId: "@switchboard:hs.test", password: "bot-password" };
+
+  it("logs in once and keeps the token in the store across restarts", async () => {
+    const first = await start({ config: passwordConfig });
+    await answerTo(say("via password"));
+    await first.stop();
+    running.splice(0);
+    await start({ config: passwordConfig });
+    await answerTo(say("after restart"));
+    expect(world.homeserver.logins).toEqual(["@switchboard:hs.test"]);
+  });
+
+  it("logs in again when the kept token stops working", async () => {
+    const first = await start({ config: passwordConfig });
+    await first.stop();
+    running.splice(0);
+    world.homeserver.revokeTokens("@switchboard:hs.test");
+    const second = await start({ config: passwordConfig });
+    await answerTo(say("still here"));
+    expect(world.homeserver.logins).toHaveLength(2);
+    expect(
+      second.logger.lines.some((line) => /kept Matrix access token was rejected/.test(line.message)),
+    ).toBe(true);
+  });
+
+  it("refuses to start with a wrong password, saying what to fix", async () => {
+    await expect(start({ config: { ...passwordConfig, password: "wrong" } })).rejects.toThrow(
+      /refused the login for @switchboard:hs.test: check matrix.userId and matrix.password/,
+    );
+  });
+});

@@ -1,0 +1,45 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const entry = fileURLToPath(new URL("../packages/matrix/src/index.ts", import.meta.url));
+const loader = fileURLToPath(new URL("../packages/matrix/src/sdk/load-sdk.ts", import.meta.url));
+
+/** Plain Node (type stripping, no test runner in between), as the CLI runs it. */
+async function node(script: string): Promise<string> {
+  const { stdout } = await run(
+    process.execPath,
+    ["--disable-warning=ExperimentalWarning", "--no-deprecation", "--input-type=module", "-e", script],
+    {
+      timeout: 20_000,
+    },
+  );
+  return stdout.trim();
+}
+
+describe("@switchboard/matrix without the native crypto binding", () => {
+  it("imports, and builds an adapter, without touching the SDK", async () => {
+    const out = await node(
+      `const m = await import(${JSON.stringify(entry)});
+       const adapter = m.createMatrixAdapter({ homeserverUrl: "http://127.0.0.1:9", accessToken: "t" });
+       console.log(Object.keys(m).sort().join(","), adapter.platform, adapter.limits.maxMessageLength);`,
+    );
+    expect(out).toBe("MatrixAdapter,createMatrixAdapter,matrixAdapterConfigSchema matrix 4000");
+  });
+
+  it("loads matrix-bot-sdk and reports why end-to-end encryption is unavailable", async () => {
+    const out = await node(
+      `const { loadMatrixSdk } = await import(${JSON.stringify(loader)});
+       const { sdk, crypto } = loadMatrixSdk();
+       console.log(typeof sdk.MatrixClient, JSON.stringify(crypto));`,
+    );
+    const [clientType, crypto] = [
+      out.slice(0, out.indexOf(" ")),
+      JSON.parse(out.slice(out.indexOf(" ") + 1)),
+    ];
+    expect(clientType).toBe("function");
+    if (!crypto.available) expect(crypto.reason).toMatch(/matrix-sdk-crypto-nodejs did not load/);
+  });
+});
