@@ -28,8 +28,12 @@ export interface CreateMemoryOptions {
   readonly storeUrl: string;
   /** The team's checkpointer; the memory graph checkpoints under `memory:<conversation key>`. */
   readonly checkpointer: BaseCheckpointSaver;
-  /** Writes entries and context documents; must support tool calling. */
-  readonly model: BaseChatModel;
+  /**
+   * Writes entries and context documents; must support tool calling. Leave it out when no real
+   * model is configured (the built-in offline model): entries and summaries are then extractive
+   * and no context document is written.
+   */
+  readonly model?: BaseChatModel;
   /** Writes archive and compaction summaries (the `summaryModel` config); `model` when absent. */
   readonly summaryModel?: BaseChatModel;
   readonly config?: MemoryConfig | MemoryConfigInput;

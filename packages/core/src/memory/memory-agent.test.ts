@@ -2,7 +2,7 @@ import { AIMessage, ChatMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
 import { beforeEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../runtime/logger.ts";
+import { createMemoryLogger, silentLogger } from "../runtime/logger.ts";
 import { openStore } from "../store/open-store.ts";
 import { archivedSession } from "./archive/archive-store.suite.ts";
 import { KeyvArchiveStore } from "./archive/keyv-archive-store.ts";
@@ -158,5 +158,36 @@ describe("memory agent control states", () => {
       state?.session.filter((m) => ChatMessage.isInstance(m) && m.role === "user").map((m) => m.content),
     ).toEqual(["a"]);
     expect(await t.agent.state("slack:T1:other")).toBeUndefined();
+  });
+});
+
+describe("memory agent without a model", () => {
+  it("records entries extractively and keeps no context document, logging nothing as a failure", async () => {
+    const store = await openStore("memory://");
+    const book = new MemoryBook(store);
+    const logger = createMemoryLogger();
+    const agent = new MemoryAgent({
+      checkpointer: new MemorySaver(),
+      model: undefined,
+      book,
+      archive: new KeyvArchiveStore(store),
+      recentEntries: 10,
+      summariesInPrompt: 5,
+      clock: { now: () => 1 },
+      logger,
+    });
+    await agent.invoke(KEY, { control: ControlState.START_SESSION });
+    const message = speakerMessage("user", "Ship it Friday. Not Monday.");
+    await agent.invoke(KEY, {
+      control: ControlState.PROCESS_MESSAGE_AND_FLUSH,
+      message,
+      role: "user",
+      messageCount: 1,
+    });
+    expect(await book.recentEntries(KEY, 5)).toMatchObject([
+      { summary: "Ship it Friday. Not Monday.", tags: ["unsummarized"] },
+    ]);
+    expect(await book.context(KEY)).toBeUndefined();
+    expect(logger.lines.filter((line) => line.level !== "debug" && line.level !== "info")).toEqual([]);
   });
 });

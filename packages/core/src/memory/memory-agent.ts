@@ -13,7 +13,8 @@ import { composeSessionContext, loadRememberedContext } from "./session-context.
 
 export interface MemoryAgentOptions {
   readonly checkpointer: BaseCheckpointSaver;
-  readonly model: BaseChatModel;
+  /** Absent: entries are recorded extractively and no context document is written. */
+  readonly model: BaseChatModel | undefined;
   readonly book: MemoryBook;
   readonly archive: ArchiveStore;
   readonly recentEntries: number;

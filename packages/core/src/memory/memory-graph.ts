@@ -26,7 +26,8 @@ import { roleOf, transcriptOf } from "./transcript.ts";
 
 export interface MemoryGraphOptions {
   readonly checkpointer: BaseCheckpointSaver;
-  readonly model: BaseChatModel;
+  /** Absent: every entry is recorded extractively and the context document is left as it is. */
+  readonly model: BaseChatModel | undefined;
   /** add_entry and put_context. */
   readonly tools: readonly StructuredToolInterface[];
   readonly book: MemoryBook;
@@ -56,8 +57,10 @@ const ENDED_SESSION: MemoryStateUpdate = {
  * without the tool never loses the message: the step is recorded without it and the run goes on.
  */
 export function buildMemoryGraph(options: MemoryGraphOptions) {
-  const bound = options.model.bindTools?.([...options.tools]);
-  if (!bound) throw new TypeError("the memory model cannot call tools; configure a model with tool calling");
+  const bound = options.model ? options.model.bindTools?.([...options.tools]) : undefined;
+  if (options.model && !bound) {
+    throw new TypeError("the memory model cannot call tools; configure a model with tool calling");
+  }
   const observe = async (state: MemoryStateValue, config: RunnableConfig): Promise<MemoryStateUpdate> => {
     const key = conversationKeyOf(config);
     const step = nextMemoryStep(state.control, lastToolName(state.toolHistory));
@@ -66,6 +69,15 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
       prompt: string,
       fallback: () => Promise<string>,
     ): Promise<MemoryStateUpdate> => {
+      const recordedWithoutModel = async (): Promise<MemoryStateUpdate> => {
+        const outcome = new ToolMessage({
+          tool_call_id: randomUUID(),
+          name: tool,
+          content: await fallback(),
+        });
+        return { toolHistory: [...state.toolHistory, outcome] };
+      };
+      if (!bound) return recordedWithoutModel();
       const messages = [new SystemMessage(prompt), new HumanMessage(`Call the ${tool} tool now.`)];
       try {
         const reply = await invokeWithRetry(() => bound.invoke(messages), {
@@ -91,13 +103,7 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
       } catch (error) {
         options.logger.warn("memory model failed; recording without it", { key, tool, error });
       }
-      const outcome = await fallback();
-      return {
-        toolHistory: [
-          ...state.toolHistory,
-          new ToolMessage({ tool_call_id: randomUUID(), name: tool, content: outcome }),
-        ],
-      };
+      return recordedWithoutModel();
     };
     return runStep(step, state, key, options, ask);
   };

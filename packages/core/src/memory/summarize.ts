@@ -31,22 +31,25 @@ export function extractiveSummary(lines: readonly TranscriptLine[]): string {
 
 /** Summaries for archived sessions and compacted history: the (cheap) model, else extractive. */
 export class Summarizer {
-  readonly #model: BaseChatModel;
+  readonly #model: BaseChatModel | undefined;
   readonly #logger: Logger;
 
-  constructor(model: BaseChatModel, logger: Logger) {
+  /** Without a model every summary is extractive. */
+  constructor(model: BaseChatModel | undefined, logger: Logger) {
     this.#model = model;
     this.#logger = logger;
   }
 
   async summarize(lines: readonly TranscriptLine[], earlierDigest?: string): Promise<string> {
+    const model = this.#model;
+    if (!model) return extractiveWithDigest(lines, earlierDigest);
     const shown =
       lines.length > HEAD_LINES + TAIL_LINES
         ? [...lines.slice(0, HEAD_LINES), ...lines.slice(-TAIL_LINES)]
         : lines;
     try {
       const reply = await invokeWithRetry(
-        () => this.#model.invoke([new HumanMessage(summaryPrompt(shown, earlierDigest))]),
+        () => model.invoke([new HumanMessage(summaryPrompt(shown, earlierDigest))]),
         {
           maxAttempts: 2,
           onRetry: (event) =>
@@ -62,9 +65,13 @@ export class Summarizer {
     } catch (error) {
       this.#logger.warn("summary model failed; using an extractive summary", { error });
     }
-    const extractive = extractiveSummary(lines);
-    return earlierDigest ? clip(`${earlierDigest} ${extractive}`, MAX_SUMMARY_CHARS) : extractive;
+    return extractiveWithDigest(lines, earlierDigest);
   }
+}
+
+function extractiveWithDigest(lines: readonly TranscriptLine[], earlierDigest: string | undefined): string {
+  const extractive = extractiveSummary(lines);
+  return earlierDigest ? clip(`${earlierDigest} ${extractive}`, MAX_SUMMARY_CHARS) : extractive;
 }
 
 function firstSentences(text: string, count: number): string {
