@@ -1,6 +1,4 @@
 #!/usr/bin/env -S node --disable-warning=ExperimentalWarning
-import { runCli } from "./run-cli.ts";
-
 const shutdown = new AbortController();
 let signals = 0;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -13,6 +11,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+// Loaded only now, so that a signal arriving while the (large) module graph loads is handled too.
+const { runCli } = await import("./run-cli.ts");
 const code = await runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
