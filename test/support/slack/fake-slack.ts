@@ -92,6 +92,7 @@ export class FakeSlack {
   /** HTTP mode: where the app's events server listens (asked when the first event goes out). */
   connectHttp(port: number | (() => number | undefined), path = "/slack/events"): void {
     this.#httpPort = typeof port === "number" ? () => port : port;
+    this.#http = undefined;
     this.#httpPath = path;
   }
 
