@@ -64,7 +64,7 @@ describe("matrix end to end: conversations", () => {
     const answer = await answerTo(question);
 
     expect(answer.content).toEqual({
-      msgtype: "m.text",
+      msgtype: "m.notice",
       body: "**Sure.** You said: what is up?",
       format: "org.matrix.custom.html",
       formatted_body: "<p><strong>Sure.</strong> You said: what is up?</p>",
@@ -147,11 +147,26 @@ describe("matrix end to end: conversations", () => {
     expect(relatesOf(await answerTo(first))).toEqual({ "m.in_reply_to": { event_id: first } });
   });
 
+  it("answers a DM question asked in a thread inside that thread, still one DM conversation", async () => {
+    bot = await startBot(world, store);
+    const top = world.homeserver.userSends(world.dm, world.alice, { msgtype: "m.text", body: "top level" });
+    await answerTo(top);
+    const inThread = world.homeserver.userSends(world.dm, world.alice, {
+      msgtype: "m.text",
+      body: "in a thread",
+      ...threadMessage(top, top),
+    });
+    const answer = await answerTo(inThread);
+    expect(relatesOf(answer)).toMatchObject({ rel_type: "m.thread", event_id: top });
+    expect(await bot.turnKeyOf(inThread)).toBe(await bot.turnKeyOf(top));
+  });
+
   it("answers with plain replies in reply mode, a reply to the bot continuing the conversation", async () => {
-    bot = await startBot(world, store, { config: { replyMode: "reply" } });
+    bot = await startBot(world, store, { config: { replyMode: "reply", msgtype: "m.text" } });
     const question = world.homeserver.userSends(world.group, world.alice, mention("in reply mode"));
     const answer = await answerTo(question);
     expect(relatesOf(answer)).toEqual({ "m.in_reply_to": { event_id: question } });
+    expect(answer.content.msgtype).toBe("m.text");
     const reply = world.homeserver.userSends(world.group, world.alice, {
       msgtype: "m.text",
       body: "more",

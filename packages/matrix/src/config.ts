@@ -20,6 +20,11 @@ export const matrixAdapterConfigSchema = z
     deviceName: z.string().min(1).default("Switchboard"),
     /** The name users write to address the bot; defaults to the account's profile display name. */
     displayName: z.string().min(1).optional(),
+    /**
+     * How answers are sent. `m.notice` is Matrix's convention for automated messages: bots (this one
+     * included) never answer notices, so two bots in one room cannot talk to each other forever.
+     */
+    msgtype: z.enum(["m.notice", "m.text"]).default("m.notice"),
     /** `thread`: a top-level mention starts a thread rooted at it. `reply`: answers are plain replies. */
     replyMode: z.enum(["thread", "reply"]).default("thread"),
     /** Join rooms the bot is invited to (subject to `inviters` / `inviteServers`). */

@@ -137,6 +137,7 @@ export async function openConnection(
     }),
     rooms,
     replyMode: config.replyMode,
+    msgtype: config.msgtype,
     encryption: encryption.state,
     ...(encryption.state.active
       ? { encrypt: (roomId, type, content) => client.crypto.encryptRoomEvent(roomId, type, content) }

@@ -17,6 +17,7 @@ export interface MessagePosterOptions {
   readonly sender: EventSender;
   readonly rooms: RoomDirectory;
   readonly replyMode: ReplyMode;
+  readonly msgtype: "m.notice" | "m.text";
   readonly encryption: EncryptionState;
   /** Present when encryption is active. */
   readonly encrypt?: EncryptContent;
@@ -31,7 +32,7 @@ export class MessagePoster {
   }
 
   async post(message: OutboundMessage): Promise<PostedMessage> {
-    const { sender, rooms, replyMode, encryption, encrypt } = this.#options;
+    const { sender, rooms, replyMode, msgtype, encryption, encrypt } = this.#options;
     const place = placeOf(message.conversation);
     const { roomId } = place;
     const replyToThread =
@@ -48,9 +49,9 @@ export class MessagePoster {
     );
     // An empty m.mentions tells clients this message mentions no one, whatever its text says.
     const relationField = relation === undefined ? {} : { "m.relates_to": relation };
-    const fixed = { msgtype: "m.text", "m.mentions": {}, ...relationField };
+    const fixed = { msgtype, "m.mentions": {}, ...relationField };
     const content = {
-      msgtype: "m.text",
+      msgtype,
       ...renderText(message.text, fixed),
       "m.mentions": {},
       ...relationField,
