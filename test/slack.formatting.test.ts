@@ -84,4 +84,15 @@ describe("Slack formatting end to end", () => {
     expect(text).toContain("&lt;@U0BOB&gt;");
     for (const call of bot.slack.state.callsTo("chat.postMessage")) expect(call.link_names).toBe("false");
   });
+
+  it("edits a posted answer in place, converted like any post", async () => {
+    bot = await startSlackBot();
+    const root = await bot.slack.say(GENERAL, `${MENTION} draft`);
+    const answer = await waitFor("the answer", () => bot.slack.state.botMessages()[0]);
+    await bot.engine.idle();
+    const conversation = { platform: "slack", path: ["T0SWITCH", GENERAL, root.ts] };
+    await bot.adapter.edit({ id: `${GENERAL}:${answer.ts}`, conversation }, "**final** answer <!here>");
+    expect(bot.slack.state.botMessages().map((m) => m.text)).toEqual(["*final* answer &lt;!here&gt;"]);
+    expect(answer.edited).toBeDefined();
+  });
 });

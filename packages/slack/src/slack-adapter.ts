@@ -29,7 +29,10 @@ export interface SlackAdapterDeps {
   readonly logger?: Logger;
 }
 
-/** Web API calls are retried on network errors and 5xx (rate limits are waited out by the client), briefly: a chat answer that is minutes late is worse than a logged failure. */
+/**
+ * Web API calls are retried on network and HTTP errors (rate limits are waited out by the client),
+ * briefly: a chat answer that is minutes late is worse than a logged failure.
+ */
 const RETRY = { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
 
 /** Slack through Bolt: events in (HTTP Events API or Socket Mode), answers out through the Web API. */
