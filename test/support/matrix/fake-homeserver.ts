@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HomeserverState, parseToken, type RoomEvent, SERVER_NAME } from "./homeserver-state.ts";
+import { HttpError } from "./http-error.ts";
 
 /** What the stand-in does to the next send request, to show how the bot copes. */
 export type SendFault =
@@ -16,23 +17,6 @@ export interface SendAttempt {
 }
 
 const EVENT_SIZE_LIMIT = 65_536;
-
-class HttpError extends Error {
-  readonly status: number;
-  readonly body: Record<string, unknown> | string;
-  constructor(status: number, errcode: string, error: string, extra: Record<string, unknown> = {}) {
-    super(`${errcode}: ${error}`);
-    this.status = status;
-    this.body = { errcode, error, ...extra };
-  }
-
-  /** An answer with no Matrix error body, as a reverse proxy gives. */
-  static plain(status: number, text: string): HttpError {
-    const error = new HttpError(status, "", text);
-    (error as { body: Record<string, unknown> | string }).body = text;
-    return error;
-  }
-}
 
 /**
  * A local stand-in for the client-server API endpoints matrix-bot-sdk calls: whoami, login,
