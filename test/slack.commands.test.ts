@@ -118,4 +118,13 @@ describe("Slack commands", () => {
     const answer = await waitFor("the ephemeral answer", () => bot.slack.state.ephemeral[0]);
     expect(answer.text).toBe(`Status of slack:${TEAM_ID}:${GENERAL}:@${ALICE}.`);
   });
+
+  it("tells the user the slash command is not enabled in a channel outside the allowlist", async () => {
+    bot = await start({ config: { channels: [ELSEWHERE] } });
+    const refused = await bot.slack.slashCommand(GENERAL, "status");
+    expect(refused.status).toBe(200);
+    expect(refused.body).toEqual({ response_type: "ephemeral", text: "Switchboard is not enabled here." });
+    await bot.engine.idle();
+    expect(ran).toEqual([]);
+  });
 });

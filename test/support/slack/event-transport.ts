@@ -4,6 +4,8 @@ import type { SocketModeStandIn } from "./socket-mode-stand-in.ts";
 export interface Delivery {
   /** HTTP status of the app's response; 200 for a Socket Mode ack. */
   readonly status: number;
+  /** What the app answered with (HTTP body as JSON, or the Socket Mode ack payload), if anything. */
+  readonly body?: unknown;
 }
 
 export interface SignatureOverride {
@@ -59,8 +61,8 @@ export class HttpEventTransport implements EventTransport {
       headers: { "content-type": contentType, ...signed, ...extraHeaders },
       body,
     });
-    await response.text();
-    return { status: response.status };
+    const text = await response.text();
+    return { status: response.status, ...(text === "" ? {} : { body: JSON.parse(text) }) };
   }
 }
 
@@ -72,12 +74,12 @@ export class SocketEventTransport implements EventTransport {
   }
 
   async deliverEvent(body: Record<string, unknown>, retryNum?: number): Promise<Delivery> {
-    await this.#socket.send("events_api", body, retryNum ?? 0);
-    return { status: 200 };
+    const ack = await this.#socket.send("events_api", body, retryNum ?? 0);
+    return { status: 200, ...(Object.keys(ack).length === 0 ? {} : { body: ack }) };
   }
 
   async deliverSlashCommand(payload: Record<string, string>): Promise<Delivery> {
-    await this.#socket.send("slash_commands", payload);
-    return { status: 200 };
+    const ack = await this.#socket.send("slash_commands", payload);
+    return { status: 200, ...(Object.keys(ack).length === 0 ? {} : { body: ack }) };
   }
 }

@@ -1,8 +1,8 @@
 import type { App } from "@slack/bolt";
 import type { InboundMessage, InboundSink, Logger } from "@switchboard/core";
 import { BoundedMap } from "../bounded-map.ts";
-import { parseMessageId } from "../conversations.ts";
-import { type EventKind, mapMessageEvent, type ReceiveSettings } from "./message-event.ts";
+import { isDirectChannel, parseMessageId } from "../conversations.ts";
+import { type EventKind, isServedPlace, mapMessageEvent, type ReceiveSettings } from "./message-event.ts";
 import { mapSlashCommand } from "./slash-command.ts";
 
 export interface ListenerOptions {
@@ -74,6 +74,10 @@ export function registerListeners(app: App, options: ListenerOptions): void {
   app.event("message", async ({ event, body, context }) => receive("message", event, body, context.retryNum));
 
   app.command(options.slashCommand, async ({ command, ack }) => {
+    if (!isServedPlace(command.channel_id, isDirectChannel(command.channel_id), settings)) {
+      await ack({ response_type: "ephemeral", text: "Switchboard is not enabled here." });
+      return;
+    }
     // An empty ack shows nothing; the answer arrives ephemerally once the engine has it.
     await ack();
     const message = mapSlashCommand(command, settings, Date.now());

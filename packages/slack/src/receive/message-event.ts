@@ -49,6 +49,12 @@ const WRITTEN_SUBTYPES = new Set([undefined, "file_share", "thread_broadcast", "
 
 export type EventKind = "message" | "app_mention";
 
+/** DMs unless switched off; channels in the allowlist, or all when it is empty. */
+export function isServedPlace(channel: string, isDirect: boolean, settings: ReceiveSettings): boolean {
+  if (isDirect) return settings.directMessages;
+  return settings.channels.length === 0 || settings.channels.includes(channel);
+}
+
 /**
  * A Slack `message` or `app_mention` event → the message the engine sees, or null when it is not
  * a message at all (joins, deletions) or comes from a place we do not serve. Facts are reported,
@@ -68,11 +74,7 @@ export function mapMessageEvent(
   if (!written || !channel || !written.ts) return null;
 
   const isDirect = kind === "message" && isDirectChannel(channel, outer.channel_type);
-  if (
-    isDirect ? !settings.directMessages : settings.channels.length > 0 && !settings.channels.includes(channel)
-  ) {
-    return null;
-  }
+  if (!isServedPlace(channel, isDirect, settings)) return null;
 
   const { text, mentionsBot } = readInboundText(written.text ?? "", settings);
   const isSelf =
