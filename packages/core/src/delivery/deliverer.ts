@@ -58,8 +58,10 @@ export class Deliverer {
         message.id,
         encodeConversationKey(message.conversation),
       );
+      // From the first chunk on, the bot takes part: a follow-up typed while later chunks are
+      // still being posted must not be judged unaddressed.
+      if (posted.length === 1) await this.#index.markParticipating(key);
     }
-    if (posted.length > 0) await this.#index.markParticipating(key);
     return posted;
   }
 
