@@ -58,6 +58,19 @@ describe("matrix end to end: conversations", () => {
     });
   });
 
+  it("in a new DM, answers what was written after the invite but not the room's earlier history", async () => {
+    bot = await startBot(world, store);
+    const { homeserver, alice, bot: botId } = world;
+    const room = homeserver.state.createRoom({ members: [alice] });
+    const before = homeserver.userSends(room, alice, { msgtype: "m.text", body: "notes to self" });
+    homeserver.invite(room, alice, botId, { isDirect: true });
+    const firstWords = homeserver.userSends(room, alice, { msgtype: "m.text", body: "hi, are you there?" });
+
+    expect((await answerTo(firstWords)).content.body).toBe("echo: hi, are you there?");
+    expect(bot.outcomes.map((entry) => entry.message.id)).not.toContain(before);
+    expect(homeserver.state.accountData.get(botId)?.get("m.direct")).toEqual({ [alice]: [room] });
+  });
+
   it("answers a mention in a thread rooted at it, formatted, pinging no one, typing meanwhile", async () => {
     bot = await startBot(world, store, { answer: (text) => `**Sure.** You said: ${text}` });
     const question = world.homeserver.userSends(world.group, world.alice, mention("what is up?"));

@@ -8,13 +8,17 @@ const message = (id: string) => ({
   sender: "@alice:hs",
   content: { body: id },
 });
-const join = (id: string, who = "@bot:hs") => ({
-  event_id: id,
-  type: "m.room.member",
-  sender: who,
-  state_key: who,
-  content: { membership: "join" },
-});
+const member =
+  (membership: string) =>
+  (id: string, who = "@bot:hs") => ({
+    event_id: id,
+    type: "m.room.member",
+    sender: who,
+    state_key: who,
+    content: { membership },
+  });
+const join = member("join");
+const invite = member("invite");
 
 function batch(rooms: Record<string, unknown[]>) {
   const join = Object.fromEntries(
@@ -33,6 +37,20 @@ describe("historicalEventIds", () => {
       false,
       [],
       ["$old", "$j"],
+    ],
+    [
+      "new room: up to our invite; what was written to us while joining counts",
+      { "!n": [message("$old"), invite("$i"), message("$hi"), join("$j"), message("$new")] },
+      false,
+      [],
+      ["$old", "$i"],
+    ],
+    [
+      "new room: someone else's invite does not count",
+      { "!n": [invite("$i", "@carol:hs"), message("$x"), join("$j")] },
+      false,
+      [],
+      ["$i", "$x", "$j"],
     ],
     [
       "new room: someone else's join does not count",
