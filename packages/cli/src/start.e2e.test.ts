@@ -52,22 +52,34 @@ describe("switchboard start, end to end", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("answers `hello` on the offline model, creates ./data/switchboard.db and exits 0", async () => {
-    const run = await start(dir, "hello\n");
+  it("answers on the offline model, hands a billing question to billing, keeps ./data/switchboard.db, exits 0", async () => {
+    const run = await start(dir, "hello\nI was charged twice\n");
     expect(run.stderr).toContain(
       "model: offline (built-in, no LLM) — set model: in switchboard.yaml to use a real one",
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(
-      /^\[main\] you> hello\n\[main\] \w+ \([\w-]+\)> \[offline model\] \w+ here\. You said: "hello"\./,
-    );
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines).toEqual([
+      "[main] you> hello",
+      expect.stringMatching(
+        /^\[main\] supervisor \([\w-]+\)> \[offline model\] supervisor here\. You said: "hello"\./,
+      ),
+      "[main] you> I was charged twice",
+      expect.stringMatching(
+        /^\[main\] billing \([\w-]+\)> \[offline model\] billing here\. You said: "I was charged twice"\./,
+      ),
+    ]);
     expect(existsSync(join(dir, "data", "switchboard.db"))).toBe(true);
   });
 
-  it("keeps the conversation across a restart in the same directory", async () => {
-    const run = await start(dir, "/status\n");
+  it("keeps the conversation across a restart: the same agent, the earlier messages", async () => {
+    const run = await start(dir, "/status\nand the refund?\n");
     expect(run.code, run.stderr).toBe(0);
-    // The `hello` of the first run is still part of this thread's history.
-    expect(run.stdout).toContain("Messages in this conversation: 1.");
+    expect(run.stdout).toContain("Answering here: **billing**");
+    expect(run.stdout).toContain("Messages in this conversation: 2.");
+    // Sticky: the follow-up goes straight to billing, without the supervisor.
+    expect(run.stdout).toMatch(
+      /^\[main\] billing \([\w-]+\)> \[offline model\] billing here\. You said: "and the refund\?"/m,
+    );
   });
 });

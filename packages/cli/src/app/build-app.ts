@@ -1,17 +1,9 @@
 /**
- * Wires one Switchboard process from a validated configuration: store, models, responder,
- * adapters, engine. Every piece that is chosen by configuration is chosen here, and only here.
+ * Wires one Switchboard process from a validated configuration: store, checkpointer, models, the
+ * agent team, adapters, engine. Every piece that is chosen by configuration is chosen here, and
+ * only here.
  */
-import {
-  type Adapter,
-  Engine,
-  type Logger,
-  modelRetryOptions,
-  openStore,
-  type Responder,
-  type Store,
-  Team,
-} from "@switchboard/core";
+import { type Adapter, Engine, type Logger, openStore, type Store, Team } from "@switchboard/core";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
 import type { SwitchboardConfig } from "../config/schema.ts";
@@ -19,7 +11,6 @@ import { ConsoleAdapter } from "../console/console-adapter.ts";
 import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts";
 import { createModelCatalog, type ModelCatalog } from "./model-catalog.ts";
 import { createPlatformAdapters } from "./platform-adapters.ts";
-import { SingleAgentResponder } from "./single-agent-responder.ts";
 
 export interface BuildAppOptions {
   readonly loaded: LoadedConfig;
@@ -34,12 +25,12 @@ export interface BuildAppOptions {
 
 export interface App {
   readonly engine: Engine;
+  readonly team: Team;
   readonly store: Store;
+  readonly checkpointer: OpenedCheckpointer;
   /** Present when no platform is enabled: the terminal chat. */
   readonly console: ConsoleAdapter | undefined;
   readonly platforms: readonly Platform[];
-  /** Which responder answers: the agent team, or the single agent while the team cannot be wired. */
-  readonly responder: "team" | "single-agent";
   /** Stops the engine (finishing or cancelling turns, releasing locks), then closes storage. */
   close(): Promise<void>;
 }
@@ -48,15 +39,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   const { loaded, logger, cwd } = options;
   const { config } = loaded;
   const models = createModelCatalog(config.model, loaded.providerKeys);
-  // Fails before anything is opened when a key is missing.
-  models.modelFor(undefined);
 
   const store = await openStore(config.store, { cwd, logger });
   let checkpointer: OpenedCheckpointer | undefined;
   try {
     checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
-    const responder = createResponder(config, { store, models, logger, checkpointer });
-    const platformAdapters = createPlatformAdapters(config, { logger });
+    const team = createTeam(config, { store, models, logger, checkpointer });
+    const platformAdapters = createPlatformAdapters(config, { logger, store });
     const consoleAdapter =
       platformAdapters.length === 0
         ? new ConsoleAdapter({
@@ -71,8 +60,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const engine = new Engine({
       store,
       adapters,
-      responder: responder.responder,
-      commands: responder.responder.commands,
+      responder: team,
+      commands: team.commands,
       settings: {
         commandPrefixes: config.engine.commandPrefixes,
         midRunPolicy: config.engine.midRunPolicy,
@@ -83,15 +72,16 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const opened = checkpointer;
     return {
       engine,
+      team,
       store,
+      checkpointer: opened,
       console: consoleAdapter,
       platforms: platformAdapters.map((entry) => entry.platform),
-      responder: responder.kind,
       async close() {
         try {
           await engine.stop();
         } finally {
-          await opened?.close();
+          await opened.close();
           await store.close();
         }
       },
@@ -103,47 +93,27 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   }
 }
 
-interface ResponderDeps {
+interface TeamDeps {
   readonly store: Store;
   readonly models: ModelCatalog;
   readonly logger: Logger;
-  readonly checkpointer: OpenedCheckpointer | undefined;
+  readonly checkpointer: OpenedCheckpointer;
 }
 
-type ChosenResponder =
-  | { kind: "team"; responder: Team }
-  | { kind: "single-agent"; responder: Responder & { commands: SingleAgentResponder["commands"] } };
-
 /**
- * The agent team when a checkpointer is available; otherwise one agent (the supervisor's prompt)
- * answering with one model call per message. Later features add their hooks to `new Team` here:
- * `contextFor` (memory), `attachedTools` / `needsApproval` (requests), `statusLines`.
+ * The agent team. Later features add their hooks here, next to the section they read:
+ * `contextFor` (memory:), `attachedTools` / `needsApproval` (requests:), `statusLines`, `tools`.
  */
-function createResponder(config: SwitchboardConfig, deps: ResponderDeps): ChosenResponder {
+function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
   const { store, models, logger, checkpointer } = deps;
-  if (checkpointer) {
-    const team = new Team({
-      config: config.team,
-      routing: config.routing,
-      limits: config.limits,
-      checkpointer: checkpointer.saver,
-      store,
-      modelFor: (model) => models.modelFor(model),
-      describeModel: (model) => models.describe(model),
-      logger,
-    });
-    return { kind: "team", responder: team };
-  }
-  return {
-    kind: "single-agent",
-    responder: new SingleAgentResponder({
-      name: "supervisor",
-      prompt: config.team.supervisor.prompt,
-      model: models.modelFor(config.team.supervisor.model),
-      modelDescription: models.describe(config.team.supervisor.model),
-      retry: modelRetryOptions(models.specFor(config.team.supervisor.model)),
-      store,
-      logger,
-    }),
-  };
+  return new Team({
+    config: config.team,
+    routing: config.routing,
+    limits: config.limits,
+    checkpointer: checkpointer.saver,
+    store,
+    modelFor: (model) => models.modelFor(model),
+    describeModel: (model) => models.describe(model),
+    logger,
+  });
 }

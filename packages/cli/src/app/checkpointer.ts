@@ -1,20 +1,14 @@
 /**
  * The LangGraph checkpointer the agent team saves conversations in, opened from the
- * `checkpoints:` URL. Core's `openCheckpointer(url)` is not exported yet; until it is, this
- * returns undefined and the app runs the single-agent responder (see build-app.ts).
+ * `checkpoints:` URL (the store URL unless configured otherwise).
  */
-import type { Logger, TeamOptions } from "@switchboard/core";
+import { type Logger, type OpenedCheckpointer, openCheckpointer } from "@switchboard/core";
 
-export interface OpenedCheckpointer {
-  readonly saver: TeamOptions["checkpointer"];
-  /** A short description for logs (no passwords). */
-  readonly description: string;
-  close(): Promise<void>;
-}
+export type { OpenedCheckpointer };
 
-export async function openCheckpointerFor(
-  _url: string,
-  _options: { cwd: string; logger: Logger },
-): Promise<OpenedCheckpointer | undefined> {
-  return undefined;
+export function openCheckpointerFor(
+  url: string,
+  options: { cwd: string; logger: Logger },
+): Promise<OpenedCheckpointer> {
+  return openCheckpointer(url, { cwd: options.cwd, logger: options.logger });
 }

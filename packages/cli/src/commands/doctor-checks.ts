@@ -89,13 +89,6 @@ export async function checkStore(url: string, cwd: string, logger: Logger): Prom
 export async function checkCheckpoints(url: string, cwd: string, logger: Logger): Promise<CheckResult> {
   try {
     const opened = await openCheckpointerFor(url, { cwd, logger });
-    if (!opened) {
-      return {
-        name: "checkpoints",
-        status: "skipped",
-        detail: "this build has no checkpointer; conversation history lives in the store",
-      };
-    }
     try {
       const threadId = `doctor-${randomBytes(6).toString("hex")}`;
       await opened.saver.getTuple({ configurable: { thread_id: threadId } });

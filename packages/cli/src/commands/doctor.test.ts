@@ -31,7 +31,11 @@ describe("switchboard doctor", () => {
     expect(lines).toContainEqual(
       expect.stringMatching(/^ok +store: sqlite:\/\/.*switchboard\.db \(write, read and delete work\)$/),
     );
-    expect(lines).toContainEqual(expect.stringMatching(/^(ok|skipped) +checkpoints: /));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^ok +checkpoints: SQLite checkpoints in .*switchboard\.db, .* \(read and delete work\)$/,
+      ),
+    );
     expect(lines).toContainEqual("ok       platforms: none enabled: start opens a chat in the terminal");
     expect(lines.at(-1)).toBe("all checks passed");
     expect(lines.filter((line) => line.startsWith("problem"))).toEqual([]);
@@ -68,6 +72,19 @@ describe("switchboard doctor", () => {
       "ok       model: openai:gpt-4o-mini (key present; the provider was not contacted)",
     );
     expect(stdout.text).not.toContain("sk-test");
+  });
+
+  it("checks an enabled platform's credentials through its adapter", async () => {
+    await writeFile(join(dir, "switchboard.yaml"), "discord:\n  apiUrl: http://127.0.0.1:1/api\n");
+    const { context, stdout } = testContext({
+      cwd: dir,
+      env: { SWITCHBOARD_DISCORD_TOKEN: "not-a-real-token" },
+    });
+    expect(await runCli(["doctor"], context)).toBe(1);
+    expect(stdout.text).toMatch(
+      /^problem +discord: .*127\.0\.0\.1:1.* — fix: see packages\/discord\/README\.md$/m,
+    );
+    expect(stdout.text).not.toContain("not-a-real-token");
   });
 
   it("reports each configuration problem and skips the checks that need a valid configuration", async () => {

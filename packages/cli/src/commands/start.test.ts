@@ -103,4 +103,15 @@ describe("switchboard start with piped input", () => {
     expect(await runCli(["start"], context)).toBe(1);
     expect(stderr.text).toMatch(/switchboard: cannot start: could not connect to Redis \(127\.0\.0\.1:1\)/);
   });
+
+  it("explains a platform that cannot be reached, without a stack trace, and exits 1", async () => {
+    await writeFile(join(dir, "switchboard.yaml"), "discord:\n  apiUrl: http://127.0.0.1:1/api\n");
+    const { context, stderr } = testContext({
+      cwd: dir,
+      env: { SWITCHBOARD_DISCORD_TOKEN: "not-a-real-token" },
+    });
+    expect(await runCli(["start"], context)).toBe(1);
+    expect(stderr.text).toMatch(/^switchboard: cannot start: .*127\.0\.0\.1:1.*$/m);
+    expect(stderr.text).not.toMatch(/^\s+at /m);
+  });
 });

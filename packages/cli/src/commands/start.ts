@@ -31,11 +31,13 @@ export async function startCommand(options: CommonOptions, context: CliContext):
       consoleUser: consoleUserName(context),
     });
     stderr.write(`store: ${app.store.description}\n`);
-    if (app.responder === "single-agent") {
-      logger.warn(
-        "the agent team is not available in this build; one agent (the supervisor's prompt) answers",
-      );
-    }
+    stderr.write(`checkpoints: ${app.checkpointer.description}\n`);
+    stderr.write(
+      `agents: ${app.team
+        .agents()
+        .map((agent) => agent.name)
+        .join(", ")}\n`,
+    );
     await startEngine(app);
   } catch (error) {
     return reportStartupFailure(error, stderr);

@@ -2,8 +2,9 @@ import { ConfigError } from "../config/load-config.ts";
 
 /**
  * Explains why start-up failed and returns the exit code. Configuration problems are listed one per
- * line; anything else (store unreachable, missing key, adapter refused) prints its message, which
- * names what to fix. The stack is kept for errors we did not anticipate.
+ * line (exit 2). Our typed errors (store unreachable, missing key, platform refused the token…) are
+ * written for the operator, so their message is enough; JavaScript's built-in errors mean a bug, so
+ * their stack is printed too.
  */
 export function reportStartupFailure(error: unknown, stderr: NodeJS.WritableStream): number {
   if (error instanceof ConfigError) {
@@ -12,7 +13,7 @@ export function reportStartupFailure(error: unknown, stderr: NodeJS.WritableStre
     );
     return 2;
   }
-  if (error instanceof Error && KNOWN_FAILURES.has(error.name)) {
+  if (error instanceof Error && !BUILT_IN_ERRORS.has(error.name)) {
     stderr.write(`switchboard: cannot start: ${error.message}\n`);
     return 1;
   }
@@ -22,13 +23,13 @@ export function reportStartupFailure(error: unknown, stderr: NodeJS.WritableStre
   return 1;
 }
 
-/** Errors whose message is written for the operator; no stack needed. */
-const KNOWN_FAILURES = new Set([
-  "StoreUrlError",
-  "StoreConnectionError",
-  "ModelConfigError",
-  "AdapterUnavailableError",
-  "CheckpointerUrlError",
-  "CheckpointSchemaError",
-  "UnknownToolError",
+const BUILT_IN_ERRORS = new Set([
+  "Error",
+  "TypeError",
+  "RangeError",
+  "ReferenceError",
+  "SyntaxError",
+  "EvalError",
+  "URIError",
+  "AggregateError",
 ]);

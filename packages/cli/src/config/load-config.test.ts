@@ -69,8 +69,8 @@ describe("loadConfig: a good file", () => {
   });
 
   it("enables a platform whose section is present, even with nothing under it", async () => {
-    const { config } = await loadText("discord:\n");
-    expect(config.discord).toEqual({});
+    const { config } = await loadText("discord:\n", { SWITCHBOARD_DISCORD_TOKEN: "discord-token" });
+    expect(config.discord).toMatchObject({ token: "discord-token", autoThread: true });
     expect(config.slack).toBeUndefined();
   });
 
@@ -275,7 +275,7 @@ describe("loadConfig: environment overrides", () => {
       SWITCHBOARD_DISCORD_TOKEN: "discord-token",
       SWITCHBOARD_SLACK_BOT_TOKEN: "xoxb-1",
     });
-    expect(config.discord).toEqual({ token: "discord-token" });
+    expect(config.discord).toMatchObject({ token: "discord-token" });
     expect(config.slack).toBeUndefined();
     expect(notices).toEqual([
       "SWITCHBOARD_SLACK_BOT_TOKEN is set, but switchboard.yaml has no slack: section, so Slack stays off",
@@ -287,5 +287,45 @@ describe("loadConfig: environment overrides", () => {
     expect(problems).toEqual([
       'SWITCHBOARD_LOG_LEVEL (logLevel): expected one of debug | info | warn | error, got "loud"',
     ]);
+  });
+});
+
+describe("loadConfig: platform sections use the adapters' own schemas", () => {
+  it("fills an adapter's defaults", async () => {
+    const { config } = await loadText("slack:\n  appToken: xapp-1\n", {
+      SWITCHBOARD_SLACK_BOT_TOKEN: "xoxb-1",
+    });
+    expect(config.slack).toMatchObject({
+      botToken: "xoxb-1",
+      appToken: "xapp-1",
+      slashCommand: "/switchboard",
+    });
+  });
+
+  it.each([
+    [
+      "a missing secret, naming its variable",
+      "discord:\n",
+      "switchboard.yaml: discord.token: required (expected text); or set SWITCHBOARD_DISCORD_TOKEN in the environment",
+    ],
+    [
+      "an unknown key in a platform section",
+      "discord:\n  token: t\n  tokn: t\n",
+      "switchboard.yaml: discord.tokn: unknown key (known keys here: token, autoThread,",
+    ],
+    [
+      "an adapter's own rule",
+      "matrix:\n  homeserverUrl: https://matrix.example.org\n",
+      "switchboard.yaml: matrix: set matrix.accessToken, or matrix.userId and matrix.password to log in",
+    ],
+    [
+      "a bad value in a platform section",
+      "slack:\n  botToken: xoxp-1\n  appToken: xapp-1\n",
+      "switchboard.yaml: slack.botToken: botToken must be the Bot User OAuth Token (starts with xoxb-)",
+    ],
+  ])("%s", async (_name, text, expected) => {
+    const problems = await problemsOf(text);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(expected);
   });
 });

@@ -86,7 +86,12 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
         const variable = [...applied].find(([at]) => path === at || path.startsWith(`${at}.`))?.[1];
         if (variable) return `${variable} (${path}): ${problem}`;
         const file = text === undefined ? EXAMPLE_CONFIG_LABEL : label;
-        return path === "" ? `${file}: ${problem}` : `${file}: ${path}: ${problem}`;
+        // A missing secret is usually meant to come from the environment: say which variable.
+        const secret = ENV_OVERRIDES.find(
+          ({ target }) => target.kind === "platform-secret" && overridePath(target) === path,
+        );
+        const hint = secret ? `; or set ${secret.variable} in the environment` : "";
+        return path === "" ? `${file}: ${problem}` : `${file}: ${path}: ${problem}${hint}`;
       }),
     );
   }

@@ -1,25 +1,21 @@
 /**
- * The platform sections of switchboard.yaml. Each adapter package owns the shape of its section
- * (`matrixAdapterConfigSchema`, `discordAdapterConfigSchema`, `slackAdapterConfigSchema`); a section
- * present in the file — even empty, with its secrets in the environment — enables that platform.
+ * The platform sections of switchboard.yaml. Each adapter package owns the shape of its section;
+ * a section present in the file — even empty, with its secrets in the environment — enables that
+ * platform. Unknown keys are rejected here as everywhere else in the file.
  */
-import { z } from "zod";
+import { discordAdapterConfigSchema } from "@switchboard/discord";
+import { matrixAdapterConfigSchema } from "@switchboard/matrix";
+import { slackAdapterConfigSchema } from "@switchboard/slack";
+import type { z } from "zod";
 
 export const PLATFORMS = ["matrix", "discord", "slack"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
-// Until an adapter package exports its schema, its section is any mapping, and starting with it
-// fails with "not available" (app/platform-adapters.ts). Replace each line with the adapter's schema.
-const adapterSectionPending = z.record(z.string(), z.unknown());
 export const PLATFORM_SECTION_SCHEMAS = {
-  matrix: adapterSectionPending,
-  discord: adapterSectionPending,
-  slack: adapterSectionPending,
+  matrix: matrixAdapterConfigSchema.strict(),
+  discord: discordAdapterConfigSchema.strict(),
+  slack: slackAdapterConfigSchema.strict(),
 } satisfies Record<Platform, z.ZodType>;
-
-export type PlatformSections = {
-  readonly [P in Platform]?: z.output<(typeof PLATFORM_SECTION_SCHEMAS)[P]>;
-};
 
 export const PLATFORM_TITLES: Record<Platform, string> = {
   matrix: "Matrix",
