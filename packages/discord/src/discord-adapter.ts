@@ -94,6 +94,8 @@ export class DiscordAdapter implements Adapter {
     this.#typing.stopAll();
     const connection = this.#connection;
     this.#connection = undefined;
+    // Closing is not a reconnect or an error worth logging.
+    connection?.client.removeAllListeners();
     await connection?.client.destroy();
   }
 
@@ -122,6 +124,7 @@ export class DiscordAdapter implements Adapter {
       return;
     }
     const place = placeOf(conversation);
+    if (place.kind === "thread" && this.#replies.isAnsweringConversation(place.rootId)) return;
     const { poster } = this.#connected();
     await this.#typing.start(key, async () => {
       await (await poster.typingTarget(place)).sendTyping();

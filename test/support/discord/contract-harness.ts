@@ -1,4 +1,8 @@
-import type { ConversationRef } from "../../../packages/core/src/index.ts";
+import {
+  type Adapter,
+  type ConversationRef,
+  encodeConversationKey,
+} from "../../../packages/core/src/index.ts";
 import type {
   AdapterHarness,
   ObservedPost,
@@ -9,7 +13,7 @@ import { FakeDiscord } from "./fake-discord.ts";
 import { ChannelKind, type ChannelRecord, type MessageRecord } from "./records.ts";
 
 export interface DiscordHarness extends AdapterHarness {
-  readonly adapter: DiscordAdapter;
+  readonly discord: DiscordAdapter;
   readonly fake: FakeDiscord;
 }
 
@@ -47,13 +51,46 @@ export function observePost(fake: FakeDiscord, message: MessageRecord): Observed
 export async function createDiscordHarness(options: { autoThread?: boolean } = {}): Promise<DiscordHarness> {
   const fake = await FakeDiscord.start();
   const { world } = fake;
-  const adapter = createDiscordAdapter({
+  const discord = createDiscordAdapter({
     token: fake.token,
     apiUrl: fake.apiUrl,
     commandGuildIds: [world.guildId],
     autoThread: options.autoThread ?? true,
   });
   let lastUserEvent = -1;
+  // A person reads a bot message only after the bot has finished its turn. The stand-in stores a
+  // message before answering the bot's HTTP request, and the engine indexes it (reply lookup,
+  // participation) only after that — a simulated reply sent the very same millisecond would race
+  // the bot's own bookkeeping, which no person can. The turn ends with setTyping(false); posts
+  // outside a turn (e.g. /stop) show a moment after they were made.
+  const visible = new Set<string>();
+  const unseen = new Map<string, string[]>();
+  const reveal = (key: string) => {
+    for (const id of unseen.get(key) ?? []) visible.add(id);
+    unseen.delete(key);
+  };
+  const adapter: Adapter = {
+    platform: discord.platform,
+    limits: discord.limits,
+    check: () => discord.check(),
+    start: (sink) => discord.start(sink),
+    stop: () => discord.stop(),
+    setTyping: async (conversation, active) => {
+      await discord.setTyping(conversation, active);
+      if (!active) reveal(encodeConversationKey(conversation));
+    },
+    post: async (message) => {
+      const before = new Set(fake.botMessages().map((record) => record.id));
+      const posted = await discord.post(message);
+      const key = encodeConversationKey(message.conversation);
+      const made = fake.botMessages().filter((record) => !before.has(record.id));
+      unseen.set(key, [...(unseen.get(key) ?? []), ...made.map((record) => record.id)]);
+      setTimeout(() => {
+        for (const record of made) visible.add(record.id);
+      }, 50).unref();
+      return posted;
+    },
+  };
 
   const channelFor = (message: SimulatedMessage): ChannelRecord => {
     if (message.replyTo !== undefined) {
@@ -72,6 +109,7 @@ export async function createDiscordHarness(options: { autoThread?: boolean } = {
 
   return {
     adapter,
+    discord,
     fake,
     sampleConversations: [
       { platform: "discord", path: [world.guildId, world.general.id, "1234567890123456789"] },
@@ -97,10 +135,10 @@ export async function createDiscordHarness(options: { autoThread?: boolean } = {
     posts: () =>
       fake
         .botMessages()
-        .filter((message) => message.content !== "")
+        .filter((message) => message.content !== "" && visible.has(message.id))
         .map((message) => observePost(fake, message)),
     async close() {
-      await adapter.stop();
+      await discord.stop();
       await fake.close();
     },
   };

@@ -96,9 +96,11 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
     const body = raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
+    // discord.js escapes `@original` as `%40original`; match on the decoded path.
+    const path = decodeURIComponent(url.pathname);
     requests.push({
       method: request.method ?? "GET",
-      path: url.pathname,
+      path,
       query: url.searchParams,
       body,
       at: Date.now(),
@@ -109,10 +111,10 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
     };
     try {
       for (const candidate of routes) {
-        const match = candidate.method === request.method ? candidate.pattern.exec(url.pathname) : null;
+        const match = candidate.method === request.method ? candidate.pattern.exec(path) : null;
         if (!match) continue;
         if (candidate.auth) world.authorize(request.headers.authorization);
-        const result = candidate.handle(match.slice(1).map(decodeURIComponent), body, url.searchParams);
+        const result = candidate.handle(match.slice(1), body, url.searchParams);
         reply(result === undefined ? 204 : 200, result);
         return;
       }

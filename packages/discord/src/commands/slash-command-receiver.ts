@@ -49,7 +49,10 @@ export class SlashCommandReceiver {
         user: { id: interaction.user.id, displayName: member?.displayName ?? interaction.user.displayName },
         usedAt: interaction.createdTimestamp,
       });
-      replies.add(message.id, interaction, command.ephemeral);
+      replies.add(message.id, interaction, {
+        ephemeral: command.ephemeral,
+        ...(location.kind === "channel" ? { conversationRoot: message.conversation.path.at(-1) } : {}),
+      });
       await sink(message);
     } catch (error) {
       logger.error("could not run a Discord slash command", {

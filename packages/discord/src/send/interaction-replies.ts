@@ -6,6 +6,8 @@ const TOKEN_LIFETIME_MS = 14 * 60 * 1000;
 
 interface PendingReply {
   readonly interaction: ChatInputCommandInteraction;
+  /** Set when the command started a conversation of its own (used in a top-level channel). */
+  readonly conversationRoot: string | undefined;
   readonly ephemeral: boolean;
   readonly expiresAt: number;
   answered: boolean;
@@ -24,14 +26,32 @@ export class InteractionReplies {
     this.#now = now;
   }
 
-  add(messageId: string, interaction: ChatInputCommandInteraction, ephemeral: boolean): void {
+  add(
+    messageId: string,
+    interaction: ChatInputCommandInteraction,
+    options: { ephemeral: boolean; conversationRoot?: string },
+  ): void {
     this.#sweep();
     this.#pending.set(messageId, {
       interaction,
-      ephemeral,
+      ephemeral: options.ephemeral,
+      conversationRoot: options.conversationRoot,
       expiresAt: interaction.createdTimestamp + TOKEN_LIFETIME_MS,
       answered: false,
     });
+  }
+
+  /**
+   * Whether a conversation is a command's own, still being answered through its interaction:
+   * Discord already shows "is thinking…" there, and typing in the channel would only tell
+   * everyone about a possibly private answer.
+   */
+  isAnsweringConversation(rootId: string): boolean {
+    const now = this.#now();
+    for (const pending of this.#pending.values()) {
+      if (pending.conversationRoot === rootId && !pending.answered && pending.expiresAt > now) return true;
+    }
+    return false;
   }
 
   /** Whether an answer to `messageId` should go through an interaction that can still be used. */

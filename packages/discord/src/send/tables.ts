@@ -25,7 +25,7 @@ function splitRow(line: string): string[] {
 }
 
 function isRow(line: string | undefined): line is string {
-  return line !== undefined && line.includes("|") && line.trim() !== "";
+  return line?.includes("|") === true && line.trim() !== "";
 }
 
 function delimiterAlignments(line: string | undefined, columns: number): Alignment[] | null {

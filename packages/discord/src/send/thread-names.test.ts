@@ -7,7 +7,7 @@ describe("threadNameFor", () => {
     ["\n\n**Deploy** the `api`\nmore details here", "Deploy the api"],
     [
       "please summarise the quarterly report for the board and list every open risk we know about",
-      "please summarise the quarterly report for the board and…",
+      "please summarise the quarterly report for the board and list…",
     ],
     ["x".repeat(150), `${"x".repeat(60)}…`],
     ["   ", "Conversation with Ada"],

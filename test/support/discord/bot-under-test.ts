@@ -1,0 +1,95 @@
+import {
+  type AcceptOutcome,
+  Engine,
+  type InboundMessage,
+  type Logger,
+  openStore,
+  type Store,
+  type Turn,
+} from "../../../packages/core/src/index.ts";
+import { scriptedResponder, waitFor } from "../../../packages/core/src/testing/index.ts";
+import type { DiscordAdapterConfigInput } from "../../../packages/discord/src/config.ts";
+import { createDiscordAdapter, type DiscordAdapter } from "../../../packages/discord/src/index.ts";
+import { FakeDiscord } from "./fake-discord.ts";
+import type { MessageRecord } from "./records.ts";
+
+type PostedRecord = MessageRecord & { pings: string[] };
+
+export type Answer = (turn: Turn) => string | Promise<string>;
+type AdapterOptions = Omit<DiscordAdapterConfigInput, "token" | "apiUrl">;
+
+/**
+ * A real Engine (in-memory store) with the Discord adapter on the real discord.js client,
+ * connected to a fresh local Discord. The responder answers `echo: <text>` unless a test sets
+ * `answer`; every turn and every engine decision is recorded.
+ */
+export class BotUnderTest {
+  readonly fake: FakeDiscord;
+  readonly adapter: DiscordAdapter;
+  readonly outcomes: { message: InboundMessage; outcome: AcceptOutcome }[] = [];
+  answer: Answer = (turn) => `echo: ${turn.text}`;
+  readonly #engine: Engine;
+  readonly #store: Store;
+  readonly turns: Turn[];
+
+  private constructor(fake: FakeDiscord, adapter: DiscordAdapter, store: Store, logger: Logger | undefined) {
+    this.fake = fake;
+    this.adapter = adapter;
+    this.#store = store;
+    const responder = scriptedResponder((turn) => this.answer(turn));
+    this.turns = responder.turns;
+    this.#engine = new Engine({ store, adapters: [adapter], responder, ...(logger ? { logger } : {}) });
+  }
+
+  /** `config` may depend on the stand-in's ids (channels for allowlists). */
+  static async start(config: AdapterOptions | ((fake: FakeDiscord) => AdapterOptions) = {}, logger?: Logger) {
+    const fake = await FakeDiscord.start();
+    const options = typeof config === "function" ? config(fake) : config;
+    const adapter = createDiscordAdapter(
+      { token: fake.token, apiUrl: fake.apiUrl, commandGuildIds: [fake.world.guildId], ...options },
+      logger ? { logger } : {},
+    );
+    const bot = new BotUnderTest(fake, adapter, await openStore("memory://"), logger);
+    await adapter.start(async (message) => {
+      bot.outcomes.push({ message, outcome: await bot.#engine.accept(message) });
+    });
+    return bot;
+  }
+
+  /** The engine's decision on a message, once the adapter has handed it over. */
+  outcomeOf(id: string): Promise<AcceptOutcome> {
+    return waitFor(
+      `the adapter to hand ${id} to the engine`,
+      () => this.outcomes.find((entry) => entry.message.id === id)?.outcome,
+    );
+  }
+
+  /** The conversation key of the turn that answered message `id`. */
+  turnFor(id: string): Promise<Turn> {
+    return waitFor(`a turn for ${id}`, () => this.turns.find((turn) => turn.message.id === id));
+  }
+
+  /** Bot messages (with text) in a channel or thread, oldest first. */
+  postsIn(channelId: string): PostedRecord[] {
+    return this.fake
+      .botMessages()
+      .filter((message) => message.channelId === channelId && message.content !== "");
+  }
+
+  waitForPostsIn(channelId: string, count: number): Promise<PostedRecord[]> {
+    return waitFor(`${count} bot message(s) in ${channelId}`, () => {
+      const posts = this.postsIn(channelId);
+      return posts.length >= count ? posts : undefined;
+    });
+  }
+
+  idle(): Promise<void> {
+    return this.#engine.idle();
+  }
+
+  async close(): Promise<void> {
+    await this.#engine.stop();
+    await this.#store.close();
+    await this.fake.close();
+  }
+}
