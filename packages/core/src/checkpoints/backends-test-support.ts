@@ -11,7 +11,12 @@ import {
   uniqueTestSchema,
 } from "./postgres-test-support.ts";
 import { RedisSaver } from "./redis-saver.ts";
-import { connectTestRedis, deleteKeysUnder, memoryUnder, uniqueTestPrefix } from "./redis-test-support.ts";
+import {
+  connectTestRedis,
+  deleteKeysUnder,
+  storedBytesUnder,
+  uniqueTestPrefix,
+} from "./redis-test-support.ts";
 import { SqliteSaver } from "./sqlite-saver.ts";
 
 /** One storage area of one backend, opened for a test. Test files only. */
@@ -74,8 +79,8 @@ const redis: TestBackend = {
     const keyPrefix = uniqueTestPrefix("checkpoints");
     return {
       saver: new RedisSaver({ client, keyPrefix, keepCheckpoints }),
-      // MEMORY USAGE of every key under the prefix: values plus Redis's own overhead.
-      storedBytes: () => memoryUnder(client, keyPrefix),
+      // Key names, fields, values and members under the prefix (see storedBytesUnder).
+      storedBytes: () => storedBytesUnder(client, keyPrefix),
       async reopen() {
         return new RedisSaver({ client, keyPrefix, keepCheckpoints });
       },

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
@@ -122,6 +122,14 @@ describe("openCheckpointer", () => {
     await expect(failure).rejects.toThrow(CheckpointerConnectionError);
     await expect(failure).rejects.toThrow(/redis:\/\/:\*\*\*@127\.0\.0\.1:1.*Check that Redis is running/);
     await expect(failure).rejects.not.toThrow(/hunter2/);
+  });
+
+  it("reports a SQLite file it cannot open", async () => {
+    const notADatabase = join(folder, "not-a-database.db");
+    writeFileSync(notADatabase, "plain text, not SQLite ".repeat(100));
+    const failure = openCheckpointer(`sqlite://${notADatabase}`);
+    await expect(failure).rejects.toThrow(CheckpointerConnectionError);
+    await expect(failure).rejects.toThrow(/not-a-database\.db.*file is a SQLite database/);
   });
 
   it("reports a Postgres database it cannot open", async () => {

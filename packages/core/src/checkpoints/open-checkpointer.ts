@@ -7,7 +7,7 @@ import {
   parseCheckpointerUrl,
   SAFE_KEY_PREFIX,
 } from "./checkpointer-url.ts";
-import { CheckpointerConnectionError, CheckpointOptionError } from "./errors.ts";
+import { CheckpointerConnectionError, CheckpointOptionError, CheckpointSchemaError } from "./errors.ts";
 import { openPostgresSaver } from "./postgres-saver.ts";
 import { DEFAULT_REDIS_CHECKPOINT_PREFIX, RedisSaver } from "./redis-saver.ts";
 import { resolveKeepCheckpoints } from "./retention.ts";
@@ -62,7 +62,7 @@ async function openLocation(
 ): Promise<OpenedCheckpointer> {
   switch (location.kind) {
     case "sqlite": {
-      const saver = new SqliteSaver({ path: location.path, keepCheckpoints });
+      const saver = openSqliteSaver(location.path, keepCheckpoints);
       return {
         saver,
         description: `SQLite checkpoints in ${location.path}, ${window}`,
@@ -119,6 +119,21 @@ async function openLocation(
         description: "in-memory checkpoints (lost when the process stops, never pruned)",
         close: async () => {},
       };
+  }
+}
+
+function openSqliteSaver(path: string, keepCheckpoints: number): SqliteSaver {
+  try {
+    return new SqliteSaver({ path, keepCheckpoints });
+  } catch (error) {
+    if (error instanceof CheckpointSchemaError) throw error;
+    throw new CheckpointerConnectionError(
+      path,
+      "could not open the SQLite checkpoint file",
+      "that the folder exists or can be created, that this process may write there, " +
+        "and that the file is a SQLite database",
+      { cause: error },
+    );
   }
 }
 

@@ -4,16 +4,19 @@ import { openPostgresSaver, type PrunedPostgresSaver } from "./postgres-saver.ts
 import { dropTestSchema, TEST_POSTGRES_URL, uniqueTestSchema } from "./postgres-test-support.ts";
 import { registerCheckpointerValidation } from "./validation-suite.ts";
 
-registerCheckpointerValidation<PrunedPostgresSaver>({
-  checkpointerName: "PrunedPostgresSaver",
-  // A schema per instance: the suite's list cases count every checkpoint the saver holds.
+// A schema per instance: the suite's list cases count every checkpoint the saver holds.
+registerCheckpointerValidation<PrunedPostgresSaver>("PrunedPostgresSaver", (keepCheckpoints) => ({
   createCheckpointer: () =>
-    openPostgresSaver({ connectionString: TEST_POSTGRES_URL, schema: uniqueTestSchema("validation") }),
+    openPostgresSaver({
+      connectionString: TEST_POSTGRES_URL,
+      schema: uniqueTestSchema("validation"),
+      keepCheckpoints,
+    }),
   destroyCheckpointer: async (saver) => {
     await saver.end();
     await dropTestSchema(saver.schema);
   },
-});
+}));
 
 describe("openPostgresSaver", () => {
   it("refuses a schema name that is not a plain identifier", async () => {

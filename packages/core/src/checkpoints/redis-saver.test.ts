@@ -10,9 +10,9 @@ beforeAll(async () => {
 });
 afterAll(() => client.destroy());
 
-registerCheckpointerValidation({
-  checkpointerName: "RedisSaver",
-  // A fresh prefix per instance: the suite's list cases count every checkpoint the saver holds.
-  createCheckpointer: () => new RedisSaver({ client, keyPrefix: uniqueTestPrefix("checkpoint-validation") }),
+// A fresh prefix per instance: the suite's list cases count every checkpoint the saver holds.
+registerCheckpointerValidation<RedisSaver>("RedisSaver", (keepCheckpoints) => ({
+  createCheckpointer: () =>
+    new RedisSaver({ client, keyPrefix: uniqueTestPrefix("checkpoint-validation"), keepCheckpoints }),
   destroyCheckpointer: (saver) => deleteKeysUnder(client, saver.keyPrefix),
-});
+}));

@@ -9,12 +9,12 @@ const folder = mkdtempSync(join(tmpdir(), "switchboard-checkpoints-"));
 let files = 0;
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-registerCheckpointerValidation({
-  checkpointerName: "SqliteSaver",
-  // A fresh file per instance: the suite's list cases count every checkpoint the saver holds.
-  createCheckpointer: () => new SqliteSaver({ path: join(folder, `validation-${files++}.db`) }),
+// A fresh file per instance: the suite's list cases count every checkpoint the saver holds.
+registerCheckpointerValidation<SqliteSaver>("SqliteSaver", (keepCheckpoints) => ({
+  createCheckpointer: () =>
+    new SqliteSaver({ path: join(folder, `validation-${files++}.db`), keepCheckpoints }),
   destroyCheckpointer: (saver) => saver.close(),
-});
+}));
 
 describe("SqliteSaver files", () => {
   it("creates missing parent folders", async () => {

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { setImmediate } from "node:timers/promises";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type {
   ChannelVersions,
@@ -115,6 +116,10 @@ export class SqliteSaver extends RetainingCheckpointSaver {
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> {
     const record = await this.encodeCheckpoint(config, checkpoint, metadata, newVersions);
+    // Everything here is synchronous, so a graph that does no other I/O (a scripted model, a
+    // tool-free turn) would never let timers and sockets run: lock heartbeats would starve.
+    // One macrotask turn per step keeps the process responsive.
+    await setImmediate();
     this.transaction(() => {
       for (const blob of record.blobs) {
         this.statements.insertBlob.run(
@@ -191,7 +196,8 @@ export class SqliteSaver extends RetainingCheckpointSaver {
       work();
       this.db.exec("COMMIT");
     } catch (error) {
-      this.db.exec("ROLLBACK");
+      // SQLite may already have rolled back (a failed COMMIT); a second ROLLBACK would hide the cause.
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
       throw error;
     }
   }
