@@ -143,6 +143,14 @@ describe("Discord end to end (discord.js against a local Discord)", () => {
     );
   });
 
+  it("takes a mention of its role (as Discord's autocomplete sometimes offers) as a mention", async () => {
+    const { fake } = bot;
+    bot.answer = (turn) => `echo: ${turn.text}`;
+    const question = fake.say({ content: `<@&${fake.world.botRoleId}> by role` });
+    const [answer] = await bot.waitForPostsIn(question.id, 1);
+    expect(answer?.content).toBe("echo: by role");
+  });
+
   it("stays quiet in a channel when nobody addresses it", async () => {
     const chatter = bot.fake.say({ content: "just people talking" });
     expect(await bot.outcomeOf(chatter.id)).toEqual({ accepted: false, reason: "not-addressed" });

@@ -1,5 +1,5 @@
 import { type APIApplication, ApplicationFlags, REST, Routes } from "discord.js";
-import { DiscordStartupError, explainStartupError } from "./startup-errors.ts";
+import { explainStartupError, startupFailure } from "./startup-errors.ts";
 
 const MESSAGE_CONTENT_FLAGS =
   ApplicationFlags.GatewayMessageContent | ApplicationFlags.GatewayMessageContentLimited;
@@ -18,7 +18,6 @@ export async function checkDiscordAccess(token: string, apiUrl: string): Promise
     throw explainStartupError(error, { apiUrl });
   }
   if (((application.flags ?? 0) & MESSAGE_CONTENT_FLAGS) === 0) {
-    const refused = explainStartupError(new Error("Used disallowed intents"), { apiUrl });
-    throw new DiscordStartupError("disallowed-intents", refused.message, undefined);
+    throw startupFailure("disallowed-intents");
   }
 }

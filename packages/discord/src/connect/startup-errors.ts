@@ -58,6 +58,13 @@ function failureOf(error: unknown, closeCode: number | undefined): StartupFailur
   return "unknown";
 }
 
+/** A start-up failure Switchboard detected itself (e.g. the intent flag read over REST). */
+export function startupFailure(
+  failure: Exclude<StartupFailure, "unreachable" | "unknown">,
+): DiscordStartupError {
+  return new DiscordStartupError(failure, MESSAGES[failure], undefined);
+}
+
 /** Turns whatever login threw (plus the gateway close code, when one was seen) into one clear error. */
 export function explainStartupError(
   error: unknown,
