@@ -85,13 +85,13 @@ export class RedisSaver extends RetainingCheckpointSaver {
       threadId === undefined ? await this.client.sMembers(threadsKey(this.keyPrefix)) : [threadId];
     const candidates: { located: Located; keys: NamespaceKeys }[] = [];
     for (const thread of threads) {
-      const thread_ = threadKeys(this.keyPrefix, thread);
+      const keysOfThread = threadKeys(this.keyPrefix, thread);
       const encodedNamespaces =
         namespace === undefined
-          ? await this.client.sMembers(thread_.namespaces)
+          ? await this.client.sMembers(keysOfThread.namespaces)
           : [encodeURIComponent(namespace)];
       for (const encoded of encodedNamespaces) {
-        const keys = namespaceKeys(thread_.base, encoded);
+        const keys = namespaceKeys(keysOfThread.base, encoded);
         const ids =
           checkpointId === undefined
             ? await this.newestIds(keys, before, perNamespace)

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { setImmediate } from "node:timers/promises";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type {
@@ -17,12 +17,17 @@ import {
   RetainingCheckpointSaver,
   type RetainingSaverOptions,
   readSelector,
-  type StoredCheckpoint,
-  type StoredWrite,
-  type WritesRecord,
 } from "./retaining-saver.ts";
-import { bytesColumn, numberColumn, optionalTextColumn, textColumn } from "./sqlite-rows.ts";
+import { bytesColumn, textColumn } from "./sqlite-rows.ts";
 import { createCheckpointTables } from "./sqlite-schema.ts";
+import {
+  CHECKPOINT_COLUMNS,
+  checkpointParams,
+  prepareStatements,
+  toStored,
+  toStoredWrite,
+  writeParams,
+} from "./sqlite-statements.ts";
 
 export interface SqliteSaverOptions extends RetainingSaverOptions {
   /** Database file (parent folders are created), or `:memory:`. */
@@ -32,9 +37,6 @@ export interface SqliteSaverOptions extends RetainingSaverOptions {
 }
 
 type Row = Record<string, unknown>;
-
-const CHECKPOINT_COLUMNS =
-  "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint_type, checkpoint, metadata_type, metadata, channel_versions";
 
 /**
  * LangGraph checkpoints in a SQLite file through Node's built-in `node:sqlite` (no native build).
@@ -201,118 +203,4 @@ export class SqliteSaver extends RetainingCheckpointSaver {
       throw error;
     }
   }
-}
-
-function prepareStatements(db: DatabaseSync) {
-  const prepare = (sql: string): StatementSync => db.prepare(sql);
-  const writeColumns =
-    "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, task_path, type, blob";
-  return {
-    latest: prepare(
-      `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?
-       ORDER BY checkpoint_id DESC LIMIT 1`,
-    ),
-    one: prepare(
-      `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
-    ),
-    blobs: prepare(
-      `SELECT b.channel, b.type, b.blob FROM json_each(?) AS v
-       JOIN checkpoint_blobs AS b ON b.thread_id = ? AND b.checkpoint_ns = ? AND b.channel = v.key AND b.version = v.value`,
-    ),
-    writes: prepare(
-      `SELECT task_id, channel, idx, task_path, type, blob FROM checkpoint_writes
-       WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
-    ),
-    insertBlob: prepare(
-      `INSERT OR IGNORE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
-       VALUES (?, ?, ?, ?, ?, ?)`,
-    ),
-    upsertCheckpoint: prepare(
-      `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
-         root_checkpoint_id, checkpoint_type, checkpoint, metadata_type, metadata, channel_versions)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    insertWrite: prepare(
-      `INSERT OR IGNORE INTO checkpoint_writes (${writeColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    upsertWrite: prepare(
-      `INSERT OR REPLACE INTO checkpoint_writes (${writeColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    pruneNamespace: prepare(
-      `DELETE FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id IN (
-         SELECT checkpoint_id FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2
-         ORDER BY checkpoint_id DESC LIMIT -1 OFFSET ?3)`,
-    ),
-    // Subgraph checkpoints started by a root checkpoint that is no longer kept (see rootCheckpointOf).
-    pruneSubgraphs: prepare(
-      `DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' AND root_checkpoint_id < (
-         SELECT min(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '')`,
-    ),
-    deleteOrphanWrites: prepare(
-      `DELETE FROM checkpoint_writes WHERE thread_id = ? AND NOT EXISTS (
-         SELECT 1 FROM checkpoints AS c WHERE c.thread_id = checkpoint_writes.thread_id
-           AND c.checkpoint_ns = checkpoint_writes.checkpoint_ns AND c.checkpoint_id = checkpoint_writes.checkpoint_id)`,
-    ),
-    deleteOrphanBlobs: prepare(
-      `DELETE FROM checkpoint_blobs WHERE thread_id = ? AND NOT EXISTS (
-         SELECT 1 FROM checkpoints AS c, json_each(c.channel_versions) AS v
-         WHERE c.thread_id = checkpoint_blobs.thread_id AND c.checkpoint_ns = checkpoint_blobs.checkpoint_ns
-           AND v.key = checkpoint_blobs.channel AND v.value = checkpoint_blobs.version)`,
-    ),
-    deleteThread: [
-      prepare("DELETE FROM checkpoint_writes WHERE thread_id = ?"),
-      prepare("DELETE FROM checkpoint_blobs WHERE thread_id = ?"),
-      prepare("DELETE FROM checkpoints WHERE thread_id = ?"),
-    ],
-  };
-}
-
-function checkpointParams(record: CheckpointRecord): SQLInputValue[] {
-  return [
-    record.threadId,
-    record.namespace,
-    record.checkpointId,
-    record.parentCheckpointId ?? null,
-    record.rootCheckpointId ?? null,
-    record.checkpoint.type,
-    record.checkpoint.bytes,
-    record.metadata.type,
-    record.metadata.bytes,
-    JSON.stringify(record.channelVersions),
-  ];
-}
-
-function writeParams(record: WritesRecord, write: StoredWrite): SQLInputValue[] {
-  return [
-    record.threadId,
-    record.namespace,
-    record.checkpointId,
-    write.taskId,
-    write.idx,
-    write.channel,
-    write.taskPath,
-    write.value.type,
-    write.value.bytes,
-  ];
-}
-
-function toStored(row: Row): StoredCheckpoint {
-  return {
-    threadId: textColumn(row, "thread_id"),
-    namespace: textColumn(row, "checkpoint_ns"),
-    checkpointId: textColumn(row, "checkpoint_id"),
-    parentCheckpointId: optionalTextColumn(row, "parent_checkpoint_id"),
-    checkpoint: { type: textColumn(row, "checkpoint_type"), bytes: bytesColumn(row, "checkpoint") },
-    metadata: { type: textColumn(row, "metadata_type"), bytes: bytesColumn(row, "metadata") },
-  };
-}
-
-function toStoredWrite(row: Row): StoredWrite {
-  return {
-    taskId: textColumn(row, "task_id"),
-    channel: textColumn(row, "channel"),
-    idx: numberColumn(row, "idx"),
-    taskPath: textColumn(row, "task_path"),
-    value: { type: textColumn(row, "type"), bytes: bytesColumn(row, "blob") },
-  };
 }
