@@ -62,6 +62,7 @@ export function runAdapterContract(name: string, createHarness: () => Promise<Ad
   describe(`adapter contract: ${name}`, () => {
     let harness: AdapterHarness;
     let store: Store;
+    let engine: Engine;
     const outcomes: { message: InboundMessage; outcome: AcceptOutcome }[] = [];
     let longAnswer = "";
     const responder = scriptedResponder((turn) =>
@@ -72,7 +73,7 @@ export function runAdapterContract(name: string, createHarness: () => Promise<Ad
       harness = await createHarness();
       store = await openStore("memory://");
       longAnswer = TEXT_FOR_LONG(harness.adapter.limits.maxMessageLength);
-      const engine = new Engine({ store, adapters: [harness.adapter], responder });
+      engine = new Engine({ store, adapters: [harness.adapter], responder });
       await harness.adapter.start(async (message) => {
         outcomes.push({ message, outcome: await engine.accept(message) });
       });
@@ -90,7 +91,12 @@ export function runAdapterContract(name: string, createHarness: () => Promise<Ad
           .at(-1),
       );
     const answersTo = (id: string) => harness.posts().filter((post) => post.replyTo === id);
-    const answerTo = (id: string) => waitFor(`an answer to ${id}`, () => answersTo(id)[0]);
+    // A platform shows a post before the engine has finished recording it; users read, then type.
+    const answerTo = async (id: string) => {
+      const answer = await waitFor(`an answer to ${id}`, () => answersTo(id)[0]);
+      await engine.idle();
+      return answer;
+    };
 
     it("round-trips every conversation key it produces", () => {
       expect(harness.sampleConversations.length).toBeGreaterThan(0);
