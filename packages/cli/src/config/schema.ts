@@ -3,6 +3,7 @@
  * file, an empty file and a file with only `store:` are all valid; unknown keys are errors.
  */
 import {
+  ACCEPTED_CHECKPOINTER_URLS,
   ACCEPTED_STORE_URLS,
   DEFAULT_ENGINE_SETTINGS,
   limitsConfigSchema,
@@ -18,8 +19,6 @@ import { PLATFORM_SECTION_SCHEMAS } from "./platform-sections.ts";
 
 export const DEFAULT_STORE_URL = "sqlite://./data/switchboard.db";
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
-
-const ACCEPTED_CHECKPOINT_URLS = `${ACCEPTED_STORE_URLS}, or postgres://user@host[:port]/database`;
 
 function urlWithScheme(schemes: RegExp, accepted: string) {
   return z
@@ -65,7 +64,10 @@ export const CONFIG_SECTIONS = {
   model: modelSection.prefault("offline"),
   store: urlWithScheme(/^(sqlite|rediss?|memory):/i, ACCEPTED_STORE_URLS).default(DEFAULT_STORE_URL),
   /** Defaults to the store URL. */
-  checkpoints: urlWithScheme(/^(sqlite|rediss?|postgres(ql)?|memory):/i, ACCEPTED_CHECKPOINT_URLS).optional(),
+  checkpoints: urlWithScheme(
+    /^(sqlite|rediss?|postgres(ql)?|memory):/i,
+    ACCEPTED_CHECKPOINTER_URLS,
+  ).optional(),
   logLevel: z.enum(LOG_LEVELS).default("info"),
   engine: engineSection.prefault({}),
   team: teamConfigSchema.prefault({}),
