@@ -46,6 +46,27 @@ describe("switchboard start with piped input", () => {
     expect(existsSync(join(dir, "data", "switchboard.db"))).toBe(true);
   });
 
+  it("runs the example team on the offline model: each kind of question reaches its specialist", async () => {
+    const input = [
+      ":new a",
+      "I was charged twice",
+      ":new b",
+      "the app crashes on login",
+      ":new c",
+      "book a meeting",
+      ":new d",
+      "hello",
+    ];
+    const { context, stdout } = testContext({ cwd: dir, input: `${input.join("\n")}\n` });
+    expect(await runCli(["start"], context)).toBe(0);
+    expect(answers(stdout.text).map(({ place, agent }) => `${place}:${agent}`)).toEqual([
+      "a:billing",
+      "b:tech_support",
+      "c:scheduling",
+      "d:supervisor",
+    ]);
+  });
+
   it("answers every piped line even when new messages interrupt running turns", async () => {
     await writeFile(join(dir, "switchboard.yaml"), "engine:\n  midRunPolicy: interrupt\n");
     const { context, stdout } = testContext({ cwd: dir, input: "one\ntwo\nthree\n" });
