@@ -174,8 +174,15 @@ export class Team implements Responder {
   async run(input: RunInput): Promise<RunOutcome> {
     const active = this.sticky ? await this.activeAgents.get(input.key) : undefined;
     const wallSeconds = this.#options.limits.wallTimeSeconds;
-    const timeout = AbortSignal.timeout(wallSeconds * 1000);
-    const signal = AbortSignal.any([input.signal, timeout]);
+    // Not AbortSignal.timeout: its timer, and the signals listening to it, would outlive the run
+    // by the whole wall time (kilobytes per turn held for minutes); this one is cleared below.
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new DOMException("the turn ran out of time", "TimeoutError")),
+      wallSeconds * 1000,
+    );
+    timer.unref();
+    const signal = AbortSignal.any([input.signal, timeout.signal]);
     const graphInput =
       input.resume !== undefined
         ? new LangGraphCommand({ resume: input.resume })
@@ -199,9 +206,11 @@ export class Team implements Responder {
         recursionLimit: this.#options.limits.maxIterations * 3 + 10,
       });
     } catch (error) {
-      if (timeout.aborted && !input.signal.aborted)
+      if (timeout.signal.aborted && !input.signal.aborted)
         throw new TeamLimitError("wall-time", limitMessages.wallTime(wallSeconds));
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
     const values = state as TeamStateValue;
     await this.#persistActiveAgent(input.key, active?.agent ?? null, values.activeAgent ?? null);
