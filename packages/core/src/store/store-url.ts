@@ -4,8 +4,17 @@ import { StoreUrlError } from "./types.ts";
 /** Where a store URL points, decoded once so that opening a backend never re-parses strings. */
 export type StoreLocation =
   | { readonly kind: "sqlite"; readonly path: string }
-  | { readonly kind: "redis"; readonly clientUrl: string; readonly keyPrefix: string; readonly host: string }
+  | RedisLocation
   | { readonly kind: "memory" };
+
+export interface RedisLocation {
+  readonly kind: "redis";
+  readonly clientUrl: string;
+  readonly keyPrefix: string;
+  /** The `?prefix=` exactly as given, when it was. */
+  readonly explicitPrefix: string | undefined;
+  readonly host: string;
+}
 
 export const ACCEPTED_STORE_URLS =
   "sqlite://./relative/path.db (relative to the working directory), sqlite:///absolute/path.db, " +
@@ -22,9 +31,9 @@ export const SAFE_KEY_PART = /^[A-Za-z0-9_.:-]*$/;
 
 const REDIS_QUERY_PARAMS = new Set(["prefix"]);
 
-/** The URL with any password replaced by `***`, safe to log. */
+/** The URL with any password replaced by `***`, safe to log (store and checkpointer URLs alike). */
 export function maskStoreUrl(url: string): string {
-  if (!/^rediss?:\/\//i.test(url)) return url;
+  if (!/^(rediss?|postgres(ql)?):\/\//i.test(url)) return url;
   try {
     const parsed = new URL(url);
     if (parsed.password === "") return url;
@@ -32,7 +41,7 @@ export function maskStoreUrl(url: string): string {
     return parsed.toString();
   } catch {
     // Unparseable: hide everything between the scheme and the last `@`, where a password would be.
-    return url.replace(/^(rediss?:\/\/)[^/]*@/i, "$1***@");
+    return url.replace(/^([a-z]+:\/\/)[^/]*@/i, "$1***@");
   }
 }
 
@@ -51,7 +60,7 @@ export function parseStoreUrl(url: string, cwd: string): StoreLocation {
   return fail(scheme === undefined ? "it has no scheme" : `unknown scheme "${scheme}:"`);
 }
 
-function parseSqlitePath(url: string, cwd: string, fail: (reason: string) => never): string {
+export function parseSqlitePath(url: string, cwd: string, fail: (reason: string) => never): string {
   if (/^sqlite::memory:$/i.test(url)) return ":memory:";
   const match = /^sqlite:\/\/(.*)$/is.exec(url);
   if (!match) return fail('SQLite URLs start with "sqlite://"');
@@ -60,7 +69,7 @@ function parseSqlitePath(url: string, cwd: string, fail: (reason: string) => nev
   return isAbsolute(path) ? path : resolve(cwd, path);
 }
 
-function parseRedisUrl(url: string, fail: (reason: string) => never): StoreLocation {
+export function parseRedisUrl(url: string, fail: (reason: string) => never): RedisLocation {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -71,13 +80,15 @@ function parseRedisUrl(url: string, fail: (reason: string) => never): StoreLocat
   for (const name of parsed.searchParams.keys()) {
     if (!REDIS_QUERY_PARAMS.has(name)) fail(`unknown option "?${name}=" (only "?prefix=" is understood)`);
   }
-  const keyPrefix = parsed.searchParams.get("prefix") ?? DEFAULT_REDIS_KEY_PREFIX;
+  const explicitPrefix = parsed.searchParams.get("prefix") ?? undefined;
+  const keyPrefix = explicitPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
   if (!SAFE_KEY_PART.test(keyPrefix)) fail("the key prefix may only hold letters, digits and _ . : -");
   parsed.search = "";
   return {
     kind: "redis",
     clientUrl: parsed.toString(),
     keyPrefix,
+    explicitPrefix,
     host: parsed.port === "" ? parsed.hostname : `${parsed.hostname}:${parsed.port}`,
   };
 }
