@@ -32,12 +32,8 @@ export async function startCommand(options: CommonOptions, context: CliContext):
     });
     stderr.write(`store: ${app.store.description}\n`);
     stderr.write(`checkpoints: ${app.checkpointer.description}\n`);
-    stderr.write(
-      `agents: ${app.team
-        .agents()
-        .map((agent) => agent.name)
-        .join(", ")}\n`,
-    );
+    const agents = app.team.agents().map((agent) => agent.name);
+    stderr.write(`agents: ${agents.join(", ")}\n`);
     await startEngine(app);
   } catch (error) {
     return reportStartupFailure(error, stderr);
@@ -51,6 +47,7 @@ export async function startCommand(options: CommonOptions, context: CliContext):
       context.shutdownSignal.addEventListener("abort", () => resolve(), { once: true });
     });
     await shutdown();
+    stderr.write("switchboard: stopped\n");
     return 0;
   }
 
@@ -66,12 +63,8 @@ export async function startCommand(options: CommonOptions, context: CliContext):
   });
   await shutdown();
   // Stopping on SIGINT/SIGTERM is a clean end too: turns were finished or left queued, locks released.
-  logEnd(end, stderr);
-  return 0;
-}
-
-function logEnd(end: Awaited<ReturnType<typeof runConsole>>, stderr: NodeJS.WritableStream): void {
   if (end === "aborted") stderr.write("switchboard: stopped\n");
+  return 0;
 }
 
 async function startEngine(app: App): Promise<void> {
