@@ -27,7 +27,9 @@ afterEach(async () => {
 
 describe("switchboard start on Slack", () => {
   it("answers a mention in its thread through the team, then stops cleanly on a signal", async () => {
-    const { botToken, appToken, apiUrl } = slack.adapterConfig();
+    const config = slack.adapterConfig();
+    if (!("appToken" in config)) throw new Error("the stand-in was started for HTTP, not Socket Mode");
+    const { botToken, appToken, apiUrl } = config;
     // What an operator does: `switchboard init`, then add the platform's section.
     await writeFile(
       join(dir, "switchboard.yaml"),
@@ -36,7 +38,7 @@ describe("switchboard start on Slack", () => {
     const run = testContext({
       cwd: dir,
       keepStdinOpen: true,
-      env: { SWITCHBOARD_SLACK_BOT_TOKEN: botToken, SWITCHBOARD_SLACK_APP_TOKEN: appToken ?? "" },
+      env: { SWITCHBOARD_SLACK_BOT_TOKEN: botToken, SWITCHBOARD_SLACK_APP_TOKEN: appToken },
     });
     const exit = runCli(["start"], run.context);
     await waitFor("the Slack adapter to start", () => run.stderr.text.includes("running on slack"), 15_000);
