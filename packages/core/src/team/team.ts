@@ -204,6 +204,10 @@ export class Team implements Responder {
         },
         signal,
         recursionLimit: this.#options.limits.maxIterations * 3 + 10,
+        // One checkpoint per run, written when it ends (answered, interrupted or failed), instead of
+        // one per step: a turn is re-run whole from its queued message after a crash anyway, and
+        // each step's checkpoint re-serialized the whole history (and cost a store round trip).
+        durability: "exit",
       });
     } catch (error) {
       if (timeout.signal.aborted && !input.signal.aborted)
