@@ -56,6 +56,30 @@ describe("Engine", () => {
     expect(adapter.posts.every((post, i) => post.replyTo === responder.turns[i]?.message.id)).toBe(true);
   });
 
+  it("serializes a conversation across instances: the lock holder answers what another instance queued", async () => {
+    const slow = scriptedResponder(async (turn) => {
+      await sleep(150);
+      return `A answers ${turn.text}`;
+    });
+    const other = scriptedResponder((turn) => `B answers ${turn.text}`);
+    const engineA = await start({ responder: slow });
+    const adapterB = new RecordingAdapter();
+    const engineB = new Engine({ store, adapters: [adapterB], responder: other });
+    engines.push(engineB);
+    await engineB.start();
+    await adapter.send("first");
+    await waitFor("instance A's turn", () => slow.turns.length === 1);
+    await adapterB.send("second");
+    await engineB.idle();
+    await engineA.idle();
+    await waitFor("both answers", () => adapter.posts.length + adapterB.posts.length === 2);
+    expect([...adapter.posts, ...adapterB.posts].map((p) => p.text)).toEqual([
+      "A answers first",
+      "A answers second",
+    ]);
+    expect(other.turns).toEqual([]);
+  });
+
   it("runs different conversations side by side", async () => {
     let running = 0;
     let peak = 0;

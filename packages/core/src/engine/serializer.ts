@@ -82,32 +82,34 @@ export class ConversationSerializer {
 
   #kick(key: string): void {
     if (this.#stopped || this.#draining.has(key)) return;
-    let failed = false;
-    const run = this.#drain(key)
+    const run = this.#drainUntilEmpty(key)
       .catch((error: unknown) => {
-        failed = true;
+        // A failed drain is retried by the next message or the next start, never in a hot loop.
         if (error instanceof TurnCancelledError)
           this.#options.logger.info("turn left queued", { key, reason: error.reason });
         else this.#options.logger.error("conversation queue failed; its work stays queued", { key, error });
       })
-      .finally(() => {
-        this.#draining.delete(key);
-        // A failed drain is retried by the next message or the next start, never in a hot loop.
-        if (failed) return;
-        // Work may have been queued after our last look but before our lock was released.
-        void this.#options.atomic.queueLength(QUEUE_PREFIX + key).then(
-          (length) => length > 0 && this.#kick(key),
-          (error: unknown) => this.#options.logger.error("queue length check failed", { key, error }),
-        );
-      });
+      .finally(() => this.#draining.delete(key));
     this.#draining.set(key, run);
   }
 
-  async #drain(key: string): Promise<void> {
+  /**
+   * Drains while this process holds the lock, then looks once more after releasing it: work queued
+   * between our last look and the release found the lock taken and left it to us. When another
+   * instance holds the lock we stop at once; it looks again after its own release.
+   */
+  async #drainUntilEmpty(key: string): Promise<void> {
+    while ((await this.#drain(key)) && !this.#stopped) {
+      if ((await this.#options.atomic.queueLength(QUEUE_PREFIX + key)) === 0) return;
+    }
+  }
+
+  /** Runs the queue's work while holding the lock; false when someone else holds it. */
+  async #drain(key: string): Promise<boolean> {
     const { atomic, lockTtlMs } = this.#options;
     const lockKey = LOCK_PREFIX + key;
     const token = await atomic.acquireLock(lockKey, lockTtlMs);
-    if (!token) return; // another instance is draining; it looks again after releasing
+    if (!token) return false;
     const heartbeat = this.#startHeartbeat(key, lockKey, token);
     try {
       while (!this.#stopped) {
@@ -127,6 +129,7 @@ export class ConversationSerializer {
       heartbeat.stop();
       await atomic.releaseLock(lockKey, token);
     }
+    return true;
   }
 
   /** The next unit of work, still in the queue. */
