@@ -3,12 +3,26 @@
  * agent team, adapters, engine. Every piece that is chosen by configuration is chosen here, and
  * only here.
  */
-import { type Adapter, Engine, type Logger, openStore, type Store, Team } from "@switchboard/core";
+import {
+  type Adapter,
+  createHttpTool,
+  createMemory,
+  Engine,
+  type Logger,
+  type Memory,
+  openStore,
+  RequestTracking,
+  type Store,
+  systemClock,
+  Team,
+  ToolCatalog,
+} from "@switchboard/core";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
 import type { SwitchboardConfig } from "../config/schema.ts";
 import { ConsoleAdapter } from "../console/console-adapter.ts";
 import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts";
+import { type HttpServer, startConfiguredHttpServer } from "./http-server.ts";
 import { createModelCatalog, type ModelCatalog } from "./model-catalog.ts";
 import { createPlatformAdapters } from "./platform-adapters.ts";
 
@@ -31,6 +45,12 @@ export interface App {
   /** Present when no platform is enabled: the terminal chat. */
   readonly console: ConsoleAdapter | undefined;
   readonly platforms: readonly Platform[];
+  /** Starts the engine (adapters, queued work), memory's sweeper, request tracking and the HTTP server. */
+  start(): Promise<void>;
+  /** Resolves when no turn is running and memory has recorded every answered turn. */
+  idle(): Promise<void>;
+  /** Where the HTTP server listens, once started (when `http:` is configured). */
+  httpUrl(): string | undefined;
   /** Stops the engine (finishing or cancelling turns, releasing locks), then closes storage. */
   close(): Promise<void>;
 }
@@ -44,7 +64,31 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   let checkpointer: OpenedCheckpointer | undefined;
   try {
     checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
-    const team = createTeam(config, { store, models, logger, checkpointer });
+    const catalog = new ToolCatalog(
+      config.tools.map((tool) => ({ tool: createHttpTool(tool), requiresApproval: tool.requiresApproval })),
+      store,
+    );
+    const tracking = new RequestTracking({
+      store,
+      clock: systemClock,
+      logger,
+      config: config.requests,
+      ...(config.http?.webhookSecret ? { webhookSecret: config.http.webhookSecret } : {}),
+    });
+    const memory = createMemory({
+      store,
+      storeUrl: config.store,
+      cwd,
+      checkpointer: checkpointer.saver,
+      logger,
+      config: config.memory,
+      // The offline model writes no memory entries: memory then stays extractive.
+      ...(models.defaultSpec.provider === "offline" ? {} : { model: models.modelFor(undefined) }),
+      ...(config.memory.summaryModel ? { summaryModel: models.modelFor(config.memory.summaryModel) } : {}),
+    });
+    const team = createTeam(config, { store, models, logger, checkpointer, catalog, memory, tracking });
+    memory.attach(team);
+    const responder = tracking.track(team);
     const platformAdapters = createPlatformAdapters(config, { logger, store });
     const consoleAdapter =
       platformAdapters.length === 0
@@ -60,8 +104,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const engine = new Engine({
       store,
       adapters,
-      responder: team,
-      commands: team.commands,
+      responder,
+      continuations: responder,
+      commands: [...team.commands, ...memory.commands, ...tracking.commands()],
+      observers: [memory.observer],
       settings: {
         commandPrefixes: config.engine.commandPrefixes,
         midRunPolicy: config.engine.midRunPolicy,
@@ -70,6 +116,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       logger,
     });
     const opened = checkpointer;
+    let http: HttpServer | undefined;
     return {
       engine,
       team,
@@ -77,9 +124,23 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       checkpointer: opened,
       console: consoleAdapter,
       platforms: platformAdapters.map((entry) => entry.platform),
+      async start() {
+        await engine.start();
+        tracking.bind(engine);
+        memory.start();
+        if (config.http) http = await startConfiguredHttpServer(config.http, { tracking, logger });
+      },
+      async idle() {
+        await engine.idle();
+        await memory.idle();
+      },
+      httpUrl: () => http?.url,
       async close() {
         try {
+          await http?.close();
           await engine.stop();
+          await tracking.close();
+          await memory.close();
         } finally {
           await opened.close();
           await store.close();
@@ -98,14 +159,14 @@ interface TeamDeps {
   readonly models: ModelCatalog;
   readonly logger: Logger;
   readonly checkpointer: OpenedCheckpointer;
+  readonly catalog: ToolCatalog;
+  readonly memory: Memory;
+  readonly tracking: RequestTracking;
 }
 
-/**
- * The agent team. Later features add their hooks here, next to the section they read:
- * `contextFor` (memory:), `attachedTools` / `needsApproval` (requests:), `statusLines`, `tools`.
- */
+/** The agent team, with the hooks of memory (context, search), the tool catalog and request tracking. */
 function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
-  const { store, models, logger, checkpointer } = deps;
+  const { store, models, logger, checkpointer, catalog, memory, tracking } = deps;
   return new Team({
     config: config.team,
     routing: config.routing,
@@ -114,6 +175,11 @@ function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
     store,
     modelFor: (model) => models.modelFor(model),
     describeModel: (model) => models.describe(model),
+    tools: { ...catalog.registry(), ...memory.tools },
+    contextFor: memory.contextFor,
+    attachedTools: (key, agent) => catalog.attachedTools(key, agent),
+    needsApproval: (name) => catalog.needsApproval(name),
+    statusLines: tracking.statusLines,
     logger,
   });
 }

@@ -54,7 +54,7 @@ export async function startCommand(options: CommonOptions, context: CliContext):
   const interactive = context.stdin.isTTY === true && context.stdout.isTTY === true;
   const end = await runConsole({
     adapter: app.console,
-    idle: () => app.engine.idle(),
+    idle: () => app.idle(),
     input: context.stdin,
     output,
     terminal: context.stdout,
@@ -69,7 +69,7 @@ export async function startCommand(options: CommonOptions, context: CliContext):
 
 async function startEngine(app: App): Promise<void> {
   try {
-    await app.engine.start();
+    await app.start();
   } catch (error) {
     await app.close();
     throw error;

@@ -7,13 +7,16 @@
  */
 import type { Platform } from "./platform-sections.ts";
 
+/** Sections whose secrets may come from the environment; each is switched on only by the file. */
+export type SecretSection = Platform | "http";
+
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 export type EnvTarget =
   /** Replaces a top-level key of the file. */
   | { readonly kind: "key"; readonly key: "model" | "store" | "checkpoints" | "logLevel" }
-  /** Fills a field of a platform section that is present. */
-  | { readonly kind: "platform-secret"; readonly platform: Platform; readonly field: string }
+  /** Fills a field of a section that is present (a platform, or http). */
+  | { readonly kind: "section-secret"; readonly section: SecretSection; readonly field: string }
   /** The API key for every model of this provider (the main model and any agent's own). */
   | { readonly kind: "provider-key"; readonly provider: "openai" | "anthropic" };
 
@@ -56,28 +59,33 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   },
   {
     variable: "SWITCHBOARD_MATRIX_ACCESS_TOKEN",
-    target: { kind: "platform-secret", platform: "matrix", field: "accessToken" },
+    target: { kind: "section-secret", section: "matrix", field: "accessToken" },
     description: "Matrix bot access token (matrix.accessToken)",
   },
   {
     variable: "SWITCHBOARD_DISCORD_TOKEN",
-    target: { kind: "platform-secret", platform: "discord", field: "token" },
+    target: { kind: "section-secret", section: "discord", field: "token" },
     description: "Discord bot token (discord.token)",
   },
   {
     variable: "SWITCHBOARD_SLACK_BOT_TOKEN",
-    target: { kind: "platform-secret", platform: "slack", field: "botToken" },
+    target: { kind: "section-secret", section: "slack", field: "botToken" },
     description: "Slack bot token xoxb-… (slack.botToken)",
   },
   {
     variable: "SWITCHBOARD_SLACK_APP_TOKEN",
-    target: { kind: "platform-secret", platform: "slack", field: "appToken" },
+    target: { kind: "section-secret", section: "slack", field: "appToken" },
     description: "Slack app-level token xapp-… for Socket Mode (slack.appToken)",
   },
   {
     variable: "SWITCHBOARD_SLACK_SIGNING_SECRET",
-    target: { kind: "platform-secret", platform: "slack", field: "signingSecret" },
+    target: { kind: "section-secret", section: "slack", field: "signingSecret" },
     description: "Slack signing secret, for HTTP events (slack.signingSecret)",
+  },
+  {
+    variable: "SWITCHBOARD_WEBHOOK_SECRET",
+    target: { kind: "section-secret", section: "http", field: "webhookSecret" },
+    description: "shared secret that signs POST /webhooks/runs (http.webhookSecret)",
   },
 ];
 
@@ -86,8 +94,8 @@ export function overridePath(target: EnvTarget): string {
   switch (target.kind) {
     case "key":
       return target.key;
-    case "platform-secret":
-      return `${target.platform}.${target.field}`;
+    case "section-secret":
+      return `${target.section}.${target.field}`;
     case "provider-key":
       return "model.apiKey";
   }

@@ -180,7 +180,7 @@ describe("loadConfig: bad values name the key path and what was expected", () =>
     [
       "an unknown top-level key",
       "memroy: {}\n",
-      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, engine, team, routing, limits, matrix, discord, slack)",
+      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, engine, team, routing, limits, memory, requests, http, tools, matrix, discord, slack)",
     ],
     [
       "an unknown nested key",

@@ -1,10 +1,19 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseDocument } from "yaml";
-import { ENV_OVERRIDES, type Environment, envValue, overridePath } from "./env-overrides.ts";
+import {
+  ENV_OVERRIDES,
+  type Environment,
+  envValue,
+  overridePath,
+  type SecretSection,
+} from "./env-overrides.ts";
 import { EXAMPLE_CONFIG_LABEL, readExampleConfig } from "./example-config.ts";
 import { describeIssues, describeValue } from "./format-issues.ts";
 import { PLATFORM_TITLES, type Platform } from "./platform-sections.ts";
+
+const SECTION_TITLES: Record<SecretSection, string> = { ...PLATFORM_TITLES, http: "the HTTP server" };
+
 import { configFileSchema, ENABLING_SECTIONS, type SwitchboardConfig } from "./schema.ts";
 
 export const DEFAULT_CONFIG_PATH = "switchboard.yaml";
@@ -62,16 +71,16 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     if (value === undefined) continue;
     if (target.kind === "key") {
       raw[target.key] = value;
-    } else if (target.kind === "platform-secret") {
-      const section = raw[target.platform];
+    } else if (target.kind === "section-secret") {
+      const section = raw[target.section];
       if (section === undefined) {
         notices.push(
-          `${variable} is set, but ${label} has no ${target.platform}: section, so ${PLATFORM_TITLES[target.platform]} stays off`,
+          `${variable} is set, but ${label} has no ${target.section}: section, so ${SECTION_TITLES[target.section]} stays off`,
         );
         continue;
       }
       if (!isMapping(section)) continue; // the validator reports the section itself
-      raw[target.platform] = { ...section, [target.field]: value };
+      raw[target.section] = { ...section, [target.field]: value };
     } else {
       providerKeys[target.provider] = value;
     }
@@ -88,7 +97,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
         const file = text === undefined ? EXAMPLE_CONFIG_LABEL : label;
         // A missing secret is usually meant to come from the environment: say which variable.
         const secret = ENV_OVERRIDES.find(
-          ({ target }) => target.kind === "platform-secret" && overridePath(target) === path,
+          ({ target }) => target.kind === "section-secret" && overridePath(target) === path,
         );
         const hint = secret ? `; or set ${secret.variable} in the environment` : "";
         return path === "" ? `${file}: ${problem}` : `${file}: ${path}: ${problem}${hint}`;

@@ -6,10 +6,14 @@ import {
   ACCEPTED_CHECKPOINTER_URLS,
   ACCEPTED_STORE_URLS,
   DEFAULT_ENGINE_SETTINGS,
+  httpConfigSchema,
+  httpToolConfigSchema,
   limitsConfigSchema,
   ModelConfigError,
+  memoryConfigSchema,
   parseModelSpec,
   parseModelString,
+  requestsConfigSchema,
   routingConfigSchema,
   teamConfigSchema,
 } from "@switchboard/core";
@@ -55,11 +59,7 @@ const engineSection = z.strictObject({
     .default(DEFAULT_ENGINE_SETTINGS.lockTtlMs / 1000),
 });
 
-/**
- * Every top-level key. A later feature adds its section here (one line) and reads it in
- * app/build-app.ts. Planned: `memory` (memory agent), `requests` (cross-run request tracking),
- * `http` (webhooks and health endpoint).
- */
+/** Every top-level key. A feature adds its section here (one line) and reads it in app/build-app.ts. */
 export const CONFIG_SECTIONS = {
   model: modelSection.prefault("offline"),
   store: urlWithScheme(/^(sqlite|rediss?|memory):/i, ACCEPTED_STORE_URLS).default(DEFAULT_STORE_URL),
@@ -73,6 +73,12 @@ export const CONFIG_SECTIONS = {
   team: teamConfigSchema.prefault({}),
   routing: routingConfigSchema.prefault({}),
   limits: limitsConfigSchema.prefault({}),
+  memory: memoryConfigSchema.prefault({}),
+  requests: requestsConfigSchema.prefault({}),
+  /** Present: the HTTP server (GET /health; POST /webhooks/runs when a webhook secret is set). */
+  http: httpConfigSchema.optional(),
+  /** Tools operators declare: HTTP endpoints agents may call (by name in `tools:`, or via find_tools). */
+  tools: z.array(httpToolConfigSchema).default([]),
   matrix: PLATFORM_SECTION_SCHEMAS.matrix.optional(),
   discord: PLATFORM_SECTION_SCHEMAS.discord.optional(),
   slack: PLATFORM_SECTION_SCHEMAS.slack.optional(),
@@ -87,6 +93,7 @@ export const configFileSchema = z
     // An agent's own model is a string; check it here so its error names its place in the file.
     const agents = [
       { path: ["team", "supervisor", "model"], model: config.team.supervisor.model },
+      { path: ["memory", "summaryModel"], model: config.memory.summaryModel },
       ...config.team.specialists.map((s, index) => ({
         path: ["team", "specialists", index, "model"],
         model: s.model,

@@ -1,0 +1,52 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHttpTool, httpToolConfigSchema } from "./http-tool.ts";
+
+describe("createHttpTool", () => {
+  let server: Server;
+  let base = "";
+  const seen: { method: string; url: string; body: string }[] = [];
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk) => {
+        body += chunk;
+      });
+      request.on("end", () => {
+        seen.push({ method: request.method ?? "", url: request.url ?? "", body });
+        if (request.url?.startsWith("/broken")) {
+          response.writeHead(503);
+          response.end("down for maintenance");
+        } else response.end(`ok ${request.method}`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => server.close());
+
+  const make = (input: Record<string, unknown>) =>
+    createHttpTool(httpToolConfigSchema.parse({ name: "lookup", description: "look things up", ...input }));
+
+  it("POSTs the model's arguments as JSON and returns the response text", async () => {
+    expect(await make({ url: `${base}/lookup` }).invoke({ order: 42 })).toBe("ok POST");
+    expect(seen.at(-1)).toEqual({ method: "POST", url: "/lookup", body: '{"order":42}' });
+  });
+
+  it("sends GET arguments as the query string", async () => {
+    expect(await make({ url: `${base}/find`, method: "GET" }).invoke({ q: "a b" })).toBe("ok GET");
+    expect(seen.at(-1)?.url).toBe("/find?q=a+b");
+  });
+
+  it("fails with the status and body when the endpoint fails", async () => {
+    await expect(make({ url: `${base}/broken` }).invoke({})).rejects.toThrow(
+      "lookup answered HTTP 503: down for maintenance",
+    );
+  });
+
+  it("rejects a config without a usable name or URL", () => {
+    expect(() => httpToolConfigSchema.parse({ name: "Bad Name", description: "x", url: base })).toThrow();
+    expect(() => httpToolConfigSchema.parse({ name: "ok", description: "x", url: "not a url" })).toThrow();
+  });
+});
