@@ -31,7 +31,11 @@ describe("the active agent survives restarts and is shared by every instance", (
     const checkpoints = await openCheckpointer(url);
     const supAfter = fakeModel();
     const billAfter = fakeModel().respond(new AIMessage("and invoice 8 too"));
-    const second = await startTeamHarness({ store, checkpointer: checkpoints.saver, models: { sup: supAfter, bill: billAfter, tech: fakeModel() } });
+    const second = await startTeamHarness({
+      store,
+      checkpointer: checkpoints.saver,
+      models: { sup: supAfter, bill: billAfter, tech: fakeModel() },
+    });
     expect((await second.say("and invoice 8?")).join("\n")).toMatch(/billing .*and invoice 8 too/);
     expect([supAfter.callCount, billAfter.callCount]).toEqual([0, 1]);
     // The restarted specialist still sees the conversation so far.
@@ -51,8 +55,16 @@ describe("the active agent survives restarts and is shared by every instance", (
     const supA = fakeModel().respondWithTools(handoffToBilling);
     const supB = fakeModel();
     const billB = fakeModel().respond(new AIMessage("billing on instance B"));
-    const a = await startTeamHarness({ store: storeA, checkpointer: checkpointsA.saver, models: { sup: supA, bill: fakeModel().respond(new AIMessage("billing on A")), tech: fakeModel() } });
-    const b = await startTeamHarness({ store: storeB, checkpointer: checkpointsB.saver, models: { sup: supB, bill: billB, tech: fakeModel() } });
+    const a = await startTeamHarness({
+      store: storeA,
+      checkpointer: checkpointsA.saver,
+      models: { sup: supA, bill: fakeModel().respond(new AIMessage("billing on A")), tech: fakeModel() },
+    });
+    const b = await startTeamHarness({
+      store: storeB,
+      checkpointer: checkpointsB.saver,
+      models: { sup: supB, bill: billB, tech: fakeModel() },
+    });
     await a.say("refund please");
     expect((await b.say("how long will it take?")).join("\n")).toMatch(/billing .*billing on instance B/);
     expect([supB.callCount, billB.callCount]).toEqual([0, 1]);
@@ -66,6 +78,7 @@ describe("the active agent survives restarts and is shared by every instance", (
 async function deleteKeys(pattern: string): Promise<void> {
   const client = createClient({ url: "redis://127.0.0.1:6379" });
   await client.connect();
-  for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
+  for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 500 }))
+    if (keys.length > 0) await client.del(keys);
   await client.close();
 }
