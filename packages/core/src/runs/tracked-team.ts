@@ -3,7 +3,8 @@ import type { Deliverer } from "../delivery/deliverer.ts";
 import type { Continuation, ContinuationHandler, Responder, Turn, TurnAnswer } from "../engine/responder.ts";
 import { userMessageOf } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { approvalPrompt, type RunInput, type Team } from "../team/team.ts";
+import { approvalPrompt, type RunInput } from "../team/run-outcome.ts";
+import type { Team } from "../team/team.ts";
 import type { RequestRecord, RunRecord } from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
 

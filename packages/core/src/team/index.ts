@@ -1,16 +1,8 @@
 export { type ActiveAgent, ActiveAgentStore } from "./active-agents.ts";
 export { pairToolCalls, textOf } from "./history.ts";
 export { TeamLimitError } from "./limits.ts";
-export {
-  type AgentSummary,
-  approvalPrompt,
-  outcomeText,
-  type RunInput,
-  type RunOutcome,
-  Team,
-  type TeamOptions,
-  UnknownToolError,
-} from "./team.ts";
+export { approvalPrompt, outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
+export { type AgentSummary, Team, type TeamOptions, UnknownToolError } from "./team.ts";
 export {
   type LimitsConfig,
   limitsConfigSchema,

@@ -17,6 +17,7 @@ import { ActiveAgentStore } from "./active-agents.ts";
 import { createHandoffTool, handoffToolName } from "./handoff.ts";
 import { textOf } from "./history.ts";
 import { limitMessages, TeamLimitError } from "./limits.ts";
+import { approvalPrompt, outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { teamCommands } from "./team-commands.ts";
 import { type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
 import {
@@ -48,40 +49,6 @@ export interface TeamOptions {
   /** More lines for /status (open requests…). */
   readonly statusLines?: (key: string) => Promise<string[]>;
   readonly logger?: Logger;
-}
-
-export interface RunInput {
-  readonly key: string;
-  readonly userId: string;
-  readonly signal: AbortSignal;
-  /** The user's text; absent when resuming. */
-  readonly text?: string;
-  /** Resumes a run waiting for approval. */
-  readonly resume?: ApprovalDecision;
-  readonly requestId?: string;
-  readonly runId?: string;
-}
-
-export type RunOutcome =
-  | { readonly kind: "answered"; readonly text: string; readonly agent: string }
-  | { readonly kind: "awaiting-approval"; readonly approval: ApprovalRequest; readonly agent: string }
-  | { readonly kind: "stopped-for-tool"; readonly tool: string; readonly agent: string };
-
-/** What the thread reads for an outcome when nothing tracks the request. */
-export function outcomeText(outcome: RunOutcome): string {
-  switch (outcome.kind) {
-    case "answered":
-      return outcome.text;
-    case "awaiting-approval":
-      return approvalPrompt(outcome.approval);
-    case "stopped-for-tool":
-      return "";
-  }
-}
-
-export function approvalPrompt(approval: ApprovalRequest): string {
-  const args = Object.keys(approval.args).length > 0 ? ` with ${JSON.stringify(approval.args)}` : "";
-  return `**${approval.agent}** wants to run \`${approval.tool}\`${args}. Reply \`/approve\` to let it, or \`/deny\` to refuse.`;
 }
 
 export interface AgentSummary {

@@ -1,0 +1,35 @@
+import type { ApprovalDecision, ApprovalRequest } from "./team-graph.ts";
+
+export interface RunInput {
+  readonly key: string;
+  readonly userId: string;
+  readonly signal: AbortSignal;
+  /** The user's text; absent when resuming. */
+  readonly text?: string;
+  /** Resumes a run waiting for approval. */
+  readonly resume?: ApprovalDecision;
+  readonly requestId?: string;
+  readonly runId?: string;
+}
+
+export type RunOutcome =
+  | { readonly kind: "answered"; readonly text: string; readonly agent: string }
+  | { readonly kind: "awaiting-approval"; readonly approval: ApprovalRequest; readonly agent: string }
+  | { readonly kind: "stopped-for-tool"; readonly tool: string; readonly agent: string };
+
+/** What the thread reads for an outcome when nothing tracks the request. */
+export function outcomeText(outcome: RunOutcome): string {
+  switch (outcome.kind) {
+    case "answered":
+      return outcome.text;
+    case "awaiting-approval":
+      return approvalPrompt(outcome.approval);
+    case "stopped-for-tool":
+      return "";
+  }
+}
+
+export function approvalPrompt(approval: ApprovalRequest): string {
+  const args = Object.keys(approval.args).length > 0 ? ` with ${JSON.stringify(approval.args)}` : "";
+  return `**${approval.agent}** wants to run \`${approval.tool}\`${args}. Reply \`/approve\` to let it, or \`/deny\` to refuse.`;
+}
