@@ -77,6 +77,9 @@ export class MemoryAgent {
         ...memoryToolConfig({ conversationKey: key, role: isMessage ? run.role : "user" }),
       },
       recursionLimit: 25,
+      // One checkpoint when the run ends instead of one per step (each rewrote the session so far):
+      // a run interrupted by a crash is lost either way, since the queue that runs it is in memory.
+      durability: "exit",
     });
   }
 
