@@ -1,0 +1,42 @@
+import { measureHeap } from "./heap.ts";
+import { measureLongThread } from "./long-thread.ts";
+import { measureOverhead } from "./overhead.ts";
+import { measurePromptSize } from "./prompt-size.ts";
+import { measureStartup } from "./startup.ts";
+import { measureSticky } from "./sticky.ts";
+import type { Figure } from "./support/figures.ts";
+import { measureThroughput } from "./throughput.ts";
+
+export interface Group {
+  readonly measure: () => Promise<Figure[]>;
+  /** The child is stopped after this long: `pnpm bench` must finish in 10 minutes on 2 cores. */
+  readonly limitSeconds: number;
+  /** Extra Node flags for this group's child process. */
+  readonly nodeFlags?: readonly string[];
+}
+
+/**
+ * Every measurement group, in the order the table lists them. Loops that could run long on a
+ * busy machine are time-boxed (the figure then says on how many samples it rests); the limits
+ * here only catch a hang.
+ */
+export const GROUPS = {
+  overhead: { measure: () => measureOverhead({ timeBoxMs: 60_000 }), limitSeconds: 150 },
+  throughput: {
+    measure: () => measureThroughput({ timeBoxMs: 45_000, memoryTimeBoxMs: 20_000 }),
+    limitSeconds: 180,
+  },
+  "long-thread": { measure: measureLongThread, limitSeconds: 240 },
+  sticky: { measure: measureSticky, limitSeconds: 120 },
+  "prompt-size": { measure: measurePromptSize, limitSeconds: 240 },
+  heap: {
+    measure: () => measureHeap({ timeBoxMs: 75_000, memoryTimeBoxMs: 25_000 }),
+    limitSeconds: 200,
+    // V8 otherwise drops the bytecode of functions idle for a while, shrinking the heap by a few MB
+    // mid-measurement: data per conversation would read as negative.
+    nodeFlags: ["--no-flush-bytecode"],
+  },
+  startup: { measure: measureStartup, limitSeconds: 120 },
+} satisfies Record<string, Group>;
+
+export type GroupName = keyof typeof GROUPS;
