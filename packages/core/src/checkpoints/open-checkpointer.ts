@@ -1,6 +1,6 @@
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
-import { createClient, type RedisClientType } from "@redis/client";
 import { createStreamLogger, type Logger } from "../runtime/logger.ts";
+import { connectRedis } from "../store/redis/redis-connection.ts";
 import {
   type CheckpointerLocation,
   maskUrlPassword,
@@ -32,10 +32,6 @@ export interface OpenedCheckpointer {
   readonly description: string;
   close(): Promise<void>;
 }
-
-/** Long enough for a remote server over TLS, short enough that a wrong host fails start-up quickly. */
-const CONNECT_TIMEOUT_MS = 5_000;
-const MAX_RECONNECT_DELAY_MS = 5_000;
 
 /**
  * The LangGraph checkpointer named by `url`: `sqlite://…` (embedded default), `redis://…`,
@@ -81,7 +77,21 @@ async function openLocation(
         );
       }
       const logger = options.logger ?? createStreamLogger();
-      const client = await connectRedis(location.clientUrl, maskedUrl, logger);
+      const client = await connectRedis({
+        clientUrl: location.clientUrl,
+        host: new URL(location.clientUrl).host,
+        clientName: `switchboard-checkpoints@${keyPrefix}`,
+        onBackgroundError: (error) =>
+          logger.error("Redis connection for checkpoints failed", { checkpointer: maskedUrl, cause: error }),
+        startupError: (cause) =>
+          new CheckpointerConnectionError(
+            maskedUrl,
+            "could not connect to Redis for checkpoints",
+            "that Redis is running and reachable at that host and port, and that the user name, password, " +
+              "database number and TLS choice (redis:// or rediss://) in the URL are right",
+            { cause },
+          ),
+      });
       return {
         saver: new RedisSaver({ client, keyPrefix, keepCheckpoints }),
         description: `Redis checkpoints at ${maskedUrl} under "${keyPrefix}", ${window}`,
@@ -132,41 +142,6 @@ function openSqliteSaver(path: string, keepCheckpoints: number): SqliteSaver {
       "could not open the SQLite checkpoint file",
       "that the folder exists or can be created, that this process may write there, " +
         "and that the file is a SQLite database",
-      { cause: error },
-    );
-  }
-}
-
-/**
- * The first connection must succeed (start-up reports why it did not); after that, dropped
- * connections are retried with backoff and reported to the logger while commands wait.
- */
-async function connectRedis(clientUrl: string, maskedUrl: string, logger: Logger): Promise<RedisClientType> {
-  let connected = false;
-  const client: RedisClientType = createClient({
-    url: clientUrl,
-    socket: {
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      reconnectStrategy: (retries, cause) =>
-        connected ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : cause,
-    },
-  });
-  // Before the first connection the same failure rejects connect() below, so it is reported there.
-  client.on("error", (error: unknown) => {
-    if (connected)
-      logger.error("Redis connection for checkpoints failed", { checkpointer: maskedUrl, cause: error });
-  });
-  try {
-    await client.connect();
-    connected = true;
-    return client;
-  } catch (error) {
-    if (client.isOpen) client.destroy();
-    throw new CheckpointerConnectionError(
-      maskedUrl,
-      "could not connect to Redis for checkpoints",
-      "that Redis is running and reachable at that host and port, and that the user name, password, " +
-        "database number and TLS choice (redis:// or rediss://) in the URL are right",
       { cause: error },
     );
   }

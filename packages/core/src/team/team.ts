@@ -17,15 +17,10 @@ import { ActiveAgentStore } from "./active-agents.ts";
 import { createHandoffTool, handoffToolName } from "./handoff.ts";
 import { textOf } from "./history.ts";
 import { limitMessages, TeamLimitError } from "./limits.ts";
-import { approvalPrompt, outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
+import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { teamCommands } from "./team-commands.ts";
 import { type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
-import {
-  type ApprovalDecision,
-  type ApprovalRequest,
-  buildTeamGraph,
-  type GraphAgent,
-} from "./team-graph.ts";
+import { type ApprovalRequest, buildTeamGraph, type GraphAgent } from "./team-graph.ts";
 import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
 
 export interface TeamOptions {

@@ -1,5 +1,4 @@
 import { createClient, type RedisClientType } from "@redis/client";
-import { StoreConnectionError } from "../errors.ts";
 
 export type RedisConnection = RedisClientType;
 
@@ -7,21 +6,28 @@ export type RedisConnection = RedisClientType;
 const CONNECT_TIMEOUT_MS = 5_000;
 const MAX_RECONNECT_DELAY_MS = 5_000;
 
+export interface RedisConnectOptions {
+  readonly clientUrl: string;
+  /** host[:port], for messages (the URL may hold a password). */
+  readonly host: string;
+  /** Shows up in CLIENT LIST, so an operator can tell which deployment holds which connection. */
+  readonly clientName: string;
+  /** Dropped connections after start-up (they are retried with backoff meanwhile). */
+  readonly onBackgroundError: (error: Error) => void;
+  /** The error start-up reports when the first connection fails. */
+  readonly startupError: (cause: unknown) => Error;
+}
+
 /**
- * Connects the one client the store shares between keyv and the atomic operations. The first
- * connection must succeed (start-up reports why it did not); after that, dropped connections are
- * retried with backoff and reported to `onBackgroundError` while commands wait in the offline queue.
+ * Connects a Redis client (the store's, the checkpointer's). The first connection must succeed
+ * (start-up reports why it did not); after that, dropped connections are retried with backoff and
+ * reported to `onBackgroundError` while commands wait in the offline queue.
  */
-export async function connectRedis(
-  clientUrl: string,
-  host: string,
-  clientName: string,
-  onBackgroundError: (error: Error) => void,
-): Promise<RedisConnection> {
+export async function connectRedis(options: RedisConnectOptions): Promise<RedisConnection> {
+  const { clientUrl, host, clientName, onBackgroundError } = options;
   let connected = false;
   const client: RedisConnection = createClient({
     url: clientUrl,
-    // Shows up in CLIENT LIST, so an operator can tell which deployment holds which connection.
     name: clientName,
     socket: {
       connectTimeout: CONNECT_TIMEOUT_MS,
@@ -41,12 +47,6 @@ export async function connectRedis(
     return client;
   } catch (error) {
     if (client.isOpen) client.destroy();
-    throw new StoreConnectionError(
-      host,
-      "could not connect to Redis",
-      "that Redis is running and reachable at that host and port, and that the user name, password, " +
-        "database number and TLS choice (redis:// or rediss://) in the store URL are right",
-      { cause: error },
-    );
+    throw options.startupError(error);
   }
 }

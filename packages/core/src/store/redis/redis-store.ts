@@ -1,5 +1,6 @@
 import KeyvRedis from "@keyv/redis";
 import Keyv from "keyv";
+import { StoreConnectionError } from "../errors.ts";
 import { keyvPerNamespace } from "../keyv-namespaces.ts";
 import type { Store } from "../types.ts";
 import { RedisAtomicStore } from "./redis-atomic-store.ts";
@@ -34,12 +35,20 @@ export class RedisStore implements Store {
   }
 
   static async open(options: RedisStoreOptions): Promise<RedisStore> {
-    const client = await connectRedis(
-      options.clientUrl,
-      options.host,
-      `switchboard@${options.keyPrefix}`,
-      options.onBackgroundError,
-    );
+    const client = await connectRedis({
+      clientUrl: options.clientUrl,
+      host: options.host,
+      clientName: `switchboard@${options.keyPrefix}`,
+      onBackgroundError: options.onBackgroundError,
+      startupError: (cause) =>
+        new StoreConnectionError(
+          options.host,
+          "could not connect to Redis",
+          "that Redis is running and reachable at that host and port, and that the user name, password, " +
+            "database number and TLS choice (redis:// or rediss://) in the store URL are right",
+          { cause },
+        ),
+    });
     return new RedisStore(client, options);
   }
 
