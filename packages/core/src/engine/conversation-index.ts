@@ -3,6 +3,7 @@ import type { Store } from "../store/types.ts";
 
 /** Bot messages stay resolvable this long: a reply to one continues its conversation. */
 const POSTED_MESSAGE_TTL_MS = 180 * 24 * 60 * 60 * 1000;
+const MAX_REMEMBERED = 50_000;
 
 /**
  * Where the bot has spoken, kept in the store (never only in memory) so every instance and every
@@ -12,6 +13,11 @@ const POSTED_MESSAGE_TTL_MS = 180 * 24 * 60 * 60 * 1000;
 export class ConversationIndex {
   readonly #posted: Keyv<string>;
   readonly #participating: Keyv<boolean>;
+  /**
+   * Conversations this process has seen the bot take part in. Participation is never withdrawn,
+   * so remembering it saves a store write per answer and a read per message; bounded by clearing.
+   */
+  readonly #knownParticipating = new Set<string>();
 
   constructor(store: Store) {
     this.#posted = store.namespace<string>("posted");
@@ -28,14 +34,20 @@ export class ConversationIndex {
   }
 
   async markParticipating(conversationKey: string): Promise<void> {
+    if (this.#knownParticipating.has(conversationKey)) return;
     await this.#participating.set(conversationKey, true);
+    this.#remember(conversationKey);
   }
 
   async isParticipating(conversationKey: string): Promise<boolean> {
-    return (await this.#participating.get(conversationKey)) === true;
+    if (this.#knownParticipating.has(conversationKey)) return true;
+    const participating = (await this.#participating.get(conversationKey)) === true;
+    if (participating) this.#remember(conversationKey);
+    return participating;
   }
 
-  async forget(conversationKey: string): Promise<void> {
-    await this.#participating.delete(conversationKey);
+  #remember(conversationKey: string): void {
+    if (this.#knownParticipating.size >= MAX_REMEMBERED) this.#knownParticipating.clear();
+    this.#knownParticipating.add(conversationKey);
   }
 }
