@@ -70,6 +70,8 @@ export function buildTeamGraph(options: TeamGraphOptions) {
       },
     );
   }
+  // Node names come from configuration, so StateGraph cannot infer them as literal types; widen the
+  // node-name parameter to string once, here, instead of at every edge.
   const builder = graph as unknown as StateGraph<
     typeof TeamState.spec,
     TeamStateValue,
