@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpTool, httpToolConfigSchema } from "./http-tool.ts";
+import { createHttpTool, HttpToolTimeoutError, httpToolConfigSchema } from "./http-tool.ts";
 
 describe("createHttpTool", () => {
   let server: Server;
@@ -15,6 +15,8 @@ describe("createHttpTool", () => {
       });
       request.on("end", () => {
         seen.push({ method: request.method ?? "", url: request.url ?? "", body });
+        // Never answers: the caller's timeout or signal has to end the call.
+        if (request.url?.startsWith("/silent")) return;
         if (request.url?.startsWith("/broken")) {
           response.writeHead(503);
           response.end("down for maintenance");
@@ -24,7 +26,10 @@ describe("createHttpTool", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => server.close());
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
 
   const make = (input: Record<string, unknown>) =>
     createHttpTool(httpToolConfigSchema.parse({ name: "lookup", description: "look things up", ...input }));
@@ -43,6 +48,22 @@ describe("createHttpTool", () => {
     await expect(make({ url: `${base}/broken` }).invoke({})).rejects.toThrow(
       "lookup answered HTTP 503: down for maintenance",
     );
+  });
+
+  it("gives up after timeoutSeconds with an error naming the tool and the setting", async () => {
+    const call = make({ url: `${base}/silent`, timeoutSeconds: 0.2 }).invoke({});
+    await expect(call).rejects.toThrow(HttpToolTimeoutError);
+    await expect(call).rejects.toThrow("lookup did not answer within 0.2 s");
+  });
+
+  it("stops when the run is cancelled, without waiting for the timeout", async () => {
+    const cancel = new AbortController();
+    const call = make({ url: `${base}/silent`, timeoutSeconds: 30 }).invoke({}, { signal: cancel.signal });
+    setTimeout(() => cancel.abort(new Error("run stopped")), 50);
+    const started = Date.now();
+    await expect(call).rejects.toThrow();
+    await expect(call).rejects.not.toThrow(HttpToolTimeoutError);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("rejects a config without a usable name or URL", () => {
