@@ -12,8 +12,7 @@ export {
   type OpenedCheckpointer,
   openCheckpointer,
 } from "./open-checkpointer.ts";
-export { openPostgresSaver, type PostgresSaverOptions, PrunedPostgresSaver } from "./postgres-saver.ts";
-export { DEFAULT_REDIS_CHECKPOINT_PREFIX, RedisSaver, type RedisSaverOptions } from "./redis-saver.ts";
+export { DEFAULT_REDIS_CHECKPOINT_PREFIX } from "./redis-layout.ts";
 export type { RetainingSaverOptions } from "./retaining-saver.ts";
 export { DEFAULT_KEEP_CHECKPOINTS, MIN_KEEP_CHECKPOINTS } from "./retention.ts";
 export { SqliteSaver, type SqliteSaverOptions } from "./sqlite-saver.ts";

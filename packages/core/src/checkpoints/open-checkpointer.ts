@@ -1,6 +1,10 @@
+/**
+ * One entry to every checkpointer backend. The Redis and Postgres savers, and their client
+ * libraries, are imported only when a URL names them: loading them takes a noticeable part of
+ * start-up, and most set-ups use one backend (the embedded default, SQLite, loads nothing extra).
+ */
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
 import { createStreamLogger, type Logger } from "../runtime/logger.ts";
-import { connectRedis } from "../store/redis/redis-connection.ts";
 import {
   type CheckpointerLocation,
   maskUrlPassword,
@@ -8,8 +12,7 @@ import {
   SAFE_KEY_PREFIX,
 } from "./checkpointer-url.ts";
 import { CheckpointerConnectionError, CheckpointOptionError, CheckpointSchemaError } from "./errors.ts";
-import { openPostgresSaver } from "./postgres-saver.ts";
-import { DEFAULT_REDIS_CHECKPOINT_PREFIX, RedisSaver } from "./redis-saver.ts";
+import { DEFAULT_REDIS_CHECKPOINT_PREFIX } from "./redis-layout.ts";
 import { resolveKeepCheckpoints } from "./retention.ts";
 import { SqliteSaver } from "./sqlite-saver.ts";
 
@@ -77,6 +80,10 @@ async function openLocation(
         );
       }
       const logger = options.logger ?? createStreamLogger();
+      const [{ connectRedis }, { RedisSaver }] = await Promise.all([
+        import("../store/redis/redis-connection.ts"),
+        import("./redis-saver.ts"),
+      ]);
       const client = await connectRedis({
         clientUrl: location.clientUrl,
         host: new URL(location.clientUrl).host,
@@ -102,6 +109,7 @@ async function openLocation(
     }
     case "postgres": {
       const schema = options.postgresSchema ?? "public";
+      const { openPostgresSaver } = await import("./postgres-saver.ts");
       const saver = await openPostgresSaver({
         connectionString: location.connectionString,
         schema,

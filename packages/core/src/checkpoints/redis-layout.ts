@@ -17,6 +17,9 @@ import type { TypedValue } from "./retaining-saver.ts";
  * Thread ids and namespaces are percent-encoded: they may contain `:` and braces.
  * Checkpoint ids are LangGraph's uuid6 strings, which sort by creation time.
  */
+/** The key prefix when neither the options nor the store URL's `?prefix=` give one. */
+export const DEFAULT_REDIS_CHECKPOINT_PREFIX = "switchboard:checkpoint:";
+
 export interface NamespaceKeys {
   readonly encodedNamespace: string;
   readonly index: string;

@@ -12,6 +12,7 @@ import { CheckpointDataError } from "./errors.ts";
 import {
   blobField,
   channelOfBlobField,
+  DEFAULT_REDIS_CHECKPOINT_PREFIX,
   type NamespaceKeys,
   namespaceKeys,
   packValue,
@@ -37,8 +38,6 @@ export interface RedisSaverOptions extends RetainingSaverOptions {
   /** Every key starts with this, so deployments and test runs can share one server. */
   keyPrefix?: string;
 }
-
-export const DEFAULT_REDIS_CHECKPOINT_PREFIX = "switchboard:checkpoint:";
 
 interface Located {
   readonly threadId: string;

@@ -1,6 +1,5 @@
 import { createStreamLogger, type Logger } from "../runtime/logger.ts";
 import { MemoryStore } from "./memory/memory-store.ts";
-import { RedisStore } from "./redis/redis-store.ts";
 import { SqliteStore } from "./sqlite/sqlite-store.ts";
 import { maskStoreUrl, parseStoreUrl } from "./store-url.ts";
 import type { Store } from "./types.ts";
@@ -41,8 +40,11 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
         onBackgroundError,
         ...(options.now ? { now: options.now } : {}),
       });
-    case "redis":
+    case "redis": {
+      // The Redis client is a large library; a set-up on the embedded store never loads it.
+      const { RedisStore } = await import("./redis/redis-store.ts");
       return RedisStore.open({ ...location, description, onBackgroundError });
+    }
     case "memory":
       return new MemoryStore(options.now ? { now: options.now } : {});
   }
