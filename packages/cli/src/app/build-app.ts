@@ -23,7 +23,7 @@ import type { SwitchboardConfig } from "../config/schema.ts";
 import { ConsoleAdapter } from "../console/console-adapter.ts";
 import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts";
 import { type HttpServer, startConfiguredHttpServer } from "./http-server.ts";
-import { createModelCatalog, type ModelCatalog } from "./model-catalog.ts";
+import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
 import { createPlatformAdapters } from "./platform-adapters.ts";
 
 export interface BuildAppOptions {
@@ -58,7 +58,7 @@ export interface App {
 export async function buildApp(options: BuildAppOptions): Promise<App> {
   const { loaded, logger, cwd } = options;
   const { config } = loaded;
-  const models = createModelCatalog(config.model, loaded.providerKeys);
+  const models = await loadModelCatalog(loaded);
 
   const store = await openStore(config.store, { cwd, logger });
   let checkpointer: OpenedCheckpointer | undefined;

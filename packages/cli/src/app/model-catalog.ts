@@ -1,25 +1,49 @@
 import {
   apiKeyEnvVar,
-  createChatModel,
   describeModel,
+  loadChatModelFactory,
   type ModelSpec,
   parseModelString,
   type ToolCallingChatModel,
 } from "@switchboard/core";
-import type { ProviderKeys } from "../config/load-config.ts";
+import type { LoadedConfig, ProviderKeys } from "../config/load-config.ts";
+import type { SwitchboardConfig } from "../config/schema.ts";
 
 /** The models of one configuration: the main `model:` and any agent's own `model:` string. */
 export interface ModelCatalog {
   readonly defaultSpec: ModelSpec;
   /** The spec for an agent's `model:` string (undefined → the main model), with its provider's key. */
   specFor(model: string | undefined): ModelSpec;
-  /** A new chat model for an agent; throws ModelConfigError when its provider's key is missing. */
+  /**
+   * A new chat model for a `model:` string the configuration names; throws ModelConfigError when
+   * its provider's key is missing.
+   */
   modelFor(model: string | undefined): ToolCallingChatModel;
   describe(model: string | undefined): string;
 }
 
-export function createModelCatalog(defaultSpec: ModelSpec, providerKeys: ProviderKeys): ModelCatalog {
-  const specFor = (model: string | undefined): ModelSpec => {
+/**
+ * The catalog of a loaded configuration. Loads the libraries of the providers its models use, and
+ * no others: each one adds a noticeable part to start-up.
+ */
+export async function loadModelCatalog(loaded: LoadedConfig): Promise<ModelCatalog> {
+  const { config } = loaded;
+  const specFor = modelSpecResolver(config.model, loaded.providerKeys);
+  const build = await loadChatModelFactory(configuredModels(config).map((model) => specFor(model).provider));
+  return {
+    defaultSpec: config.model,
+    specFor,
+    modelFor: (model) => build(specFor(model)),
+    describe: (model) => describeModel(specFor(model)),
+  };
+}
+
+/** What an agent's `model:` string (undefined → the main model) stands for, with its provider's key. */
+export function modelSpecResolver(
+  defaultSpec: ModelSpec,
+  providerKeys: ProviderKeys,
+): (model: string | undefined) => ModelSpec {
+  return (model) => {
     if (model === undefined) return defaultSpec;
     const spec = parseModelString(model);
     if ((spec.provider === "openai" || spec.provider === "anthropic") && providerKeys[spec.provider]) {
@@ -27,12 +51,16 @@ export function createModelCatalog(defaultSpec: ModelSpec, providerKeys: Provide
     }
     return spec;
   };
-  return {
-    defaultSpec,
-    specFor,
-    modelFor: (model) => createChatModel(specFor(model)),
-    describe: (model) => describeModel(specFor(model)),
-  };
+}
+
+/** Every `model:` string the configuration names (undefined: the main model). */
+function configuredModels(config: SwitchboardConfig): (string | undefined)[] {
+  return [
+    undefined,
+    config.team.supervisor.model,
+    ...config.team.specialists.map((specialist) => specialist.model),
+    config.memory.summaryModel,
+  ];
 }
 
 /** What an operator must set for a spec to work, or undefined when nothing is missing. */

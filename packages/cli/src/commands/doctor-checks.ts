@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createChatModel, describeModel, type Logger, type ModelSpec, openStore } from "@switchboard/core";
 import { openCheckpointerFor } from "../app/checkpointer.ts";
-import { createModelCatalog, missingModelKey } from "../app/model-catalog.ts";
+import { missingModelKey, modelSpecResolver } from "../app/model-catalog.ts";
 import { createPlatformAdapters } from "../app/platform-adapters.ts";
 import type { LoadedConfig } from "../config/load-config.ts";
 import { PLATFORM_TITLES } from "../config/platform-sections.ts";
@@ -32,16 +32,16 @@ export function checkNode(version: string): CheckResult {
 }
 
 /** Every distinct model the configuration uses has what its provider needs (no network call). */
-export function checkModels(loaded: LoadedConfig): CheckResult[] {
+export async function checkModels(loaded: LoadedConfig): Promise<CheckResult[]> {
   const { config } = loaded;
-  const catalog = createModelCatalog(config.model, loaded.providerKeys);
+  const specFor = modelSpecResolver(config.model, loaded.providerKeys);
   const agentModels = [config.team.supervisor.model, ...config.team.specialists.map((s) => s.model)];
   const specs = new Map<string, ModelSpec>();
   for (const model of [undefined, ...agentModels]) {
-    const spec = catalog.specFor(model);
+    const spec = specFor(model);
     specs.set(describeModel(spec), spec);
   }
-  return [...specs.entries()].map(([description, spec]) => {
+  const checks = [...specs.entries()].map(async ([description, spec]): Promise<CheckResult> => {
     const missing = missingModelKey(spec);
     if (missing)
       return {
@@ -51,13 +51,14 @@ export function checkModels(loaded: LoadedConfig): CheckResult[] {
         fix: "export the key, or put apiKey under model: in the config file",
       };
     try {
-      createChatModel(spec);
+      await createChatModel(spec);
     } catch (error) {
       return { name: "model", status: "problem", detail: `${description}: ${(error as Error).message}` };
     }
     const note = spec.provider === "offline" ? "" : " (key present; the provider was not contacted)";
     return { name: "model", status: "ok", detail: `${description}${note}` };
   });
+  return Promise.all(checks);
 }
 
 /** Opens the store and writes, reads back and deletes one value, as every turn will. */

@@ -43,7 +43,7 @@ export async function doctorCommand(options: CommonOptions, context: CliContext)
   if (loaded) {
     // Background failures (a Redis reconnect) would interleave with the report; only errors matter here.
     const logger = createStreamLogger("error", (line) => context.stderr.write(line));
-    for (const result of checkModels(loaded)) report(result);
+    for (const result of await checkModels(loaded)) report(result);
     report(await checkStore(loaded.config.store, context.cwd, logger));
     report(await checkCheckpoints(loaded.config.checkpoints, context.cwd, logger));
     for (const result of await checkPlatforms(loaded, logger)) report(result);

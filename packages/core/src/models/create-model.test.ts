@@ -2,10 +2,10 @@ import { ChatAnthropic } from "@langchain/anthropic";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { ChatOllama } from "@langchain/ollama";
-import { ChatOpenAI } from "@langchain/openai";
+import { ChatOpenAI, ChatOpenAICompletions } from "@langchain/openai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createChatModel } from "./create-model.ts";
+import { createChatModel, loadChatModelFactory, ProviderNotLoadedError } from "./create-model.ts";
 import { OfflineChatModel } from "./offline-model.ts";
 import { classifyModelError } from "./retry-policy.ts";
 import { ModelConfigError } from "./spec.ts";
@@ -41,33 +41,53 @@ const lookup = tool(async () => "ok", {
 });
 
 describe("createChatModel", () => {
-  it("builds the offline model for offline", () => {
-    const model = createChatModel({ provider: "offline" }, { offlineAgentName: "billing" });
+  it("builds the offline model for offline", async () => {
+    const model = await createChatModel({ provider: "offline" }, { offlineAgentName: "billing" });
     expect(model).toBeInstanceOf(OfflineChatModel);
     expect((model as OfflineChatModel).agentName).toBe("billing");
   });
 
-  it("constructs openai:gpt-4o-mini with a key and no network", () => {
-    const model = createChatModel({ provider: "openai", model: "gpt-4o-mini", apiKey: "x" });
+  it("constructs openai:gpt-4o-mini with a key and no network", async () => {
+    const model = await createChatModel({ provider: "openai", model: "gpt-4o-mini", apiKey: "x" });
     expect(model).toBeInstanceOf(ChatOpenAI);
     expect((model as ChatOpenAI).model).toBe("gpt-4o-mini");
     expect(typeof model.bindTools).toBe("function");
   });
 
-  it("constructs anthropic and ollama models", () => {
+  it("constructs anthropic and ollama models", async () => {
     expect(
-      createChatModel({ provider: "anthropic", model: "claude-3-5-haiku-latest", apiKey: "x" }),
+      await createChatModel({ provider: "anthropic", model: "claude-3-5-haiku-latest", apiKey: "x" }),
     ).toBeInstanceOf(ChatAnthropic);
-    expect(createChatModel({ provider: "ollama", model: "llama3.1" })).toBeInstanceOf(ChatOllama);
+    expect(await createChatModel({ provider: "ollama", model: "llama3.1" })).toBeInstanceOf(ChatOllama);
   });
 
   it.each([
     ["openai", "OPENAI_API_KEY"],
     ["anthropic", "ANTHROPIC_API_KEY"],
-  ] as const)("refuses %s without a key and names %s", (provider, envVar) => {
-    expect(() => createChatModel({ provider, model: "m" })).toThrow(ModelConfigError);
-    expect(() => createChatModel({ provider, model: "m" })).toThrow(
+  ] as const)("refuses %s without a key and names %s", async (provider, envVar) => {
+    await expect(createChatModel({ provider, model: "m" })).rejects.toThrow(ModelConfigError);
+    await expect(createChatModel({ provider, model: "m" })).rejects.toThrow(
       new RegExp(`set ${envVar} in the environment, or apiKey under model: in switchboard.yaml`),
+    );
+  });
+
+  it("builds models synchronously for the providers a factory was loaded for", async () => {
+    const build = await loadChatModelFactory(["openai-compatible", "ollama"]);
+    expect(
+      build({ provider: "openai-compatible", model: "qwen", baseUrl: "http://gpu-box:8000/v1" }),
+    ).toBeInstanceOf(ChatOpenAICompletions);
+    expect(build({ provider: "openai", model: "gpt-4o-mini", apiKey: "x" })).toBeInstanceOf(ChatOpenAI);
+    expect(build({ provider: "ollama", model: "llama3.1" })).toBeInstanceOf(ChatOllama);
+    expect(build({ provider: "offline" })).toBeInstanceOf(OfflineChatModel);
+  });
+
+  it("refuses a provider its factory was not loaded for, naming it", async () => {
+    const build = await loadChatModelFactory(["offline"]);
+    expect(() => build({ provider: "anthropic", model: "claude-3-5-haiku-latest", apiKey: "x" })).toThrow(
+      ProviderNotLoadedError,
+    );
+    expect(() => build({ provider: "ollama", model: "llama3.1" })).toThrow(
+      /the ollama model library was not loaded: include "ollama"/,
     );
   });
 
@@ -94,7 +114,7 @@ describe("createChatModel", () => {
         usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
       }),
     );
-    const model = createChatModel(
+    const model = await createChatModel(
       { provider: "openai-compatible", model: "qwen", baseUrl: "http://gpu-box:8000/v1" },
       { fetch: server.fetch },
     );
@@ -120,7 +140,7 @@ describe("createChatModel", () => {
         usage: { input_tokens: 5, output_tokens: 1 },
       }),
     );
-    const model = createChatModel(
+    const model = await createChatModel(
       {
         provider: "anthropic",
         model: "claude-3-5-haiku-latest",
@@ -149,7 +169,7 @@ describe("createChatModel", () => {
       () =>
         new Response(`${JSON.stringify(line)}\n`, { headers: { "content-type": "application/x-ndjson" } }),
     );
-    const model = createChatModel(
+    const model = await createChatModel(
       { provider: "ollama", model: "llama3.1", baseUrl: "http://ollama-box:11434" },
       { fetch: server.fetch },
     );
@@ -171,7 +191,7 @@ describe("createChatModel", () => {
       const server = fakeFetch(() =>
         json(status, { error: { type: "error", message: `status ${status}`, code: null } }, headers),
       );
-      const model = createChatModel(
+      const model = await createChatModel(
         { provider, model: provider === "openai" ? "gpt-4o-mini" : "claude-3-5-haiku-latest", apiKey: "k" },
         { fetch: server.fetch },
       );

@@ -1,19 +1,21 @@
 /**
  * Builds the LangChain chat model a `ModelSpec` names. The provider classes are constructed
- * directly (not through `initChatModel`): construction is synchronous, needs no dynamic import,
- * and returns the concrete class with `bindTools`, so a bad spec fails at start-up, not on the
- * first message.
+ * directly (not through `initChatModel`) and return the concrete class with `bindTools`, so a bad
+ * spec fails at start-up, not on the first message.
+ *
+ * Each provider's library is imported only when a model of that provider is wanted: together they
+ * take most of a second to load, and a configuration uses one of them, or none (offline).
  *
  * Retries inside the provider SDKs are switched off (`maxRetries: 0`): `withModelRetry` is the one
  * retry policy, so rate-limit waits, backoff and cancellation behave the same for every provider.
  * Construction never touches the network.
  */
-import { ChatAnthropic } from "@langchain/anthropic";
+import type * as AnthropicLibrary from "@langchain/anthropic";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { ChatOllama } from "@langchain/ollama";
-import { ChatOpenAI, ChatOpenAICompletions } from "@langchain/openai";
+import type * as OllamaLibrary from "@langchain/ollama";
+import type * as OpenAiLibrary from "@langchain/openai";
 import { OfflineChatModel } from "./offline-model.ts";
-import { apiKeyEnvVar, ModelConfigError, type ModelSpec } from "./spec.ts";
+import { apiKeyEnvVar, ModelConfigError, type ModelProvider, type ModelSpec } from "./spec.ts";
 
 /** A chat model that can be given tools — every provider built here is one. */
 export type ToolCallingChatModel = BaseChatModel & Required<Pick<BaseChatModel, "bindTools">>;
@@ -29,11 +31,67 @@ export interface CreateChatModelDeps {
 // placeholder also keeps the SDK from sending OPENAI_API_KEY from the environment to a third party.
 const NO_KEY_PLACEHOLDER = "not-needed";
 
-export function createChatModel(spec: ModelSpec, deps: CreateChatModelDeps = {}): ToolCallingChatModel {
+/** Builds models synchronously, for the providers whose libraries were loaded with it. */
+export type ChatModelFactory = (spec: ModelSpec, deps?: CreateChatModelDeps) => ToolCallingChatModel;
+
+/** Thrown by a ChatModelFactory asked for a provider it was not loaded for: a wiring mistake. */
+export class ProviderNotLoadedError extends Error {
+  constructor(provider: ModelProvider) {
+    super(
+      `the ${provider} model library was not loaded: include "${provider}" in the providers given to loadChatModelFactory`,
+    );
+    this.name = "ProviderNotLoadedError";
+  }
+}
+
+/** The chat model `spec` names; loads its provider's library first (only that one). */
+export async function createChatModel(
+  spec: ModelSpec,
+  deps: CreateChatModelDeps = {},
+): Promise<ToolCallingChatModel> {
+  const factory = await loadChatModelFactory([spec.provider]);
+  return factory(spec, deps);
+}
+
+/**
+ * Loads the libraries of `providers`, and only those, once; the factory then builds models of
+ * those providers synchronously (for callers that wire many models, such as an agent team).
+ */
+export async function loadChatModelFactory(providers: Iterable<ModelProvider>): Promise<ChatModelFactory> {
+  const libraries = await loadProviderLibraries(new Set(providers));
+  return (spec, deps = {}) => buildChatModel(spec, libraries, deps);
+}
+
+interface ProviderLibraries {
+  readonly openai: typeof OpenAiLibrary | undefined;
+  readonly anthropic: typeof AnthropicLibrary | undefined;
+  readonly ollama: typeof OllamaLibrary | undefined;
+}
+
+async function loadProviderLibraries(providers: ReadonlySet<ModelProvider>): Promise<ProviderLibraries> {
+  const [openai, anthropic, ollama] = await Promise.all([
+    providers.has("openai") || providers.has("openai-compatible") ? import("@langchain/openai") : undefined,
+    providers.has("anthropic") ? import("@langchain/anthropic") : undefined,
+    providers.has("ollama") ? import("@langchain/ollama") : undefined,
+  ]);
+  return { openai, anthropic, ollama };
+}
+
+function loaded<Library>(library: Library | undefined, provider: ModelProvider): Library {
+  if (library === undefined) throw new ProviderNotLoadedError(provider);
+  return library;
+}
+
+function buildChatModel(
+  spec: ModelSpec,
+  libraries: ProviderLibraries,
+  deps: CreateChatModelDeps,
+): ToolCallingChatModel {
   switch (spec.provider) {
     case "offline":
       return new OfflineChatModel({ agentName: deps.offlineAgentName });
-    case "openai":
+    case "openai": {
+      const { ChatOpenAI } = loaded(libraries.openai, spec.provider);
       return new ChatOpenAI({
         model: spec.model,
         apiKey: requireApiKey(spec),
@@ -41,7 +99,9 @@ export function createChatModel(spec: ModelSpec, deps: CreateChatModelDeps = {})
         maxRetries: 0,
         configuration: { baseURL: spec.baseUrl, fetch: deps.fetch },
       });
-    case "openai-compatible":
+    }
+    case "openai-compatible": {
+      const { ChatOpenAICompletions } = loaded(libraries.openai, spec.provider);
       // Chat Completions is the API such servers implement; ChatOpenAI may pick the Responses API
       // for some model names, which they do not.
       return new ChatOpenAICompletions({
@@ -51,7 +111,9 @@ export function createChatModel(spec: ModelSpec, deps: CreateChatModelDeps = {})
         maxRetries: 0,
         configuration: { baseURL: spec.baseUrl, fetch: deps.fetch },
       });
-    case "anthropic":
+    }
+    case "anthropic": {
+      const { ChatAnthropic } = loaded(libraries.anthropic, spec.provider);
       return new ChatAnthropic({
         model: spec.model,
         apiKey: requireApiKey(spec),
@@ -60,7 +122,9 @@ export function createChatModel(spec: ModelSpec, deps: CreateChatModelDeps = {})
         anthropicApiUrl: spec.baseUrl,
         clientOptions: { fetch: deps.fetch },
       });
-    case "ollama":
+    }
+    case "ollama": {
+      const { ChatOllama } = loaded(libraries.ollama, spec.provider);
       return new ChatOllama({
         model: spec.model,
         baseUrl: spec.baseUrl,
@@ -68,6 +132,7 @@ export function createChatModel(spec: ModelSpec, deps: CreateChatModelDeps = {})
         maxRetries: 0,
         fetch: deps.fetch,
       });
+    }
   }
 }
 

@@ -1,4 +1,10 @@
-export { type CreateChatModelDeps, createChatModel, type ToolCallingChatModel } from "./create-model.ts";
+export {
+  type ChatModelFactory,
+  type CreateChatModelDeps,
+  createChatModel,
+  loadChatModelFactory,
+  type ToolCallingChatModel,
+} from "./create-model.ts";
 export { describeModel } from "./describe.ts";
 export {
   OfflineChatModel,

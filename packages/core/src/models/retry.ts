@@ -1,7 +1,7 @@
 /**
  * Retry around model calls. Two ways in, one policy (retry-policy.ts decides what is retried):
  *
- *   const model = withModelRetry(createChatModel(spec), modelRetryOptions(spec));
+ *   const model = withModelRetry(await createChatModel(spec), modelRetryOptions(spec));
  *   const reply = await model.bindTools(tools).invoke(messages, { signal });   // retried
  *
  *   const reply = await invokeWithRetry(() => bound.invoke(messages, { signal }), { signal });
