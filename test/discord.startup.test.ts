@@ -20,7 +20,7 @@ describe("Discord start-up errors tell the operator what to fix", () => {
 
   it("a wrong token: rejected with a pointer to Reset Token", async () => {
     fake = await FakeDiscord.start();
-    const adapter = createDiscordAdapter({ token: "not-the-token", apiUrl: fake.apiUrl });
+    const adapter = await createDiscordAdapter({ token: "not-the-token", apiUrl: fake.apiUrl });
     const failure = adapter.start(async () => {});
     await expect(failure).rejects.toMatchObject({ name: "DiscordStartupError", failure: "invalid-token" });
     await expect(failure).rejects.toThrow(/Reset Token/);
@@ -29,7 +29,7 @@ describe("Discord start-up errors tell the operator what to fix", () => {
 
   it("the Message Content intent switched off in the portal: gateway close 4014, explained", async () => {
     fake = await FakeDiscord.start({ messageContentIntent: false });
-    const adapter = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl });
+    const adapter = await createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl });
     const failure = adapter.start(async () => {});
     await expect(failure).rejects.toMatchObject({ failure: "disallowed-intents" });
     await expect(failure).rejects.toThrow(/MESSAGE CONTENT INTENT/);
@@ -39,19 +39,19 @@ describe("Discord start-up errors tell the operator what to fix", () => {
 
   it("Discord unreachable: says where it tried", async () => {
     const apiUrl = `http://127.0.0.1:${await closedPort()}/api`;
-    const adapter = createDiscordAdapter({ token: "token", apiUrl });
+    const adapter = await createDiscordAdapter({ token: "token", apiUrl });
     await expect(adapter.start(async () => {})).rejects.toMatchObject({ failure: "unreachable" });
     await expect(adapter.check()).rejects.toThrow(`Could not reach Discord at ${apiUrl}`);
   });
 
   it("check passes with a good token and the intent on, without opening a gateway session", async () => {
     fake = await FakeDiscord.start();
-    const adapter = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl });
+    const adapter = await createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl });
     await expect(adapter.check()).resolves.toBeUndefined();
     expect(fake.gateway.identifies).toEqual([]);
   });
 
-  it("refuses a config without a token, before connecting", () => {
-    expect(() => createDiscordAdapter({ token: "" })).toThrow(/token is empty/);
+  it("refuses a config without a token, before connecting", async () => {
+    await expect(createDiscordAdapter({ token: "" })).rejects.toThrow(/token is empty/);
   });
 });

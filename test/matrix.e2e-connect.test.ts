@@ -67,11 +67,13 @@ describe("matrix end to end: password login", () => {
 });
 
 describe("matrix adapter check (switchboard doctor)", () => {
-  const check = (config: Record<string, unknown>) =>
-    createMatrixAdapter(
+  const check = async (config: Record<string, unknown>) => {
+    const adapter = await createMatrixAdapter(
       { homeserverUrl: world.homeserver.url, ...config },
       { logger: createMemoryLogger() },
-    ).check();
+    );
+    await adapter.check();
+  };
 
   it.each([
     ["a working token", { accessToken: "bot-token" }, null],
@@ -96,14 +98,17 @@ describe("matrix adapter check (switchboard doctor)", () => {
   });
 
   it("names the homeserver it cannot reach", async () => {
-    const unreachable = createMatrixAdapter({ homeserverUrl: "http://127.0.0.1:9", accessToken: "t" }, {});
+    const unreachable = await createMatrixAdapter(
+      { homeserverUrl: "http://127.0.0.1:9", accessToken: "t" },
+      {},
+    );
     await expect(unreachable.check()).rejects.toThrow(
       /cannot talk to the Matrix homeserver at http:\/\/127.0.0.1:9/,
     );
   });
 
-  it("rejects a configuration with neither token nor password", () => {
-    expect(() => createMatrixAdapter({ homeserverUrl: world.homeserver.url })).toThrow(
+  it("rejects a configuration with neither token nor password", async () => {
+    await expect(createMatrixAdapter({ homeserverUrl: world.homeserver.url })).rejects.toThrow(
       /accessToken, or matrix.userId and matrix.password/,
     );
   });

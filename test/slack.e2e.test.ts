@@ -79,7 +79,7 @@ describe("Slack end to end (HTTP Events API, real Bolt app)", () => {
     await bot.engine.idle();
 
     // A new process: fresh adapter memory, the same store. Only the durable dedupe on channel:ts remains.
-    const adapter = createSlackAdapter({ ...bot.slack.adapterConfig() });
+    const adapter = await createSlackAdapter({ ...bot.slack.adapterConfig() });
     const engine = new Engine({ store: bot.store, adapters: [adapter], responder });
     await bot.engine.stop();
     await engine.start();

@@ -111,7 +111,7 @@ describe("Slack acknowledgement", () => {
   for (const transport of ["http", "socket"] as const) {
     it(`acknowledges an event (${transport}) before the engine has taken it`, async () => {
       slack = await FakeSlack.start({ transport, echoBotMessages: false });
-      adapter = createSlackAdapter(slack.adapterConfig());
+      adapter = await createSlackAdapter(slack.adapterConfig());
       if (transport === "http") slack.connectHttp(() => adapter.port);
       const handedOver: InboundMessage[] = [];
       let release = () => {};

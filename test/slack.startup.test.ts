@@ -16,7 +16,7 @@ describe("Slack start-up checks (auth.test)", () => {
 
   it("starts with a good token and reports the HTTP port it chose", async () => {
     slack = await FakeSlack.start({ transport: "http" });
-    adapter = createSlackAdapter(slack.adapterConfig());
+    adapter = await createSlackAdapter(slack.adapterConfig());
     await adapter.check();
     await adapter.start(ignore);
     expect(adapter.port).toBeGreaterThan(0);
@@ -25,7 +25,7 @@ describe("Slack start-up checks (auth.test)", () => {
 
   it("refuses a bad bot token with what to do about it", async () => {
     slack = await FakeSlack.start({ transport: "http" });
-    adapter = createSlackAdapter({ ...slack.adapterConfig(), botToken: "xoxb-not-the-token" });
+    adapter = await createSlackAdapter({ ...slack.adapterConfig(), botToken: "xoxb-not-the-token" });
     await expect(adapter.start(ignore)).rejects.toThrow(
       /Slack rejected the bot token \(invalid_auth\).*Bot User OAuth Token/,
     );
@@ -38,7 +38,7 @@ describe("Slack start-up checks (auth.test)", () => {
       transport: "http",
       scopes: ["chat:write", "app_mentions:read", "commands"],
     });
-    adapter = createSlackAdapter(slack.adapterConfig());
+    adapter = await createSlackAdapter(slack.adapterConfig());
     await expect(adapter.start(ignore)).rejects.toThrow(
       /missing the scopes channels:history, im:history: add them under OAuth & Permissions.*reinstall/,
     );
@@ -49,7 +49,7 @@ describe("Slack start-up checks (auth.test)", () => {
       transport: "http",
       scopes: ALL_SCOPES.filter((scope) => scope !== "im:history"),
     });
-    adapter = createSlackAdapter({ ...slack.adapterConfig(), directMessages: false });
+    adapter = await createSlackAdapter({ ...slack.adapterConfig(), directMessages: false });
     await adapter.start(ignore);
   });
 
@@ -59,7 +59,7 @@ describe("Slack start-up checks (auth.test)", () => {
       scopes: ALL_SCOPES.filter((scope) => scope !== "reactions:write"),
     });
     const logger = createMemoryLogger();
-    adapter = createSlackAdapter(slack.adapterConfig(), { logger });
+    adapter = await createSlackAdapter(slack.adapterConfig(), { logger });
     await adapter.start(ignore);
     expect(logger.lines).toContainEqual(
       expect.objectContaining({ level: "warn", fields: { missing: "reactions:write" } }),
@@ -68,7 +68,7 @@ describe("Slack start-up checks (auth.test)", () => {
 
   it("connects over Socket Mode with a good app token", async () => {
     slack = await FakeSlack.start({ transport: "socket" });
-    adapter = createSlackAdapter(slack.adapterConfig());
+    adapter = await createSlackAdapter(slack.adapterConfig());
     await adapter.check();
     await adapter.start(ignore);
     await expect.poll(() => slack.socket?.connected).toBe(true);
@@ -77,7 +77,7 @@ describe("Slack start-up checks (auth.test)", () => {
 
   it("refuses a bad app token in Socket Mode with what to do about it", async () => {
     slack = await FakeSlack.start({ transport: "socket" });
-    adapter = createSlackAdapter({ ...slack.adapterConfig(), appToken: "xapp-not-the-token" });
+    adapter = await createSlackAdapter({ ...slack.adapterConfig(), appToken: "xapp-not-the-token" });
     await expect(adapter.check()).rejects.toThrow(
       /Slack rejected the app token \(invalid_auth\).*connections:write/,
     );
@@ -114,8 +114,8 @@ describe("Slack configuration", () => {
     },
   ];
   for (const { name, config, error } of cases) {
-    it(`explains ${name}`, () => {
-      expect(() => createSlackAdapter(config)).toThrow(error);
+    it(`explains ${name}`, async () => {
+      await expect(createSlackAdapter(config)).rejects.toThrow(error);
     });
   }
 });

@@ -87,10 +87,3 @@ export class MatrixAdapter implements Adapter {
     else await this.#connection.typing.stop(roomId);
   }
 }
-
-export function createMatrixAdapter(
-  config: MatrixAdapterConfig,
-  deps: MatrixAdapterDeps = {},
-): MatrixAdapter {
-  return new MatrixAdapter(config, deps);
-}

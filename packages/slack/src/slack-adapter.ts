@@ -145,7 +145,3 @@ export class SlackAdapter implements Adapter {
     return active ? this.#working.start(conversation) : this.#working.stop(conversation);
   }
 }
-
-export function createSlackAdapter(config: SlackAdapterConfig, deps: SlackAdapterDeps = {}): SlackAdapter {
-  return new SlackAdapter(config, deps);
-}

@@ -45,7 +45,7 @@ export class BotUnderTest {
   static async start(config: AdapterOptions | ((fake: FakeDiscord) => AdapterOptions) = {}, logger?: Logger) {
     const fake = await FakeDiscord.start();
     const options = typeof config === "function" ? config(fake) : config;
-    const adapter = createDiscordAdapter(
+    const adapter = await createDiscordAdapter(
       { token: fake.token, apiUrl: fake.apiUrl, commandGuildIds: [fake.world.guildId], ...options },
       logger ? { logger } : {},
     );

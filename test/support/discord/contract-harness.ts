@@ -51,7 +51,7 @@ export function observePost(fake: FakeDiscord, message: MessageRecord): Observed
 export async function createDiscordHarness(options: { autoThread?: boolean } = {}): Promise<DiscordHarness> {
   const fake = await FakeDiscord.start();
   const { world } = fake;
-  const discord = createDiscordAdapter({
+  const discord = await createDiscordAdapter({
     token: fake.token,
     apiUrl: fake.apiUrl,
     commandGuildIds: [world.guildId],

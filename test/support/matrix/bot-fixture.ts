@@ -63,7 +63,7 @@ export async function startBot(
   const responder = scriptedResponder((turn) =>
     options.answer ? options.answer(turn.text) : `echo: ${turn.text}`,
   );
-  const adapter = createMatrixAdapter(
+  const adapter = await createMatrixAdapter(
     {
       homeserverUrl: world.homeserver.url,
       accessToken: "bot-token",

@@ -15,7 +15,7 @@ export async function createMatrixHarness(): Promise<AdapterHarness> {
   const group = homeserver.state.createRoom({ members: [alice, bob, otherBot, bot] });
   const dm = homeserver.state.createRoom({ members: [alice, bot] });
   const store = await openStore("memory://");
-  const adapter = createMatrixAdapter(
+  const adapter = await createMatrixAdapter(
     { homeserverUrl: homeserver.url, accessToken: "bot-token", syncTimeoutMs: 5_000 },
     { store },
   );

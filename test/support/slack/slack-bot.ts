@@ -25,7 +25,7 @@ export interface SlackBot {
 
 export async function startSlackBot(options: SlackBotOptions = {}): Promise<SlackBot> {
   const slack = await FakeSlack.start({ transport: options.transport ?? "http", ...options });
-  const adapter = createSlackAdapter({ ...slack.adapterConfig(), ...options.config });
+  const adapter = await createSlackAdapter({ ...slack.adapterConfig(), ...options.config });
   if (slack.transport === "http") slack.connectHttp(() => adapter.port);
   const store = await openStore("memory://");
   const responder = options.responder ?? scriptedResponder((turn) => `echo: ${turn.text}`);

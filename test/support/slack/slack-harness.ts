@@ -1,6 +1,7 @@
 import type { ConversationRef, OutboundMessage, PostedMessage } from "@switchboard/core";
 import type { AdapterHarness, ObservedPost, SimulatedMessage } from "@switchboard/core/testing";
-import { SlackAdapter } from "@switchboard/slack";
+// The class itself, not the package's factory: the harness extends it.
+import { SlackAdapter } from "../../../packages/slack/src/slack-adapter.ts";
 import { FakeSlack, type SayOptions, type Transport } from "./fake-slack.ts";
 import {
   ALICE,

@@ -89,7 +89,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const team = createTeam(config, { store, models, logger, checkpointer, catalog, memory, tracking });
     memory.attach(team);
     const responder = tracking.track(team);
-    const platformAdapters = createPlatformAdapters(config, { logger, store });
+    const platformAdapters = await createPlatformAdapters(config, { logger, store });
     const consoleAdapter =
       platformAdapters.length === 0
         ? new ConsoleAdapter({

@@ -1,4 +1,7 @@
-/** Turns the enabled platform sections into adapters, one per section, in a fixed order. */
+/**
+ * Turns the enabled platform sections into adapters, one per section, in a fixed order. Each
+ * platform's SDK is loaded by its `create…Adapter`, so only the SDKs of enabled platforms load.
+ */
 import type { Adapter, Logger, Store } from "@switchboard/core";
 import { createDiscordAdapter } from "@switchboard/discord";
 import { createMatrixAdapter } from "@switchboard/matrix";
@@ -12,23 +15,28 @@ export interface PlatformAdapterDeps {
   readonly store?: Store;
 }
 
-export function createPlatformAdapters(
+export interface PlatformAdapter {
+  readonly platform: Platform;
+  readonly adapter: Adapter;
+}
+
+export async function createPlatformAdapters(
   config: SwitchboardConfig,
   deps: PlatformAdapterDeps,
-): { platform: Platform; adapter: Adapter }[] {
-  const adapters: { platform: Platform; adapter: Adapter }[] = [];
+): Promise<PlatformAdapter[]> {
+  const adapters: PlatformAdapter[] = [];
   for (const platform of PLATFORMS) {
-    const adapter = createAdapter(platform, config, deps);
+    const adapter = await createAdapter(platform, config, deps);
     if (adapter) adapters.push({ platform, adapter });
   }
   return adapters;
 }
 
-function createAdapter(
+async function createAdapter(
   platform: Platform,
   config: SwitchboardConfig,
   deps: PlatformAdapterDeps,
-): Adapter | undefined {
+): Promise<Adapter | undefined> {
   const { logger, store } = deps;
   switch (platform) {
     case "matrix":

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createChatModel, describeModel, type Logger, type ModelSpec, openStore } from "@switchboard/core";
 import { openCheckpointerFor } from "../app/checkpointer.ts";
 import { missingModelKey, modelSpecResolver } from "../app/model-catalog.ts";
-import { createPlatformAdapters } from "../app/platform-adapters.ts";
+import { createPlatformAdapters, type PlatformAdapter } from "../app/platform-adapters.ts";
 import type { LoadedConfig } from "../config/load-config.ts";
 import { PLATFORM_TITLES } from "../config/platform-sections.ts";
 
@@ -112,9 +112,9 @@ const PLATFORM_CHECK_TIMEOUT_MS = 20_000;
 
 /** Each enabled platform's credentials, checked by its adapter without starting it. */
 export async function checkPlatforms(loaded: LoadedConfig, logger: Logger): Promise<CheckResult[]> {
-  let adapters: ReturnType<typeof createPlatformAdapters>;
+  let adapters: PlatformAdapter[];
   try {
-    adapters = createPlatformAdapters(loaded.config, { logger });
+    adapters = await createPlatformAdapters(loaded.config, { logger });
   } catch (error) {
     return [{ name: "platforms", status: "problem", detail: (error as Error).message }];
   }
