@@ -55,10 +55,13 @@ export class HistoryCompactor {
     const messages = (await history.conversationState(key))?.messages ?? [];
     const plan = planCompaction(messages, this.#budgetTokens);
     if (!plan) return false;
-    const earlier = (await this.#agent.state(key))?.digest ?? undefined;
-    const digest = await this.#summarizer.summarize(transcriptOf(plan.drop), earlier);
+    const live = await this.#agent.session(key);
+    // The digest lives with the session; with none live there is nowhere to keep it, and dropping
+    // the turns without it would lose them (the next turn starts a session and compacts then).
+    if (!live) return false;
+    const digest = await this.#summarizer.summarize(transcriptOf(plan.drop), live.digest ?? undefined);
     // Digest first: a crash in between leaves the history whole, never the digest missing.
-    await this.#agent.setDigest(key, digest);
+    if (!(await this.#agent.setDigest(key, digest))) return false;
     await history.replaceHistory(key, plan.keep);
     this.#logger.info("live history compacted", {
       key,

@@ -20,6 +20,7 @@ import { MemoryInvoker } from "./memory-invoker.ts";
 import { createSearchMemoryTool, SEARCH_MEMORY } from "./search-tool.ts";
 import { SessionArchiver } from "./session-archiver.ts";
 import { withDigest } from "./session-context.ts";
+import { SessionStore } from "./session-store.ts";
 import { Summarizer } from "./summarize.ts";
 
 export interface CreateMemoryOptions {
@@ -82,6 +83,7 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     model: options.model,
     book,
     archive,
+    sessions: new SessionStore(options.store),
     recentEntries: config.recentEntries,
     summariesInPrompt: config.summariesInPrompt,
     clock,
@@ -106,13 +108,11 @@ export function createMemory(options: CreateMemoryOptions): Memory {
   const contextFor = async (key: string): Promise<string | undefined> => {
     if (!enabled) return undefined;
     invoker.noteActivity(key);
-    const state = await agent.state(key);
+    // Asked on every model call of the team: one small record, never the memory graph's checkpoint.
+    const live = await agent.session(key);
     // A live session keeps the context it started with (stable prompts); otherwise the next
     // session's context is what START_SESSION is about to load.
-    const context =
-      state?.startedAt != null
-        ? withDigest(state.sessionContext ?? "", state.digest)
-        : await agent.loadContext(key);
+    const context = live ? withDigest(live.context, live.digest) : await agent.loadContext(key);
     return context === "" ? undefined : context;
   };
 

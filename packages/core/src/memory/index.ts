@@ -17,7 +17,7 @@ export { ControlState, controlForMessage } from "./control-state.ts";
 export type { ConversationHistory } from "./conversation-history.ts";
 export { type CreateMemoryOptions, createMemory, type Memory } from "./create-memory.ts";
 export { IdleSweeper } from "./idle-sweeper.ts";
-export { MemoryAgent, type MemoryRun, memoryThreadOf } from "./memory-agent.ts";
+export { MemoryAgent, type MemoryRun, type MemorySessionState, memoryThreadOf } from "./memory-agent.ts";
 export { type ContextDocument, MemoryBook, type MemoryEntry, type SpeakerRole } from "./memory-book.ts";
 export {
   DEFAULT_MEMORY_CONFIG,
@@ -27,4 +27,5 @@ export {
 } from "./memory-config.ts";
 export { MemoryInvoker, MemoryNotAttachedError } from "./memory-invoker.ts";
 export { createSearchMemoryTool, SEARCH_MEMORY } from "./search-tool.ts";
+export { type SessionRecord, SessionStore } from "./session-store.ts";
 export { extractiveSummary } from "./summarize.ts";

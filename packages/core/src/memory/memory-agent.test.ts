@@ -1,4 +1,4 @@
-import { AIMessage, ChatMessage } from "@langchain/core/messages";
+import { AIMessage, type ChatMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -7,8 +7,9 @@ import { openStore } from "../store/open-store.ts";
 import { archivedSession } from "./archive/archive-store.suite.ts";
 import { KeyvArchiveStore } from "./archive/keyv-archive-store.ts";
 import { ControlState } from "./control-state.ts";
-import { MemoryAgent } from "./memory-agent.ts";
+import { MemoryAgent, memoryThreadOf } from "./memory-agent.ts";
 import { MemoryBook } from "./memory-book.ts";
+import { SessionStore } from "./session-store.ts";
 import { speakerMessage } from "./transcript.ts";
 
 const KEY = "slack:T1:C2:1700.1";
@@ -26,16 +27,20 @@ async function setUp() {
   const archive = new KeyvArchiveStore(store);
   const model = fakeModel();
   const clock = { now: () => 1_000_000 };
-  const agent = new MemoryAgent({
-    checkpointer: new MemorySaver(),
-    model,
-    book,
-    archive,
-    recentEntries: 10,
-    summariesInPrompt: 5,
-    clock,
-    logger: silentLogger,
-  });
+  const checkpointer = new MemorySaver();
+  const newAgent = () =>
+    new MemoryAgent({
+      checkpointer,
+      model,
+      book,
+      archive,
+      sessions: new SessionStore(store),
+      recentEntries: 10,
+      summariesInPrompt: 5,
+      clock,
+      logger: silentLogger,
+    });
+  const agent = newAgent();
   const process = (
     count: number,
     role: "user" | "bot",
@@ -44,7 +49,7 @@ async function setUp() {
       | typeof ControlState.PROCESS_MESSAGE
       | typeof ControlState.PROCESS_MESSAGE_AND_FLUSH = ControlState.PROCESS_MESSAGE,
   ) => agent.invoke(KEY, { control, message: speakerMessage(role, text), role, messageCount: count });
-  return { store, book, archive, model, agent, process };
+  return { store, book, archive, model, agent, newAgent, process };
 }
 
 describe("memory agent control states", () => {
@@ -68,7 +73,7 @@ describe("memory agent control states", () => {
     expect(context).toContain("fact 2.");
     expect(context).toContain("fact 11.");
     expect(context).not.toContain("fact 1.");
-    expect(state.session.map((m) => (m as ChatMessage).role)).toEqual(["system"]);
+    expect(await t.agent.transcript(KEY, 1)).toEqual([]);
   });
 
   it("PROCESS_MESSAGE: the model records one message through add_entry (one call)", async () => {
@@ -118,7 +123,9 @@ describe("memory agent control states", () => {
     await t.process(1, "user", "hello");
     const state = await t.agent.invoke(KEY, { control: ControlState.END_SESSION });
     expect((await t.book.context(KEY))?.content).toBe("Final: greetings only.");
-    expect(state).toMatchObject({ startedAt: null, messageCount: 0, sessionContext: null, session: [] });
+    expect(state).toMatchObject({ startedAt: null, messageCount: 0, sessionContext: null });
+    expect(await t.agent.session(KEY)).toBeUndefined();
+    expect(await t.agent.transcript(KEY, 1)).toEqual([]);
   });
 
   it("END_SESSION of a session with no messages needs no model", async () => {
@@ -148,16 +155,74 @@ describe("memory agent control states", () => {
     expect((await t.book.context(KEY))?.content).toBe("Context after failures.");
   });
 
-  it("keeps the counter and the session in the checkpoint, not in the process", async () => {
+  it("keeps the counter in the checkpoint and the session in the store, not in the process", async () => {
     t.model.respondWithTools([addEntry("a", "a")]);
     await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
     await t.process(1, "user", "a");
-    const state = await t.agent.state(KEY);
+    const another = t.newAgent();
+    const state = await another.state(KEY);
     expect(state?.messageCount).toBe(1);
-    expect(
-      state?.session.filter((m) => ChatMessage.isInstance(m) && m.role === "user").map((m) => m.content),
-    ).toEqual(["a"]);
-    expect(await t.agent.state("slack:T1:other")).toBeUndefined();
+    expect(state?.startedAt).toBe(1_000_000);
+    expect(await another.transcript(KEY, state?.messageCount ?? 0)).toEqual([{ role: "user", text: "a" }]);
+    expect(await another.state("slack:T1:other")).toBeUndefined();
+  });
+});
+
+describe("memory agent cost as a session grows", () => {
+  it("prompts show the remembered context while it fits, then only the latest 30 earlier messages", async () => {
+    const t = await setUp();
+    await t.book.putContext(KEY, "Ana runs the Lisbon office.", 1);
+    await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
+    const text = (n: number) => `msg-${String(n).padStart(2, "0")}`;
+    for (let n = 1; n <= 31; n++) {
+      t.model.respondWithTools([addEntry(`summary ${n}`, text(n))]);
+      await t.process(n, n % 2 === 1 ? "user" : "bot", text(n));
+    }
+    const prompt = (n: number) => promptOf(t.model.calls[n - 1]);
+    expect(prompt(2)).toContain(
+      "system: ## What you remember about this conversation\n\nAna runs the Lisbon office.",
+    );
+    expect(prompt(2)).toContain("user: msg-01\n\nMessage to record:\nbot: msg-02");
+    // The context and messages 1–29 are the 30 shown before message 30; before 31 it gives way.
+    expect(prompt(30)).toContain("Ana runs the Lisbon office.");
+    expect(prompt(31)).not.toContain("Ana runs the Lisbon office.");
+    expect(prompt(31)).toContain("user: msg-01\nbot: msg-02");
+    expect(prompt(31)).toContain("bot: msg-30\n\nMessage to record:\nuser: msg-31");
+  });
+
+  it("a run's checkpoint is as small at the 60th message of a session as at the 2nd", async () => {
+    const store = await openStore("memory://");
+    const checkpointer = new MemorySaver();
+    const agent = new MemoryAgent({
+      checkpointer,
+      model: undefined,
+      book: new MemoryBook(store),
+      archive: new KeyvArchiveStore(store),
+      sessions: new SessionStore(store),
+      recentEntries: 10,
+      summariesInPrompt: 5,
+      clock: { now: () => 1 },
+      logger: silentLogger,
+    });
+    const checkpointChars = async () => {
+      const tuple = await checkpointer.getTuple({ configurable: { thread_id: memoryThreadOf(KEY) } });
+      return JSON.stringify(tuple?.checkpoint.channel_values).length;
+    };
+    await agent.invoke(KEY, { control: ControlState.START_SESSION });
+    const sizes = new Map<number, number>();
+    for (let n = 1; n <= 60; n++) {
+      const message = speakerMessage("user", `Message number ${String(n).padStart(3, "0")} of the session.`);
+      await agent.invoke(KEY, {
+        control: ControlState.PROCESS_MESSAGE,
+        message,
+        role: "user",
+        messageCount: n,
+      });
+      sizes.set(n, await checkpointChars());
+    }
+    // A few characters for the counter's digits, never a message's worth per message.
+    expect(sizes.get(60)).toBeLessThanOrEqual((sizes.get(2) ?? 0) + 10);
+    expect((await agent.transcript(KEY, 60)).map((line) => line.text)).toHaveLength(60);
   });
 });
 
@@ -171,6 +236,7 @@ describe("memory agent without a model", () => {
       model: undefined,
       book,
       archive: new KeyvArchiveStore(store),
+      sessions: new SessionStore(store),
       recentEntries: 10,
       summariesInPrompt: 5,
       clock: { now: () => 1 },

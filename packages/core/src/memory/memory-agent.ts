@@ -3,13 +3,15 @@ import type { ChatMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
-import type { ArchiveStore } from "./archive/archive-store.ts";
+import type { ArchiveStore, TranscriptLine } from "./archive/archive-store.ts";
 import type { ControlState } from "./control-state.ts";
 import type { MemoryBook, SpeakerRole } from "./memory-book.ts";
 import { buildMemoryGraph, type MemoryGraph } from "./memory-graph.ts";
 import type { MemoryStateValue } from "./memory-state.ts";
 import { memoryToolConfig, memoryTools } from "./memory-tools.ts";
 import { composeSessionContext, loadRememberedContext } from "./session-context.ts";
+import type { SessionRecord, SessionStore } from "./session-store.ts";
+import { spokenLines } from "./transcript.ts";
 
 export interface MemoryAgentOptions {
   readonly checkpointer: BaseCheckpointSaver;
@@ -17,6 +19,7 @@ export interface MemoryAgentOptions {
   readonly model: BaseChatModel | undefined;
   readonly book: MemoryBook;
   readonly archive: ArchiveStore;
+  readonly sessions: SessionStore;
   readonly recentEntries: number;
   readonly summariesInPrompt: number;
   readonly clock: Clock;
@@ -34,6 +37,18 @@ export type MemoryRun =
       readonly messageCount: number;
     };
 
+/** A conversation's session as the rest of memory sees it. */
+export interface MemorySessionState {
+  /** Messages recorded in the live session (0 when none is live): survives restarts. */
+  readonly messageCount: number;
+  /** When the live session started; null when none is live. */
+  readonly startedAt: number | null;
+  /** The context loaded at START_SESSION, given to the team's agents for the whole session. */
+  readonly sessionContext: string | null;
+  /** What compaction removed from the live history, condensed; null until the first compaction. */
+  readonly digest: string | null;
+}
+
 /** The graph's own checkpoint thread for a conversation, beside the team's (same checkpointer). */
 export function memoryThreadOf(key: string): string {
   return `memory:${key}`;
@@ -41,7 +56,8 @@ export function memoryThreadOf(key: string): string {
 
 /**
  * The memory agent: a checkpointed graph per conversation, driven only by control states.
- * It keeps no state in process memory; everything it knows is in its checkpoint and the store.
+ * It keeps no state in process memory; everything it knows is in its checkpoint (the message
+ * counter) and the store (the session's record and lines, entries, context documents).
  */
 export class MemoryAgent {
   readonly #options: MemoryAgentOptions;
@@ -54,49 +70,59 @@ export class MemoryAgent {
       model: options.model,
       tools: memoryTools(options.book, options.clock),
       book: options.book,
+      sessions: options.sessions,
       loadContext: (key) => this.loadContext(key),
       clock: options.clock,
       logger: options.logger,
     });
   }
 
-  async invoke(key: string, run: MemoryRun): Promise<MemoryStateValue> {
+  async invoke(key: string, run: MemoryRun): Promise<MemorySessionState> {
     const isMessage = "message" in run;
     const input = isMessage
-      ? {
-          control: run.control,
-          toProcess: run.message,
-          session: [run.message],
-          toolHistory: [],
-          messageCount: run.messageCount,
-        }
+      ? { control: run.control, toProcess: run.message, toolHistory: [], messageCount: run.messageCount }
       : { control: run.control, toProcess: null, toolHistory: [] };
-    return this.#graph.invoke(input, {
+    const values = (await this.#graph.invoke(input, {
       configurable: {
         thread_id: memoryThreadOf(key),
         ...memoryToolConfig({ conversationKey: key, role: isMessage ? run.role : "user" }),
       },
       recursionLimit: 25,
-      // One checkpoint when the run ends instead of one per step (each rewrote the session so far):
-      // a run interrupted by a crash is lost either way, since the queue that runs it is in memory.
+      // One checkpoint when the run ends instead of one per step: a run interrupted by a crash is
+      // lost either way, since the queue that runs it is in memory.
       durability: "exit",
-    });
+    })) as MemoryStateValue;
+    return sessionState(values.messageCount, await this.session(key));
   }
 
-  /** The conversation's memory state, or undefined before its first session. */
-  async state(key: string): Promise<MemoryStateValue | undefined> {
-    const snapshot = await this.#graph.getState({ configurable: { thread_id: memoryThreadOf(key) } });
-    const values = snapshot.values as MemoryStateValue | undefined;
-    return values && Object.keys(values).length > 0 ? values : undefined;
+  /** The conversation's session, or undefined before its first session (and after `forget`). */
+  async state(key: string): Promise<MemorySessionState | undefined> {
+    const [snapshot, record] = await Promise.all([
+      this.#graph.getState({ configurable: { thread_id: memoryThreadOf(key) } }),
+      this.session(key),
+    ]);
+    const values = snapshot.values as Partial<MemoryStateValue> | undefined;
+    const checkpointed = values !== undefined && Object.keys(values).length > 0;
+    if (!checkpointed && !record) return undefined;
+    return sessionState(values?.messageCount ?? 0, record);
   }
 
-  /** Records what compaction condensed, for the rest of the live session. */
-  async setDigest(key: string, digest: string): Promise<void> {
-    await this.#graph.updateState(
-      { configurable: { thread_id: memoryThreadOf(key) } },
-      { digest },
-      "observe",
-    );
+  /**
+   * The live session's record without touching the checkpoint: one small store read, whatever
+   * the session's length (the team asks on every model call). Undefined when no session is live.
+   */
+  session(key: string): Promise<SessionRecord | undefined> {
+    return this.#options.sessions.record(key);
+  }
+
+  /** The live session's messages, the whole of them, as an archive keeps them. */
+  async transcript(key: string, messageCount: number): Promise<TranscriptLine[]> {
+    return spokenLines(await this.#options.sessions.lines(key, 1, messageCount));
+  }
+
+  /** Records what compaction condensed, for the rest of the live session; false when none is live. */
+  setDigest(key: string, digest: string): Promise<boolean> {
+    return this.#options.sessions.setDigest(key, digest);
   }
 
   /** What START_SESSION loads: the context for the team's agents, "" when nothing is remembered. */
@@ -108,6 +134,17 @@ export class MemoryAgent {
   }
 
   async forget(key: string): Promise<void> {
+    const state = await this.state(key);
+    await this.#options.sessions.end(key, state?.messageCount ?? 0);
     await this.#options.checkpointer.deleteThread(memoryThreadOf(key));
   }
+}
+
+function sessionState(messageCount: number, record: SessionRecord | undefined): MemorySessionState {
+  return {
+    messageCount,
+    startedAt: record?.startedAt ?? null,
+    sessionContext: record?.context ?? null,
+    digest: record?.digest ?? null,
+  };
 }

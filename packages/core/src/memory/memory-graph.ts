@@ -3,26 +3,29 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import {
   AIMessage,
   type BaseMessage,
-  ChatMessage,
   HumanMessage,
-  RemoveMessage,
   SystemMessage,
   ToolMessage,
 } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { type BaseCheckpointSaver, END, REMOVE_ALL_MESSAGES, START, StateGraph } from "@langchain/langgraph";
+import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/langgraph";
 import { invokeWithRetry } from "../models/retry.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { textOf } from "../team/history.ts";
 import { ControlState, type MemoryStep, nextMemoryStep } from "./control-state.ts";
 import type { MemoryBook } from "./memory-book.ts";
-import { addEntryPrompt, putContextPrompt } from "./memory-prompts.ts";
+import {
+  addEntryPrompt,
+  ENTRY_CONTEXT_MESSAGES,
+  putContextPrompt,
+  SYNTHESIS_MESSAGES,
+} from "./memory-prompts.ts";
 import { MemoryState, type MemoryStateUpdate, type MemoryStateValue } from "./memory-state.ts";
 import { ADD_ENTRY, PUT_CONTEXT } from "./memory-tools.ts";
+import type { SessionStore } from "./session-store.ts";
 import { extractiveSummary } from "./summarize.ts";
-import { roleOf, transcriptOf } from "./transcript.ts";
+import { speakerLine } from "./transcript.ts";
 
 export interface MemoryGraphOptions {
   readonly checkpointer: BaseCheckpointSaver;
@@ -31,6 +34,8 @@ export interface MemoryGraphOptions {
   /** add_entry and put_context. */
   readonly tools: readonly StructuredToolInterface[];
   readonly book: MemoryBook;
+  /** The live session's record and lines: what the prompts show of it, and what archiving reads. */
+  readonly sessions: SessionStore;
   /** START_SESSION's deterministic load: the context for the team's agents ("" when nothing is remembered). */
   readonly loadContext: (key: string) => Promise<string>;
   readonly clock: Clock;
@@ -41,14 +46,7 @@ const OBSERVE = "observe";
 const TOOLS = "tools";
 
 /** The state a session leaves behind when it ends: nothing live, the counter back at 0. */
-const ENDED_SESSION: MemoryStateUpdate = {
-  session: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES })],
-  toProcess: null,
-  messageCount: 0,
-  startedAt: null,
-  sessionContext: null,
-  digest: null,
-};
+const ENDED_SESSION: MemoryStateUpdate = { toProcess: null, messageCount: 0 };
 
 /**
  * The memory agent: `observe` decides the next step from the run's control state and the last
@@ -160,42 +158,47 @@ async function runStep(
   options: MemoryGraphOptions,
   ask: Ask,
 ): Promise<MemoryStateUpdate> {
+  const { sessions } = options;
   switch (step) {
     case "load-context": {
-      const context = await options.loadContext(key);
-      return {
-        startedAt: options.clock.now(),
-        messageCount: 0,
-        sessionContext: context,
-        digest: null,
-        session: context ? [new ChatMessage({ role: "system", content: context, id: randomUUID() })] : [],
-        toolHistory: [new AIMessage("Session started.")],
-      };
+      await sessions.start(key, options.clock.now(), await options.loadContext(key));
+      return { messageCount: 0, toolHistory: [new AIMessage("Session started.")] };
     }
     case "add-entry": {
       const message = state.toProcess;
       if (!message) return { toolHistory: [new AIMessage("Nothing to record.")] };
-      return ask(ADD_ENTRY, addEntryPrompt(state.session, message), () =>
-        recordWithoutModel(state, key, options),
-      );
+      const line = speakerLine(message);
+      // Written before the model is asked: the message is in the session whatever the model does.
+      await sessions.writeLine(key, state.messageCount, line);
+      const earlier = await sessions.window(key, state.messageCount - 1, ENTRY_CONTEXT_MESSAGES);
+      return ask(ADD_ENTRY, addEntryPrompt(earlier, line), () => recordWithoutModel(state, key, options));
     }
     case "put-context": {
-      if (transcriptOf(state.session).length === 0) return finish(state);
-      const current = await options.book.context(key);
+      if (state.messageCount === 0) return finish(state, key, options);
+      const [current, session] = await Promise.all([
+        options.book.context(key),
+        sessions.window(key, state.messageCount, SYNTHESIS_MESSAGES),
+      ]);
       return ask(
         PUT_CONTEXT,
-        putContextPrompt(state.session, current?.content),
+        putContextPrompt(session, current?.content),
         async () => "Context document kept.",
       );
     }
     case "finish":
-      return finish(state);
+      return finish(state, key, options);
   }
 }
 
-function finish(state: MemoryStateValue): MemoryStateUpdate {
+async function finish(
+  state: MemoryStateValue,
+  key: string,
+  options: MemoryGraphOptions,
+): Promise<MemoryStateUpdate> {
   const done = { toolHistory: [...state.toolHistory, new AIMessage(`Done: ${state.control}.`)] };
-  return state.control === ControlState.END_SESSION ? { ...ENDED_SESSION, ...done } : done;
+  if (state.control !== ControlState.END_SESSION) return done;
+  await options.sessions.end(key, state.messageCount);
+  return { ...ENDED_SESSION, ...done };
 }
 
 /** The entry a failed model would have written: the raw text and its first sentences as the summary. */
@@ -206,8 +209,7 @@ async function recordWithoutModel(
 ): Promise<string> {
   const message = state.toProcess;
   if (!message) return "Nothing to record.";
-  const role = roleOf(message) === "bot" ? "bot" : "user";
-  const raw = textOf(message);
+  const { role, text: raw } = speakerLine(message);
   const entry = await options.book.addEntry(key, {
     role,
     summary: extractiveSummary([{ role, text: raw }]),

@@ -1,12 +1,11 @@
-import type { BaseMessage } from "@langchain/core/messages";
-import { textOf } from "../team/history.ts";
 import type { TranscriptLine } from "./archive/archive-store.ts";
-import { formatLines, roleOf } from "./transcript.ts";
+import type { PromptLine } from "./session-store.ts";
+import { formatLines } from "./transcript.ts";
 
 /** Messages of the session shown when recording one message; older ones are in the context document. */
-const ENTRY_CONTEXT_MESSAGES = 30;
+export const ENTRY_CONTEXT_MESSAGES = 30;
 /** Messages of the session shown when rewriting the context document. */
-const SYNTHESIS_MESSAGES = 80;
+export const SYNTHESIS_MESSAGES = 80;
 
 const ROLE =
   "You keep the memory of a chat between users and a bot. You observe the conversation and store, " +
@@ -26,14 +25,17 @@ const CONTEXT_RULES = [
   "- Plain text, at most about 300 words.",
 ].join("\n");
 
-function formatSession(messages: readonly BaseMessage[], limit: number): string {
-  const shown = messages.slice(-limit).map((message) => `${roleOf(message) ?? "other"}: ${textOf(message)}`);
+function formatSession(lines: readonly PromptLine[], limit: number): string {
+  const shown = lines.slice(-limit).map((line) => `${line.role}: ${line.text}`);
   return shown.length > 0 ? shown.join("\n") : "(nothing yet)";
 }
 
-/** PROCESS_MESSAGE: record one message, seen in the light of the session so far. */
-export function addEntryPrompt(session: readonly BaseMessage[], toProcess: BaseMessage): string {
-  const earlier = session.filter((message) => message.id !== toProcess.id);
+/**
+ * PROCESS_MESSAGE: record one message, seen in the light of the session so far.
+ * `earlier`: the remembered context and the session's messages before this one (the last
+ * ENTRY_CONTEXT_MESSAGES are shown).
+ */
+export function addEntryPrompt(earlier: readonly PromptLine[], toProcess: TranscriptLine): string {
   return [
     ROLE,
     "",
@@ -43,18 +45,18 @@ export function addEntryPrompt(session: readonly BaseMessage[], toProcess: BaseM
     formatSession(earlier, ENTRY_CONTEXT_MESSAGES),
     "",
     "Message to record:",
-    `${roleOf(toProcess) ?? "other"}: ${textOf(toProcess)}`,
+    `${toProcess.role}: ${toProcess.text}`,
     "",
     "Rules:",
     ENTRY_RULES,
   ].join("\n");
 }
 
-/** PROCESS_MESSAGE_AND_FLUSH and END_SESSION: rewrite the context document for the whole session. */
-export function putContextPrompt(
-  session: readonly BaseMessage[],
-  currentContext: string | undefined,
-): string {
+/**
+ * PROCESS_MESSAGE_AND_FLUSH and END_SESSION: rewrite the context document for the whole session.
+ * `session`: the remembered context and the session's messages (the last SYNTHESIS_MESSAGES are shown).
+ */
+export function putContextPrompt(session: readonly PromptLine[], currentContext: string | undefined): string {
   return [
     ROLE,
     "",

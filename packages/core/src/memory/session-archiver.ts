@@ -12,7 +12,7 @@ import { ControlState } from "./control-state.ts";
 import type { ConversationHistory } from "./conversation-history.ts";
 import type { MemoryAgent } from "./memory-agent.ts";
 import type { Summarizer } from "./summarize.ts";
-import { estimateTranscriptTokens, transcriptOf } from "./transcript.ts";
+import { estimateTranscriptTokens } from "./transcript.ts";
 
 export interface SessionArchiverOptions {
   readonly agent: MemoryAgent;
@@ -48,7 +48,8 @@ export class SessionArchiver {
       await sessions.remove(key);
       return undefined;
     }
-    const transcript = transcriptOf(state.session);
+    // The one read of the whole session, once per session.
+    const transcript = await agent.transcript(key, state.messageCount);
     let archived: ArchivedSession | undefined;
     // Archive before resetting anything: a crash part-way archives the same session again (same
     // id, so it replaces itself) instead of losing it.

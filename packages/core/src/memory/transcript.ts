@@ -33,6 +33,18 @@ export function transcriptOf(messages: readonly BaseMessage[]): TranscriptLine[]
   return lines;
 }
 
+/** The line a recorded speaker message becomes in the session's transcript. */
+export function speakerLine(message: BaseMessage): TranscriptLine {
+  return { role: roleOf(message) === "bot" ? "bot" : "user", text: textOf(message) };
+}
+
+/** Lines as an archived transcript keeps them: trimmed, empty ones left out (as `transcriptOf`). */
+export function spokenLines(lines: readonly TranscriptLine[]): TranscriptLine[] {
+  return lines
+    .map((line) => ({ role: line.role, text: line.text.trim() }))
+    .filter((line) => line.text !== "");
+}
+
 /** About four characters per token: close enough to decide when to compact and to report sizes. */
 export function estimateTokens(messages: readonly BaseMessage[]): number {
   let characters = 0;
