@@ -101,8 +101,11 @@ export class Engine {
     if (screened) return this.#reject(message, screened);
 
     const resolved = await resolveConversation(message, this.#index);
-    const botTakesPart = await this.#index.isParticipating(resolved.key);
-    if (!isAddressedToBot(message, { repliesToBot: resolved.repliesToBot, botTakesPart })) {
+    // Participation is only looked up when nothing cheaper already addresses the bot.
+    const addressed =
+      isAddressedToBot(message, { repliesToBot: resolved.repliesToBot, botTakesPart: false }) ||
+      (await this.#index.isParticipating(resolved.key));
+    if (!addressed) {
       return this.#reject(message, "not-addressed");
     }
     const dedupeKey = `seen:${message.conversation.platform}:${message.id}`;
