@@ -1,35 +1,19 @@
-import { createMemoryLogger, openStore, type Store } from "@switchboard/core";
+import { createMemoryLogger } from "@switchboard/core";
 import { waitFor } from "@switchboard/core/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMatrixAdapter } from "../packages/matrix/src/index.ts";
-import { createWorld, type MatrixWorld, type RunningBot, startBot } from "./support/matrix/bot-fixture.ts";
+import { useMatrixBots } from "./support/matrix/bot-lifecycle.ts";
 import { relatesOf } from "./support/matrix/events.ts";
 
-let world: MatrixWorld;
-let store: Store;
-const running: RunningBot[] = [];
+const bots = useMatrixBots();
+const { start, stop } = bots;
 
-beforeEach(async () => {
-  world = await createWorld();
-  store = await openStore("memory://");
-});
-afterEach(async () => {
-  for (const bot of running.splice(0)) await bot.stop();
-  await world.homeserver.close();
-  await store.close();
-});
-
-async function start(options: Parameters<typeof startBot>[2] = {}): Promise<RunningBot> {
-  const bot = await startBot(world, store, options);
-  running.push(bot);
-  return bot;
-}
-
-const say = (body: string) => world.homeserver.userSends(world.dm, world.alice, { msgtype: "m.text", body });
+const say = (body: string) =>
+  bots.world.homeserver.userSends(bots.world.dm, bots.world.alice, { msgtype: "m.text", body });
 const answerTo = (id: string) =>
   waitFor(`the bot's answer to ${id}`, () =>
-    world.homeserver
-      .eventsFrom(world.bot)
+    bots.world.homeserver
+      .eventsFrom(bots.world.bot)
       .find((event) => relatesOf(event)["m.in_reply_to"]?.event_id === id),
   );
 
@@ -39,21 +23,19 @@ describe("matrix end to end: password login", () => {
   it("logs in once and keeps the token in the store across restarts", async () => {
     const first = await start({ config: passwordConfig });
     await answerTo(say("via password"));
-    await first.stop();
-    running.splice(0);
+    await stop(first);
     await start({ config: passwordConfig });
     await answerTo(say("after restart"));
-    expect(world.homeserver.logins).toEqual(["@switchboard:hs.test"]);
+    expect(bots.world.homeserver.logins).toEqual(["@switchboard:hs.test"]);
   });
 
   it("logs in again when the kept token stops working", async () => {
     const first = await start({ config: passwordConfig });
-    await first.stop();
-    running.splice(0);
-    world.homeserver.revokeTokens("@switchboard:hs.test");
+    await stop(first);
+    bots.world.homeserver.revokeTokens("@switchboard:hs.test");
     const second = await start({ config: passwordConfig });
     await answerTo(say("still here"));
-    expect(world.homeserver.logins).toHaveLength(2);
+    expect(bots.world.homeserver.logins).toHaveLength(2);
     expect(
       second.logger.lines.some((line) => /kept Matrix access token was rejected/.test(line.message)),
     ).toBe(true);
@@ -69,7 +51,7 @@ describe("matrix end to end: password login", () => {
 describe("matrix adapter check (switchboard doctor)", () => {
   const check = async (config: Record<string, unknown>) => {
     const adapter = await createMatrixAdapter(
-      { homeserverUrl: world.homeserver.url, ...config },
+      { homeserverUrl: bots.world.homeserver.url, ...config },
       { logger: createMemoryLogger() },
     );
     await adapter.check();
@@ -108,7 +90,7 @@ describe("matrix adapter check (switchboard doctor)", () => {
   });
 
   it("rejects a configuration with neither token nor password", async () => {
-    await expect(createMatrixAdapter({ homeserverUrl: world.homeserver.url })).rejects.toThrow(
+    await expect(createMatrixAdapter({ homeserverUrl: bots.world.homeserver.url })).rejects.toThrow(
       /accessToken, or matrix.userId and matrix.password/,
     );
   });

@@ -1,39 +1,17 @@
-import { openStore, type Store } from "@switchboard/core";
 import { waitFor } from "@switchboard/core/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  type Answer,
-  createWorld,
-  type MatrixWorld,
-  type RunningBot,
-  startBot,
-} from "./support/matrix/bot-fixture.ts";
+import { describe, expect, it } from "vitest";
+import type { Answer } from "./support/matrix/bot-fixture.ts";
+import { useMatrixBots } from "./support/matrix/bot-lifecycle.ts";
 import { relatesOf } from "./support/matrix/events.ts";
 
-let world: MatrixWorld;
-let store: Store;
-const running: RunningBot[] = [];
+const bots = useMatrixBots();
+const { start } = bots;
 
-beforeEach(async () => {
-  world = await createWorld();
-  store = await openStore("memory://");
-});
-afterEach(async () => {
-  for (const bot of running.splice(0)) await bot.stop();
-  await world.homeserver.close();
-  await store.close();
-});
-
-async function start(options: Parameters<typeof startBot>[2] = {}): Promise<RunningBot> {
-  const bot = await startBot(world, store, options);
-  running.push(bot);
-  return bot;
-}
-
-const say = (body: string) => world.homeserver.userSends(world.dm, world.alice, { msgtype: "m.text", body });
+const say = (body: string) =>
+  bots.world.homeserver.userSends(bots.world.dm, bots.world.alice, { msgtype: "m.text", body });
 const answersTo = (id: string) =>
-  world.homeserver
-    .eventsFrom(world.bot)
+  bots.world.homeserver
+    .eventsFrom(bots.world.bot)
     .filter((event) => relatesOf(event)["m.in_reply_to"]?.event_id === id);
 const answerTo = (id: string) => waitFor(`the bot's answer to ${id}`, () => answersTo(id)[0]);
 
@@ -53,11 +31,11 @@ function longAnswer(): string {
 describe("matrix end to end: sending", () => {
   it("retries a rate-limited send after retry_after_ms with the same transaction id, posting once", async () => {
     await start();
-    world.homeserver.failNextSend({ kind: "rate-limit", retryAfterMs: 80 });
+    bots.world.homeserver.failNextSend({ kind: "rate-limit", retryAfterMs: 80 });
     const question = say("are you rate limited?");
     await answerTo(question);
 
-    const attempts = world.homeserver.sendAttempts.filter((attempt) => attempt.roomId === world.dm);
+    const attempts = bots.world.homeserver.sendAttempts.filter((attempt) => attempt.roomId === bots.world.dm);
     expect(attempts.map((attempt) => attempt.status)).toEqual([429, 200]);
     expect(new Set(attempts.map((attempt) => attempt.txnId)).size).toBe(1);
     expect(answersTo(question)).toHaveLength(1);
@@ -65,12 +43,12 @@ describe("matrix end to end: sending", () => {
 
   it("retries a send whose response was lost without posting twice", async () => {
     await start();
-    world.homeserver.failNextSend({ kind: "lost-response" });
+    bots.world.homeserver.failNextSend({ kind: "lost-response" });
     const question = say("did that arrive?");
     await answerTo(question);
-    await waitFor("the retry", () => world.homeserver.sendAttempts.length >= 2);
+    await waitFor("the retry", () => bots.world.homeserver.sendAttempts.length >= 2);
 
-    const attempts = world.homeserver.sendAttempts.filter((attempt) => attempt.roomId === world.dm);
+    const attempts = bots.world.homeserver.sendAttempts.filter((attempt) => attempt.roomId === bots.world.dm);
     expect(attempts.map((attempt) => attempt.status)).toEqual([502, 200]);
     expect(attempts[0]?.txnId).toBe(attempts[1]?.txnId);
     expect(answersTo(question)).toHaveLength(1);
@@ -106,16 +84,16 @@ describe("matrix end to end: sending", () => {
 
   it("shows typing while a turn runs and clears it after the answer", async () => {
     const typingSeen: Answer = async () => {
-      await waitFor("typing on", () => world.homeserver.typing.at(-1)?.typing === true);
+      await waitFor("typing on", () => bots.world.homeserver.typing.at(-1)?.typing === true);
       return "done thinking";
     };
     await start({ answer: typingSeen });
     const question = say("think hard");
     await answerTo(question);
-    await waitFor("typing off", () => world.homeserver.typing.at(-1)?.typing === false);
-    expect(world.homeserver.typing.map((entry) => [entry.roomId, entry.typing])).toEqual([
-      [world.dm, true],
-      [world.dm, false],
+    await waitFor("typing off", () => bots.world.homeserver.typing.at(-1)?.typing === false);
+    expect(bots.world.homeserver.typing.map((entry) => [entry.roomId, entry.typing])).toEqual([
+      [bots.world.dm, true],
+      [bots.world.dm, false],
     ]);
   });
 });

@@ -1,57 +1,33 @@
-import { openStore, type Store } from "@switchboard/core";
 import { waitFor } from "@switchboard/core/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createWorld, type MatrixWorld, type RunningBot, startBot } from "./support/matrix/bot-fixture.ts";
+import { describe, expect, it } from "vitest";
+import { useMatrixBots } from "./support/matrix/bot-lifecycle.ts";
 import { botMention, relatesOf } from "./support/matrix/events.ts";
 
-let world: MatrixWorld;
-let store: Store;
-const running: RunningBot[] = [];
-
-beforeEach(async () => {
-  world = await createWorld();
-  store = await openStore("memory://");
-});
-afterEach(async () => {
-  for (const bot of running.splice(0)) await bot.stop();
-  await world.homeserver.close();
-  await store.close();
-});
-
-async function start(options: Parameters<typeof startBot>[2] = {}): Promise<RunningBot> {
-  const bot = await startBot(world, store, options);
-  running.push(bot);
-  return bot;
-}
-
-async function stop(bot: RunningBot): Promise<void> {
-  running.splice(running.indexOf(bot), 1);
-  await bot.engine.idle();
-  await bot.stop();
-}
+const bots = useMatrixBots();
+const { start, stop } = bots;
 
 const say = (room: string, body: string) =>
-  world.homeserver.userSends(room, world.alice, { msgtype: "m.text", body });
+  bots.world.homeserver.userSends(room, bots.world.alice, { msgtype: "m.text", body });
 const answerTo = (id: string) =>
   waitFor(`the bot's answer to ${id}`, () =>
-    world.homeserver
-      .eventsFrom(world.bot)
+    bots.world.homeserver
+      .eventsFrom(bots.world.bot)
       .find((event) => relatesOf(event)["m.in_reply_to"]?.event_id === id),
   );
 const answersTo = (id: string) =>
-  world.homeserver
-    .eventsFrom(world.bot)
+  bots.world.homeserver
+    .eventsFrom(bots.world.bot)
     .filter((event) => relatesOf(event)["m.in_reply_to"]?.event_id === id);
 
 describe("matrix end to end: no replays, no gaps", () => {
   it("on a first start, answers nothing written before start-up", async () => {
-    const oldDm = say(world.dm, "an old DM");
-    const oldMention = world.homeserver.userSends(world.group, world.alice, {
+    const oldDm = say(bots.world.dm, "an old DM");
+    const oldMention = bots.world.homeserver.userSends(bots.world.group, bots.world.alice, {
       msgtype: "m.text",
-      ...botMention(world.bot, "Switchboard", "an old mention"),
+      ...botMention(bots.world.bot, "Switchboard", "an old mention"),
     });
     const bot = await start();
-    const fresh = say(world.dm, "a new DM");
+    const fresh = say(bots.world.dm, "a new DM");
     await answerTo(fresh);
 
     expect(bot.responder.turns.map((turn) => turn.text)).toEqual(["a new DM"]);
@@ -61,14 +37,14 @@ describe("matrix end to end: no replays, no gaps", () => {
 
   it("after a restart answers what arrived while it was down, and nothing it had answered before", async () => {
     const first = await start();
-    const before = say(world.dm, "before the restart");
+    const before = say(bots.world.dm, "before the restart");
     await answerTo(before);
     await stop(first);
 
-    const whileDown = say(world.dm, "while the bot was down");
+    const whileDown = say(bots.world.dm, "while the bot was down");
     const second = await start();
     await answerTo(whileDown);
-    const after = say(world.dm, "after the restart");
+    const after = say(bots.world.dm, "after the restart");
     await answerTo(after);
 
     expect(second.responder.turns.map((turn) => turn.text)).toEqual([
@@ -80,15 +56,19 @@ describe("matrix end to end: no replays, no gaps", () => {
 
   it("fills a gap the homeserver left out of a limited timeline", async () => {
     const first = await start();
-    await answerTo(say(world.dm, "warm-up"));
+    await answerTo(say(bots.world.dm, "warm-up"));
     await stop(first);
 
-    world.homeserver.timelineLimit = 3;
-    const missed = Array.from({ length: 8 }, (_, i) => say(world.dm, `message ${i + 1} during the outage`));
+    bots.world.homeserver.timelineLimit = 3;
+    const missed = Array.from({ length: 8 }, (_, i) =>
+      say(bots.world.dm, `message ${i + 1} during the outage`),
+    );
     const second = await start();
     for (const id of missed) await answerTo(id);
 
-    expect(world.homeserver.requests.some((request) => /\/rooms\/[^/]+\/messages$/.test(request))).toBe(true);
+    expect(bots.world.homeserver.requests.some((request) => /\/rooms\/[^/]+\/messages$/.test(request))).toBe(
+      true,
+    );
     expect(second.responder.turns.map((turn) => turn.text)).toEqual(
       missed.map((_, i) => `message ${i + 1} during the outage`),
     );
@@ -102,13 +82,13 @@ describe("matrix end to end: no replays, no gaps", () => {
       },
     });
     // Written back to back, both arrive in one batch: "first" is accepted before "second" fails.
-    const one = say(world.dm, "first");
-    const two = say(world.dm, "second");
+    const one = say(bots.world.dm, "first");
+    const two = say(bots.world.dm, "second");
     await answerTo(two);
     await answerTo(one);
 
     expect(bot.outcomes.filter((entry) => entry.message.id === one).map((entry) => entry.outcome)).toEqual([
-      { accepted: true, key: `matrix:${world.dm.replace(":", "%3A")}` },
+      { accepted: true, key: `matrix:${bots.world.dm.replace(":", "%3A")}` },
       { accepted: false, reason: "duplicate" },
     ]);
     expect(answersTo(one)).toHaveLength(1);
@@ -124,8 +104,8 @@ describe("matrix end to end: no replays, no gaps", () => {
         if (message.text === "second") throw new Error("the process is going down");
       },
     });
-    const one = say(world.dm, "first");
-    const two = say(world.dm, "second");
+    const one = say(bots.world.dm, "first");
+    const two = say(bots.world.dm, "second");
     await waitFor("the failed batch", () =>
       crashing.logger.lines.some((line) => /same token/.test(line.message)),
     );
