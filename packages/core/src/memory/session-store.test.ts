@@ -1,36 +1,12 @@
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "../runtime/logger.ts";
 import { openStore } from "../store/open-store.ts";
-import { removeRedisKeys, TEST_REDIS_URL, tempDirectory, uniqueRedisPrefix } from "../store/test-backends.ts";
+import { testStoreBackends } from "../store/test-backends.ts";
 import type { Store } from "../store/types.ts";
 import { SessionStore } from "./session-store.ts";
 
 const KEY = "slack:T1:C1:1700.1";
 
-const backends: Array<[string, () => Promise<{ store: Store; cleanup(): Promise<void> }>]> = [
-  ["memory", async () => ({ store: await openStore("memory://"), cleanup: async () => {} })],
-  [
-    "sqlite",
-    async () => {
-      const directory = await tempDirectory();
-      return {
-        store: await openStore(`sqlite://${join(directory.path, "s.db")}`, { logger: silentLogger }),
-        cleanup: directory.remove,
-      };
-    },
-  ],
-  [
-    "redis",
-    async () => {
-      const prefix = uniqueRedisPrefix("session-store");
-      return {
-        store: await openStore(`${TEST_REDIS_URL}/?prefix=${prefix}`, { logger: silentLogger }),
-        cleanup: async () => void (await removeRedisKeys(prefix)),
-      };
-    },
-  ],
-];
+const backends = testStoreBackends("session-store");
 
 async function withSessions(
   open: () => Promise<{ store: Store; cleanup(): Promise<void> }>,

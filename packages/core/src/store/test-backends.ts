@@ -4,6 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "@redis/client";
+import { silentLogger } from "../runtime/logger.ts";
+import { openStore } from "./open-store.ts";
+import type { Store } from "./types.ts";
 
 /** The shared Redis the test machine runs; other suites use it at the same time. */
 export const TEST_REDIS_URL = "redis://127.0.0.1:6379";
@@ -46,4 +49,37 @@ export async function removeRedisKeys(prefix: string): Promise<number> {
   } finally {
     await client.close();
   }
+}
+
+/** A store opened for one test, and how to remove everything it wrote. */
+export interface TestStore {
+  readonly store: Store;
+  cleanup(): Promise<void>;
+}
+
+/** Memory, a temporary SQLite file and the shared Redis under a fresh prefix, for suites run on all three. */
+export function testStoreBackends(label: string): Array<[string, () => Promise<TestStore>]> {
+  return [
+    ["memory", async () => ({ store: await openStore("memory://"), cleanup: async () => {} })],
+    [
+      "sqlite",
+      async () => {
+        const directory = await tempDirectory();
+        return {
+          store: await openStore(`sqlite://${join(directory.path, "s.db")}`, { logger: silentLogger }),
+          cleanup: directory.remove,
+        };
+      },
+    ],
+    [
+      "redis",
+      async () => {
+        const prefix = uniqueRedisPrefix(label);
+        return {
+          store: await openStore(`${TEST_REDIS_URL}/?prefix=${prefix}`, { logger: silentLogger }),
+          cleanup: async () => void (await removeRedisKeys(prefix)),
+        };
+      },
+    ],
+  ];
 }
