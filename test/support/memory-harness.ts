@@ -3,16 +3,8 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import {
-  type Clock,
-  createMemory,
-  Engine,
-  type MemoryConfigInput,
-  type Store,
-  Team,
-} from "@switchboard/core";
-import Keyv from "keyv";
-import { ConsoleAdapter } from "../../packages/cli/src/console/console-adapter.ts";
+import { type Clock, createMemory, type MemoryConfigInput, type Store, Team } from "@switchboard/core";
+import { startConsoleEngine } from "./console-engine.ts";
 
 export type MemoryOperation = "add_entry" | "put_context" | "summary";
 
@@ -88,12 +80,6 @@ export interface MemoryHarnessOptions {
 
 /** The real engine and team behind the console adapter, wired with memory exactly as the CLI does. */
 export async function startMemoryHarness(options: MemoryHarnessOptions) {
-  const printed: string[] = [];
-  const print = (line: string) => {
-    printed.push(line);
-    options.events?.push(`delivered: ${line}`);
-  };
-  const console = new ConsoleAdapter({ print, state: new Keyv<string>(), userId: "ana" });
   const memory = createMemory({
     store: options.store,
     storeUrl: options.storeUrl,
@@ -118,26 +104,20 @@ export async function startMemoryHarness(options: MemoryHarnessOptions) {
     contextFor: memory.contextFor,
   });
   memory.attach(team);
-  const engine = new Engine({
+  const { engine, printed, say } = await startConsoleEngine({
     store: options.store,
-    adapters: [console],
     responder: team,
     commands: [...team.commands, ...memory.commands],
     observers: [memory.observer],
+    onPrint: (line) => options.events?.push(`delivered: ${line}`),
   });
-  await engine.start();
   return {
     engine,
     team,
     memory,
     printed,
     /** Types a line and waits for the reply (not for memory work: see `settle`). */
-    async say(line: string): Promise<string[]> {
-      const before = printed.length;
-      await console.handleLine(line);
-      await engine.idle();
-      return printed.slice(before);
-    },
+    say,
     /** Waits until queued memory work is done. */
     settle: () => memory.idle(),
     async stop(): Promise<void> {

@@ -1,9 +1,8 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph";
-import { Engine, type Store, Team, teamConfigSchema } from "@switchboard/core";
-import Keyv from "keyv";
-import { ConsoleAdapter } from "../../packages/cli/src/console/console-adapter.ts";
+import { type Store, Team, teamConfigSchema } from "@switchboard/core";
+import { startConsoleEngine } from "./console-engine.ts";
 
 export const exampleTeam = teamConfigSchema.parse({
   supervisor: { prompt: "Route the user to the right specialist.", model: "sup" },
@@ -35,12 +34,6 @@ export interface TeamHarnessOptions {
 
 /** A real engine running the team behind the console adapter; `say` returns what the bot printed. */
 export async function startTeamHarness(options: TeamHarnessOptions) {
-  const printed: string[] = [];
-  const console = new ConsoleAdapter({
-    print: (line) => printed.push(line),
-    state: new Keyv<string>(),
-    userId: "ana",
-  });
   const team = new Team({
     config: options.team ?? exampleTeam,
     routing: { sticky: options.sticky ?? true },
@@ -55,25 +48,17 @@ export async function startTeamHarness(options: TeamHarnessOptions) {
     describeModel: (name) => `scripted:${name ?? "default"}`,
     ...(options.tools ? { tools: options.tools } : {}),
   });
-  const engine = new Engine({
+  const { engine, console, printed, say } = await startConsoleEngine({
     store: options.store,
-    adapters: [console],
     responder: team,
     commands: team.commands,
   });
-  await engine.start();
   return {
     engine,
     team,
     console,
     printed,
-    /** Types a line and waits until the engine has answered it; returns the lines printed meanwhile. */
-    async say(line: string): Promise<string[]> {
-      const before = printed.length;
-      await console.handleLine(line);
-      await engine.idle();
-      return printed.slice(before);
-    },
+    say,
     stop: () => engine.stop(),
   };
 }
