@@ -1,45 +1,29 @@
-import { join } from "node:path";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
-import { extractiveSummary, openStore, type Store, silentLogger } from "@switchboard/core";
+import { extractiveSummary, openStore, type Store } from "@switchboard/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteSaver } from "../packages/core/src/checkpoints/sqlite-saver.ts";
-import { tempDirectory } from "../packages/core/src/store/test-backends.ts";
 import {
+  lastHuman,
+  MEMORY_TEST_KEY,
   type MemoryOperation,
-  operationOf,
+  MINUTE,
+  manualClock,
+  operations,
   scriptedMemoryModel,
   scriptedTeamModel,
   startMemoryHarness,
   toolCall,
 } from "./support/memory-harness.ts";
 
-const KEY = "console:main";
-const MINUTE = 60_000;
-
-function fakeClock(start = Date.UTC(2025, 0, 6, 9)) {
-  let now = start;
-  return {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-}
-
-const lastHuman = (messages: BaseMessage[]) =>
-  String(messages.filter((m) => HumanMessage.isInstance(m)).at(-1)?.content ?? "");
 const systemOf = (call: { messages: BaseMessage[] } | undefined) => String(call?.messages[0]?.content ?? "");
-const operations = (model: ReturnType<typeof fakeModel>) =>
-  model.calls.map((call) => operationOf(String(call.messages[0]?.content ?? "")));
 
 describe("memory agent end to end", () => {
   let store: Store;
-  let clock: ReturnType<typeof fakeClock>;
+  let clock: ReturnType<typeof manualClock>;
   beforeEach(async () => {
     store = await openStore("memory://");
-    clock = fakeClock();
+    clock = manualClock();
   });
   afterEach(async () => {
     await store.close();
@@ -90,9 +74,9 @@ describe("memory agent end to end", () => {
       add,
       "put_context",
     ]);
-    expect(await h.memory.book.entryCount(KEY)).toBe(8);
-    expect((await h.memory.agent.state(KEY))?.messageCount).toBe(8);
-    expect((await h.memory.book.recentEntries(KEY, 2)).map((e) => [e.role, e.raw])).toEqual([
+    expect(await h.memory.book.entryCount(MEMORY_TEST_KEY)).toBe(8);
+    expect((await h.memory.agent.state(MEMORY_TEST_KEY))?.messageCount).toBe(8);
+    expect((await h.memory.book.recentEntries(MEMORY_TEST_KEY, 2)).map((e) => [e.role, e.raw])).toEqual([
       ["user", "four"],
       ["bot", "re: four"],
     ]);
@@ -114,14 +98,14 @@ describe("memory agent end to end", () => {
     await h.say("my invoice 42 is wrong");
     await h.say("please refund it");
     await h.settle();
-    const startedAt = (await h.memory.agent.state(KEY))?.startedAt;
+    const startedAt = (await h.memory.agent.state(MEMORY_TEST_KEY))?.startedAt;
 
     clock.advance(29 * MINUTE);
     expect(await h.memory.sweeper.sweep()).toEqual([]);
     clock.advance(2 * MINUTE);
     const [archived] = await h.memory.sweeper.sweep();
     expect(archived).toMatchObject({
-      conversationKey: KEY,
+      conversationKey: MEMORY_TEST_KEY,
       summary: "Ana asked about invoice 42; the bot promised a refund.",
       messageCount: 4,
       participants: ["ana"],
@@ -136,8 +120,8 @@ describe("memory agent end to end", () => {
     });
     expect(archived?.tokenEstimate).toBeGreaterThan(10);
     expect(archived?.endedAt).toBeGreaterThanOrEqual(startedAt ?? Number.POSITIVE_INFINITY);
-    expect((await h.team.conversationState(KEY))?.messages).toEqual([]);
-    expect((await h.memory.agent.state(KEY))?.startedAt).toBeNull();
+    expect((await h.team.conversationState(MEMORY_TEST_KEY))?.messages).toEqual([]);
+    expect((await h.memory.agent.state(MEMORY_TEST_KEY))?.startedAt).toBeNull();
 
     const before = teamModel.callCount;
     expect((await h.say("hello again")).join("\n")).toContain("re: hello again");
@@ -190,7 +174,7 @@ describe("memory agent end to end", () => {
       await h.say(long(turn));
       await h.settle();
     }
-    const history = (await h.team.conversationState(KEY))?.messages ?? [];
+    const history = (await h.team.conversationState(MEMORY_TEST_KEY))?.messages ?? [];
     expect(
       history.filter((m) => HumanMessage.isInstance(m)).map((m) => String(m.content).split(" ")[0]),
     ).toEqual(["q3"]);
@@ -202,7 +186,7 @@ describe("memory agent end to end", () => {
       .filter((m) => ToolMessage.isInstance(m))
       .map((m) => (m as ToolMessage).tool_call_id);
     expect(results).toEqual(calls);
-    expect(await h.memory.contextFor(KEY)).toContain(
+    expect(await h.memory.contextFor(MEMORY_TEST_KEY)).toContain(
       "Earlier in this session (condensed)\nEarlier: several long questions were answered.",
     );
 
@@ -230,74 +214,11 @@ describe("memory agent end to end", () => {
     expect(shown).toContain("Latest of 2 remembered messages");
 
     expect((await h.say("/forget")).join("\n")).toContain("Send `/forget confirm` to go ahead.");
-    expect(await h.memory.book.entryCount(KEY)).toBe(2);
+    expect(await h.memory.book.entryCount(MEMORY_TEST_KEY)).toBe(2);
     expect((await h.say("/forget confirm")).join("\n")).toContain("Forgotten: 2 remembered messages");
     expect((await h.say("/memory")).join("\n")).toContain("I don't remember anything");
-    expect(await h.memory.agent.state(KEY)).toBeUndefined();
-    expect((await h.team.conversationState(KEY))?.messages ?? []).toEqual([]);
+    expect(await h.memory.agent.state(MEMORY_TEST_KEY)).toBeUndefined();
+    expect((await h.team.conversationState(MEMORY_TEST_KEY))?.messages ?? []).toEqual([]);
     await h.stop();
-  });
-});
-
-describe("memory across a restart (SQLite)", () => {
-  it("loses nothing mid-session: entries, counter and context survive new instances over the same file", async () => {
-    const directory = await tempDirectory();
-    const path = join(directory.path, "switchboard.db");
-    const url = `sqlite://${path}`;
-    const clock = fakeClock();
-    const open = async () => {
-      const store = await openStore(url, { logger: silentLogger });
-      const checkpointer = new SqliteSaver({ path });
-      const memoryModel = scriptedMemoryModel();
-      const teamModel = scriptedTeamModel((m) => `re: ${lastHuman(m)}`);
-      const h = await startMemoryHarness({
-        store,
-        storeUrl: url,
-        checkpointer,
-        clock,
-        teamModel,
-        memoryModel,
-        config: { flushEvery: 6 },
-      });
-      const close = async () => {
-        await h.stop();
-        checkpointer.close();
-        await store.close();
-      };
-      return { h, memoryModel, teamModel, close };
-    };
-    const first = await open();
-    await first.h.memory.book.putContext(KEY, "Ana prefers morning meetings.", clock.now());
-    await first.h.say("one");
-    await first.h.say("two");
-    await first.close();
-    expect(operations(first.memoryModel)).toEqual(["add_entry", "add_entry", "add_entry", "add_entry"]);
-
-    const second = await open();
-    expect((await second.h.memory.agent.state(KEY))?.messageCount).toBe(4);
-    await second.h.say("three");
-    await second.h.settle();
-    // Messages 5 and 6: the counter carried on, so the 6th flushed.
-    expect(operations(second.memoryModel)).toEqual(["add_entry", "add_entry", "put_context"]);
-    expect(await second.h.memory.book.entryCount(KEY)).toBe(6);
-    // The session's context came from its checkpoint: loaded before the restart, unchanged by the flush since.
-    expect(await second.h.memory.contextFor(KEY)).toContain("Ana prefers morning meetings.");
-    expect((await second.h.memory.book.context(KEY))?.content).toContain("weekly numbers");
-    expect(
-      second.teamModel.calls[0]?.messages.filter((m) => HumanMessage.isInstance(m)).map((m) => m.content),
-    ).toEqual(["one", "two", "three"]);
-
-    clock.advance(31 * MINUTE);
-    const [archived] = await second.h.memory.sweeper.sweep();
-    expect(archived?.transcript.map((line) => line.text)).toEqual([
-      "one",
-      "re: one",
-      "two",
-      "re: two",
-      "three",
-      "re: three",
-    ]);
-    await second.close();
-    await directory.remove();
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { type Clock, createMemory, type MemoryConfigInput, type Store, Team } from "@switchboard/core";
@@ -126,3 +126,25 @@ export async function startMemoryHarness(options: MemoryHarnessOptions) {
     },
   };
 }
+
+export const MEMORY_TEST_KEY = "console:main";
+export const MINUTE = 60_000;
+
+/** A clock the test moves by hand: idle time passes without waiting. */
+export function manualClock(start = Date.UTC(2025, 0, 6, 9)) {
+  let now = start;
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+/** The text of the last human message a model call received. */
+export const lastHuman = (messages: BaseMessage[]) =>
+  String(messages.filter((m) => HumanMessage.isInstance(m)).at(-1)?.content ?? "");
+
+/** Which memory operation each call of a scripted memory model was asked for. */
+export const operations = (model: ReturnType<typeof fakeModel>) =>
+  model.calls.map((call) => operationOf(String(call.messages[0]?.content ?? "")));
