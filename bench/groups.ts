@@ -1,9 +1,15 @@
+import { measureAcks } from "./acks.ts";
 import { measureHeap } from "./heap.ts";
 import { measureLongThread } from "./long-thread.ts";
+import { measureMcpTools } from "./mcp-tools.ts";
+import { measureMemoryCost } from "./memory-cost.ts";
 import { measureOverhead } from "./overhead.ts";
 import { measurePromptSize } from "./prompt-size.ts";
+import { measureSlackSideBySide } from "./slack-side-by-side.ts";
 import { measureStartup } from "./startup.ts";
 import { measureSticky } from "./sticky.ts";
+import { measureStoreGrowth } from "./store-growth.ts";
+import { measureStreaming } from "./streaming.ts";
 import type { Figure } from "./support/figures.ts";
 import { measureThroughput } from "./throughput.ts";
 
@@ -29,6 +35,7 @@ export const GROUPS = {
   "long-thread": { measure: measureLongThread, limitSeconds: 240 },
   sticky: { measure: measureSticky, limitSeconds: 120 },
   "prompt-size": { measure: measurePromptSize, limitSeconds: 240 },
+  "memory-cost": { measure: measureMemoryCost, limitSeconds: 120 },
   heap: {
     measure: () => measureHeap({ timeBoxMs: 75_000, memoryTimeBoxMs: 25_000 }),
     limitSeconds: 200,
@@ -37,6 +44,14 @@ export const GROUPS = {
     nodeFlags: ["--no-flush-bytecode"],
   },
   startup: { measure: measureStartup, limitSeconds: 120 },
+  acks: { measure: measureAcks, limitSeconds: 180 },
+  streaming: { measure: measureStreaming, limitSeconds: 180 },
+  "slack-side-by-side": {
+    measure: () => measureSlackSideBySide({ rounds: 2, sequentialBoxMs: 5_000, concurrentBoxMs: 8_000 }),
+    limitSeconds: 300,
+  },
+  "store-growth": { measure: () => measureStoreGrowth({ timeBoxMs: 20_000 }), limitSeconds: 240 },
+  "mcp-tools": { measure: () => measureMcpTools({ timeBoxMs: 30_000 }), limitSeconds: 120 },
 } satisfies Record<string, Group>;
 
 export type GroupName = keyof typeof GROUPS;

@@ -22,7 +22,19 @@ describe("Discord end to end (discord.js against a local Discord)", () => {
     const MESSAGE_CONTENT = 1 << 15;
     expect(identify?.intents).toBe(GUILDS | GUILD_MESSAGES | DIRECT_MESSAGES | MESSAGE_CONTENT);
     const registered = bot.fake.desk.commands.get(bot.fake.world.guildId)?.map((command) => command.name);
-    expect(registered).toEqual(["supervisor", "reset", "agents", "status", "stop", "help"]);
+    expect(registered).toEqual([
+      "supervisor",
+      "reset",
+      "agents",
+      "status",
+      "stop",
+      "help",
+      "approve",
+      "deny",
+      "memory",
+      "forget",
+      "usage",
+    ]);
   });
 
   it("answers a mention in a thread started on that message, then a follow-up in the thread without a mention", async () => {

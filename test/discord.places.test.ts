@@ -73,7 +73,11 @@ describe("Discord places: inline answers, allowlists, typing", () => {
 
     const thread = fake.thread(question.id);
     if (!thread) throw new Error("no thread");
-    bot.answer = (turn) => `echo: ${turn.text}`;
+    // A follow-up still worked on after the typing delay shows typing in the thread itself.
+    bot.answer = async (turn) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      return `echo: ${turn.text}`;
+    };
     fake.say({ channel: thread, content: "more?" });
     await bot.waitForPostsIn(thread.id, 2);
     expect(typingIn(thread.id).length).toBeGreaterThanOrEqual(1);

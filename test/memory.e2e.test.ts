@@ -47,12 +47,11 @@ describe("memory agent end to end", () => {
       "team model",
       expect.stringMatching(/^delivered: .*Hello Ana\.$/),
       "memory: add_entry",
-      "memory: add_entry",
     ]);
     await h.stop();
   });
 
-  it("records every message and flushes the context document every N messages, counting in the checkpoint", async () => {
+  it("records every turn in one call and flushes the context document every N messages in the same call", async () => {
     const memoryModel = scriptedMemoryModel();
     const h = await start({
       teamModel: scriptedTeamModel((m) => `re: ${lastHuman(m)}`),
@@ -62,18 +61,7 @@ describe("memory agent end to end", () => {
     for (const text of ["one", "two", "three", "four"]) await h.say(text);
     await h.settle();
     const add: MemoryOperation = "add_entry";
-    expect(operations(memoryModel)).toEqual([
-      add,
-      add,
-      add,
-      add,
-      "put_context",
-      add,
-      add,
-      add,
-      add,
-      "put_context",
-    ]);
+    expect(operations(memoryModel)).toEqual([add, "add_entry+put_context", add, "add_entry+put_context"]);
     expect(await h.memory.book.entryCount(MEMORY_TEST_KEY)).toBe(8);
     expect((await h.memory.agent.state(MEMORY_TEST_KEY))?.messageCount).toBe(8);
     expect((await h.memory.book.recentEntries(MEMORY_TEST_KEY, 2)).map((e) => [e.role, e.raw])).toEqual([
@@ -127,7 +115,11 @@ describe("memory agent end to end", () => {
     expect((await h.say("hello again")).join("\n")).toContain("re: hello again");
     const fresh = teamModel.calls[before];
     expect(fresh?.messages.map((m) => m.getType())).toEqual(["system", "human"]);
-    expect(systemOf(fresh)).toContain("Ana asked about invoice 42; the bot promised a refund.");
+    // The session's facts reach the next session once: in the context document archiving rewrote,
+    // not again as its entries and its summary.
+    expect(systemOf(fresh)).toContain("Context: the user and the bot talk about the weekly numbers.");
+    expect(systemOf(fresh)).not.toContain("Ana asked about invoice 42; the bot promised a refund.");
+    expect(systemOf(fresh)).not.toContain("Noted: my invoice 42 is wrong");
 
     const answer = (await h.say("what did we say about the invoice?")).join("\n");
     expect(answer).toContain('From memory: Earlier sessions matching "invoice refund"');

@@ -93,6 +93,37 @@ describe("cross-run request tracking: webhooks, notices and timeouts", () => {
       await h.stop();
     });
 
+    it("refuses results for finished runs and closed requests (409) and oversized messages (413), posting nothing", async () => {
+      const { h, server, requestId, post } = await setup();
+      expect(await post({ event: "run_triggered", eventId: "t1", requestId, runId: "job-1" })).toBe(202);
+      const finish = { event: "run_completed", requestId, runId: "job-1", message: "Done: 42." };
+      expect(await post({ ...finish, eventId: "c1" })).toBe(202);
+      await h.engine.idle();
+      // A second event id for the same finished run, and a result for a run never triggered on a closed request.
+      expect(await post({ ...finish, eventId: "c2", message: "Done again." })).toBe(409);
+      expect(await post({ ...finish, eventId: "c3", runId: "never-triggered", message: "Stray." })).toBe(409);
+      expect(await post({ ...finish, eventId: "c1" })).toBe(200);
+      expect(await post({ event: "run_triggered", eventId: "t1-again", requestId, runId: "job-1" })).toBe(
+        409,
+      );
+      const huge = {
+        event: "run_completed",
+        eventId: "big",
+        requestId,
+        runId: "job-2",
+        message: "x".repeat(1_000_000),
+      };
+      expect(await post(huge)).toBe(413);
+      await h.engine.idle();
+      const texts = h.adapter.posts.map((p) => p.text);
+      expect(texts.filter((text) => text === "Done: 42.")).toHaveLength(1);
+      expect(
+        texts.some((text) => text === "Done again." || text === "Stray." || text.startsWith("xxxx")),
+      ).toBe(false);
+      await server.close();
+      await h.stop();
+    });
+
     it("rejects bad signatures, stale timestamps and unknown requests without changing anything", async () => {
       const { h, server, requestId, post } = await setup();
       const before = await h.tracking.tracker.get(requestId);

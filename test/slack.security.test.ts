@@ -1,6 +1,4 @@
-import type { InboundMessage } from "@switchboard/core";
 import { scriptedResponder, waitFor } from "@switchboard/core/testing";
-import { createSlackAdapter, type SlackAdapter } from "@switchboard/slack";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   eventCallback,
@@ -8,7 +6,6 @@ import {
   SIGNING_SECRET,
   slackSignature,
 } from "./support/slack/event-payloads.ts";
-import { FakeSlack } from "./support/slack/fake-slack.ts";
 import { type SlackBot, startSlackBot } from "./support/slack/slack-bot.ts";
 import { ALICE, ALICE_DM, BOT_USER_ID, GENERAL } from "./support/slack/workspace-state.ts";
 
@@ -98,38 +95,4 @@ describe("Slack request verification (X-Slack-Signature v0, 5-minute window)", (
     await waitFor("the answer", () => bot.slack.state.botMessages()[0]);
     expect(responder.turns.map((turn) => turn.text)).toEqual(["a little late"]);
   });
-});
-
-describe("Slack acknowledgement", () => {
-  let slack: FakeSlack;
-  let adapter: SlackAdapter;
-  afterEach(async () => {
-    await adapter?.stop();
-    await slack?.close();
-  });
-
-  for (const transport of ["http", "socket"] as const) {
-    it(`acknowledges an event (${transport}) before the engine has taken it`, async () => {
-      slack = await FakeSlack.start({ transport, echoBotMessages: false });
-      adapter = await createSlackAdapter(slack.adapterConfig());
-      if (transport === "http") slack.connectHttp(() => adapter.port);
-      const handedOver: InboundMessage[] = [];
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      // A sink that does not return until released: the ack must not wait for it.
-      await adapter.start(async (message) => {
-        handedOver.push(message);
-        await held;
-      });
-      const started = Date.now();
-      // Resolves only once the app has answered Slack (HTTP 200 / Socket Mode ack) for both copies.
-      await slack.say(GENERAL, `<@${BOT_USER_ID}> slow engine`, { mentionOrder: "message first" });
-      expect(Date.now() - started).toBeLessThan(1_000);
-      await waitFor("the hand-over", () => handedOver[0]);
-      expect(handedOver.map((message) => message.text)).toEqual(["slow engine"]);
-      release();
-    });
-  }
 });

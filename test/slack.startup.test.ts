@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createMemoryLogger } from "@switchboard/core";
 import { createSlackAdapter, type SlackAdapter } from "@switchboard/slack";
 import { afterEach, describe, expect, it } from "vitest";
@@ -22,6 +24,27 @@ describe("Slack start-up checks (auth.test)", () => {
     expect(adapter.port).toBeGreaterThan(0);
     expect(slack.state.callsTo("auth.test").length).toBeGreaterThan(0);
   });
+
+  it("names the Web API URL and what to check when Slack cannot be reached, without a stack trace", async () => {
+    slack = await FakeSlack.start({ transport: "http" });
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const apiUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/api/`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    adapter = await createSlackAdapter({ ...slack.adapterConfig(), apiUrl });
+    const failure = await adapter.start(ignore).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    adapter = undefined;
+    expect(failure).toBeInstanceOf(Error);
+    const error = failure as Error;
+    // Not one of JavaScript's built-in error names: the CLI prints the message alone, no stack.
+    expect(error.name).toBe("SlackUnreachableError");
+    expect(error.message).toContain(apiUrl);
+    expect(error.message).toMatch(/ECONNREFUSED/);
+    expect(error.message).toMatch(/slack\.apiUrl/);
+  }, 20_000);
 
   it("refuses a bad bot token with what to do about it", async () => {
     slack = await FakeSlack.start({ transport: "http" });

@@ -3,10 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { createClient } from "@redis/client";
 import { openStore } from "@switchboard/core";
 import { describe, expect, it } from "vitest";
 import { openCheckpointer } from "../packages/core/src/checkpoints/open-checkpointer.ts";
+import {
+  removeRedisKeys,
+  TEST_REDIS_AVAILABLE,
+  TEST_REDIS_URL,
+  uniqueRedisPrefix,
+} from "../packages/core/src/store/test-backends.ts";
 import { startTeamHarness } from "./support/team-harness.ts";
 
 const handoffToBilling = [{ name: "transfer_to_billing", args: {} }];
@@ -45,40 +50,35 @@ describe("the active agent survives restarts and is shared by every instance", (
     await store.close();
   });
 
-  it("two engines sharing the real Redis route the follow-up to the same specialist", async () => {
-    const prefix = `sbtest-sticky-${process.pid}-${Date.now()}:`;
-    const url = `redis://127.0.0.1:6379?prefix=${prefix}`;
-    const storeA = await openStore(url);
-    const storeB = await openStore(url);
-    const checkpointsA = await openCheckpointer(url, { redisPrefix: `${prefix}checkpoint:` });
-    const checkpointsB = await openCheckpointer(url, { redisPrefix: `${prefix}checkpoint:` });
-    const supA = fakeModel().respondWithTools(handoffToBilling);
-    const supB = fakeModel();
-    const billB = fakeModel().respond(new AIMessage("billing on instance B"));
-    const a = await startTeamHarness({
-      store: storeA,
-      checkpointer: checkpointsA.saver,
-      models: { sup: supA, bill: fakeModel().respond(new AIMessage("billing on A")), tech: fakeModel() },
-    });
-    const b = await startTeamHarness({
-      store: storeB,
-      checkpointer: checkpointsB.saver,
-      models: { sup: supB, bill: billB, tech: fakeModel() },
-    });
-    await a.say("refund please");
-    expect((await b.say("how long will it take?")).join("\n")).toMatch(/billing .*billing on instance B/);
-    expect([supB.callCount, billB.callCount]).toEqual([0, 1]);
-    for (const h of [a, b]) await h.stop();
-    for (const c of [checkpointsA, checkpointsB]) await c.close();
-    for (const s of [storeA, storeB]) await s.close();
-    await deleteKeys(`${prefix}*`);
-  });
+  it.skipIf(!TEST_REDIS_AVAILABLE)(
+    "two engines sharing the real Redis route the follow-up to the same specialist",
+    async () => {
+      const prefix = uniqueRedisPrefix("sticky");
+      const url = `${TEST_REDIS_URL}?prefix=${prefix}`;
+      const storeA = await openStore(url);
+      const storeB = await openStore(url);
+      const checkpointsA = await openCheckpointer(url, { redisPrefix: `${prefix}checkpoint:` });
+      const checkpointsB = await openCheckpointer(url, { redisPrefix: `${prefix}checkpoint:` });
+      const supA = fakeModel().respondWithTools(handoffToBilling);
+      const supB = fakeModel();
+      const billB = fakeModel().respond(new AIMessage("billing on instance B"));
+      const a = await startTeamHarness({
+        store: storeA,
+        checkpointer: checkpointsA.saver,
+        models: { sup: supA, bill: fakeModel().respond(new AIMessage("billing on A")), tech: fakeModel() },
+      });
+      const b = await startTeamHarness({
+        store: storeB,
+        checkpointer: checkpointsB.saver,
+        models: { sup: supB, bill: billB, tech: fakeModel() },
+      });
+      await a.say("refund please");
+      expect((await b.say("how long will it take?")).join("\n")).toMatch(/billing .*billing on instance B/);
+      expect([supB.callCount, billB.callCount]).toEqual([0, 1]);
+      for (const h of [a, b]) await h.stop();
+      for (const c of [checkpointsA, checkpointsB]) await c.close();
+      for (const s of [storeA, storeB]) await s.close();
+      await removeRedisKeys(prefix);
+    },
+  );
 });
-
-async function deleteKeys(pattern: string): Promise<void> {
-  const client = createClient({ url: "redis://127.0.0.1:6379" });
-  await client.connect();
-  for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 500 }))
-    if (keys.length > 0) await client.del(keys);
-  await client.close();
-}

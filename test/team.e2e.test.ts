@@ -46,6 +46,19 @@ describe("agent team with sticky routing", () => {
     await h.stop();
   });
 
+  it("keeps every answer when the model's server reuses one completion id", async () => {
+    // Some OpenAI-compatible servers number completions per process, or send one constant id.
+    const sup = fakeModel()
+      .respond(new AIMessage({ content: "First answer.", id: "chatcmpl-1" }))
+      .respond(new AIMessage({ content: "Second answer.", id: "chatcmpl-1" }));
+    const h = await startTeamHarness({ store, models: { sup, bill: fakeModel(), tech: fakeModel() } });
+    expect((await h.say("one")).join("\n")).toContain("First answer.");
+    expect((await h.say("two")).join("\n")).toContain("Second answer.");
+    // The second call saw the first answer still in the history.
+    expect(sup.calls[1]?.messages.map((m) => String(m.content))).toContain("First answer.");
+    await h.stop();
+  });
+
   it("/supervisor hands back; with a message the supervisor answers it (and may hand off again)", async () => {
     const sup = fakeModel()
       .respondWithTools([handoff("billing")])

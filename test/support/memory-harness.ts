@@ -6,7 +6,8 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { type Clock, createMemory, type MemoryConfigInput, type Store, Team } from "@switchboard/core";
 import { startConsoleEngine } from "./console-engine.ts";
 
-export type MemoryOperation = "add_entry" | "put_context" | "summary";
+/** `add_entry+put_context`: a flushing turn, recorded and folded into the document in one call. */
+export type MemoryOperation = "add_entry" | "add_entry+put_context" | "put_context" | "summary";
 
 export interface ScriptedMemoryOptions {
   /** Called with each operation the memory model is asked for, before it answers. */
@@ -23,6 +24,7 @@ export function scriptedMemoryModel(options: ScriptedMemoryOptions = {}, calls =
 }
 
 export function operationOf(prompt: string): MemoryOperation {
+  if (prompt.includes("Current operation: ADD_ENTRY + CONTEXT_SYNTHESIS")) return "add_entry+put_context";
   if (prompt.includes("Current operation: ADD_ENTRY")) return "add_entry";
   if (prompt.includes("Current operation: CONTEXT_SYNTHESIS")) return "put_context";
   return "summary";
@@ -32,9 +34,22 @@ function answerMemoryPrompt(messages: BaseMessage[], options: ScriptedMemoryOpti
   const prompt = String(messages[0]?.content ?? "");
   const operation = operationOf(prompt);
   options.onCall?.(operation);
-  if (operation === "add_entry") {
-    const raw = /Message to record:\n(?:user|bot): ([\s\S]*?)\n\nRules:/.exec(prompt)?.[1] ?? "";
-    return toolCall("add_entry", { summary: `Noted: ${raw.slice(0, 40)}`, raw_entry: raw, tags: ["chat"] });
+  if (operation === "add_entry" || operation === "add_entry+put_context") {
+    const user = /Turn to record:\nuser: ([^\n]*)/.exec(prompt)?.[1] ?? "";
+    const answer = /Turn to record:\nuser: [^\n]*\nbot: ([^\n]*)/.exec(prompt)?.[1];
+    const entry = {
+      name: "add_entry",
+      args: {
+        summary: `Noted: ${user.slice(0, 40)}`,
+        ...(answer ? { answer_summary: `Answered: ${answer.slice(0, 40)}` } : {}),
+        tags: ["chat"],
+      },
+    };
+    const context = {
+      name: "put_context",
+      args: { content: options.context ?? "Context: the user and the bot talk about the weekly numbers." },
+    };
+    return toolCalls(operation === "add_entry" ? [entry] : [entry, context]);
   }
   if (operation === "put_context")
     return toolCall("put_context", {
@@ -44,7 +59,14 @@ function answerMemoryPrompt(messages: BaseMessage[], options: ScriptedMemoryOpti
 }
 
 export function toolCall(name: string, args: Record<string, unknown>): AIMessage {
-  return new AIMessage({ content: "", tool_calls: [{ id: randomUUID(), name, args, type: "tool_call" }] });
+  return toolCalls([{ name, args }]);
+}
+
+export function toolCalls(calls: ReadonlyArray<{ name: string; args: Record<string, unknown> }>): AIMessage {
+  return new AIMessage({
+    content: "",
+    tool_calls: calls.map(({ name, args }) => ({ id: randomUUID(), name, args, type: "tool_call" as const })),
+  });
 }
 
 /** A team model answering every call with `answer(messages)`. */

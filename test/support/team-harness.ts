@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph";
-import { type Store, Team, teamConfigSchema } from "@switchboard/core";
+import { type ModelCallPolicy, type Store, Team, teamConfigSchema } from "@switchboard/core";
 import { startConsoleEngine } from "./console-engine.ts";
 
 export const exampleTeam = teamConfigSchema.parse({
@@ -30,6 +30,7 @@ export interface TeamHarnessOptions {
   readonly limits?: Partial<{ maxIterations: number; maxRepeatedToolCalls: number; wallTimeSeconds: number }>;
   readonly tools?: Record<string, StructuredToolInterface>;
   readonly team?: typeof exampleTeam;
+  readonly modelCalls?: ModelCallPolicy;
 }
 
 /** A real engine running the team behind the console adapter; `say` returns what the bot printed. */
@@ -47,6 +48,7 @@ export async function startTeamHarness(options: TeamHarnessOptions) {
     },
     describeModel: (name) => `scripted:${name ?? "default"}`,
     ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.modelCalls ? { modelCalls: options.modelCalls } : {}),
   });
   const { engine, console, printed, say } = await startConsoleEngine({
     store: options.store,

@@ -10,6 +10,7 @@ import {
   Team,
   type TeamConfig,
   ToolCatalog,
+  type ToolSource,
 } from "@switchboard/core";
 import { RecordingAdapter } from "@switchboard/core/testing";
 
@@ -17,6 +18,8 @@ export interface TrackingHarnessOptions {
   readonly store: Store;
   readonly model: BaseChatModel;
   readonly catalog: readonly CatalogEntry[];
+  /** Tools that come and go (MCP servers). */
+  readonly toolSources?: readonly ToolSource[];
   readonly supervisorTools: readonly string[];
   readonly checkpointer?: BaseCheckpointSaver;
   readonly clock?: Clock;
@@ -30,7 +33,7 @@ export async function startTrackingHarness(options: TrackingHarnessOptions) {
   const adapter = options.adapter ?? new RecordingAdapter();
   const clock = options.clock ?? { now: () => Date.now() };
   const logger = { debug() {}, info() {}, warn() {}, error() {} };
-  const catalog = new ToolCatalog(options.catalog, options.store);
+  const catalog = new ToolCatalog(options.catalog, options.store, options.toolSources);
   const tracking = new RequestTracking({
     store: options.store,
     clock,
@@ -50,7 +53,7 @@ export async function startTrackingHarness(options: TrackingHarnessOptions) {
     store: options.store,
     modelFor: () => options.model,
     describeModel: () => "scripted",
-    tools: catalog.registry(),
+    tools: catalog.registry(options.supervisorTools),
     attachedTools: (key, agent) => catalog.attachedTools(key, agent),
     needsApproval: (name) => catalog.needsApproval(name),
     statusLines: tracking.statusLines,

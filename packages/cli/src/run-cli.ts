@@ -2,7 +2,9 @@ import { parseArgs } from "node:util";
 import type { CliContext } from "./cli-context.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { initCommand } from "./commands/init.ts";
+import { serviceCommand } from "./commands/service.ts";
 import { startCommand } from "./commands/start.ts";
+import { usageCommand } from "./commands/usage.ts";
 import { cliVersion } from "./version.ts";
 
 export const USAGE = `Usage: switchboard <command> [options]
@@ -12,10 +14,17 @@ Commands:
             with none, chat with the agents in this terminal (or pipe lines in)
   init      write a commented switchboard.yaml to edit (the built-in defaults)
   doctor    check Node, the configuration, storage, model keys and platform credentials
+  usage     top conversations, users, agents and models by token cost (--days N, --top N)
+  service   print a systemd unit that runs start with this configuration (--write <path> to write it)
 
 Options:
   -c, --config <path>   configuration file (default: ./switchboard.yaml; absent: built-in defaults)
   -f, --force           init: overwrite an existing file
+  --days <n>            usage: the last n days, today included (default 7)
+  --top <n>             usage: rows per table (default 10)
+  --write <path>        service: write the unit there (e.g. /etc/systemd/system/switchboard.service)
+  --user <name>         service: the account it runs as (default: you; switchboard when you are root)
+  --env-file <path>     service: the secrets file it loads (default: /etc/switchboard/switchboard.env)
   -h, --help            show this help
   -v, --version         show the version
 
@@ -23,7 +32,7 @@ Configuration reference: README.md ("Configuration"); secrets come from the envi
 (OPENAI_API_KEY, ANTHROPIC_API_KEY, SWITCHBOARD_DISCORD_TOKEN, …).
 `;
 
-const COMMANDS = ["start", "init", "doctor"] as const;
+const COMMANDS = ["start", "init", "doctor", "service", "usage"] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 /** Parses the arguments and runs one command; resolves with the process exit code. */
@@ -57,6 +66,15 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     context.stderr.write(`switchboard: --force only applies to init\n`);
     return 2;
   }
+  if ((values.days !== undefined || values.top !== undefined) && command !== "usage") {
+    context.stderr.write(`switchboard: --days and --top only apply to usage\n`);
+    return 2;
+  }
+  const serviceOnly = (["write", "user", "env-file"] as const).find((flag) => values[flag] !== undefined);
+  if (serviceOnly && command !== "service") {
+    context.stderr.write(`switchboard: --${serviceOnly} only applies to service\n`);
+    return 2;
+  }
   const common = { config: values.config };
   switch (command) {
     case "start":
@@ -65,6 +83,20 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
       return initCommand({ ...common, force: values.force ?? false }, context);
     case "doctor":
       return doctorCommand(common, context);
+    case "usage": {
+      const days = positiveInteger(values.days, 7);
+      const top = positiveInteger(values.top, 10);
+      if (days === undefined || top === undefined || days > 366) {
+        context.stderr.write(`switchboard: --days and --top take a whole number (days at most 366)\n`);
+        return 2;
+      }
+      return usageCommand({ ...common, days, top }, context);
+    }
+    case "service":
+      return serviceCommand(
+        { ...common, write: values.write, user: values.user, envFile: values["env-file"] },
+        context,
+      );
   }
 }
 
@@ -76,12 +108,22 @@ function parse(argv: readonly string[]) {
     options: {
       config: { type: "string", short: "c" },
       force: { type: "boolean", short: "f" },
+      write: { type: "string" },
+      user: { type: "string" },
+      "env-file": { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
+      days: { type: "string" },
+      top: { type: "string" },
     },
   });
 }
 
 function isCommand(value: string | undefined): value is CommandName {
   return (COMMANDS as readonly (string | undefined)[]).includes(value);
+}
+
+function positiveInteger(value: string | undefined, fallback: number): number | undefined {
+  if (value === undefined) return fallback;
+  return /^[1-9]\d*$/.test(value) ? Number(value) : undefined;
 }

@@ -36,6 +36,8 @@ const OPTIONAL_LIBRARIES = [
   "discord.js",
   "@slack/bolt",
   "@slack/web-api",
+  "@modelcontextprotocol/sdk",
+  "@langchain/mcp-adapters",
 ] as const;
 
 /** The installed packages among the loaded module URLs (the package of the innermost node_modules). */
@@ -71,7 +73,8 @@ async function packagesLoadedByStart(cwd: string, hook: string, input: string): 
     );
     child.stdin.end(input);
   });
-  expect(stderr).toContain("adapter started platform=console");
+  // Not a terminal: one JSON object per log line.
+  expect(stderr).toMatch(/^\{"level":"info".*"platform":"console".*"msg":"adapter started"\}$/m);
   return packagesIn((await readFile(loadedFile, "utf8")).split("\n"));
 }
 
@@ -100,5 +103,19 @@ describe("switchboard start loads only the libraries its configuration names", (
     // No input: the model is built at start-up but never called (no network needed).
     const loaded = await packagesLoadedByStart(cwd, hook, "");
     expect(OPTIONAL_LIBRARIES.filter((name) => loaded.has(name))).toEqual(["@langchain/ollama"]);
+  });
+
+  it("with an MCP server: the MCP libraries and no other optional one", async () => {
+    const cwd = await mkdtemp(join(dir, "mcp-"));
+    const server = fileURLToPath(new URL("../../../test/support/mcp/stdio-order-server.ts", import.meta.url));
+    const mcp = {
+      servers: [{ name: "orders", transport: "stdio", command: process.execPath, args: [server] }],
+    };
+    await writeFile(join(cwd, "switchboard.yaml"), JSON.stringify({ mcp }));
+    const loaded = await packagesLoadedByStart(cwd, hook, "");
+    expect(OPTIONAL_LIBRARIES.filter((name) => loaded.has(name))).toEqual([
+      "@modelcontextprotocol/sdk",
+      "@langchain/mcp-adapters",
+    ]);
   });
 });

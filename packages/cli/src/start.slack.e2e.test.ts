@@ -44,9 +44,13 @@ describe("switchboard start on Slack", () => {
     await waitFor("the Slack adapter to start", () => run.stderr.text.includes("running on slack"), 15_000);
 
     const question = await slack.say(GENERAL, `<@${BOT_USER_ID}> I was charged twice`);
+    // The answer streams in (a progress line about the handoff first); wait for its final text.
     const answer = await waitFor("the answer in the thread", () =>
-      slack.state.botMessages().find((message) => message.thread_ts === question.ts),
+      slack.state
+        .botMessages()
+        .find((message) => message.thread_ts === question.ts && message.text.includes("for real answers")),
     );
+    expect(slack.state.botMessages().filter((message) => message.thread_ts === question.ts)).toHaveLength(1);
     expect(answer.text).toContain("billing here");
     expect(answer.text).toContain("I was charged twice");
     expect(run.stdout.text).toBe("");

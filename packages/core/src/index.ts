@@ -1,6 +1,13 @@
 export * from "./checkpoints/index.ts";
 export type { Command, CommandContext, CommandResult } from "./commands/command.ts";
-export type { Adapter, AdapterLimits, InboundSink } from "./conversation/adapter.ts";
+export type {
+  Adapter,
+  AdapterLimits,
+  AdapterStreaming,
+  CommandSummary,
+  InboundSink,
+  NativeTextStream,
+} from "./conversation/adapter.ts";
 export type { Author, InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
 export {
   type ConversationRef,
@@ -11,7 +18,7 @@ export {
 } from "./conversation/ref.ts";
 export { chunkMarkdown } from "./delivery/chunk.ts";
 export type { Deliverer, Delivery } from "./delivery/deliverer.ts";
-export { type AcceptOutcome, Engine, type EngineOptions } from "./engine/engine.ts";
+export { type AcceptOutcome, Engine, type EngineHealth, type EngineOptions } from "./engine/engine.ts";
 export type {
   Continuation,
   ContinuationHandler,
@@ -23,11 +30,15 @@ export type {
 export type { MidRunPolicy } from "./engine/serializer.ts";
 export { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine/settings.ts";
 export * from "./memory/index.ts";
+export * from "./metrics/index.ts";
 export * from "./models/index.ts";
+export * from "./observability/index.ts";
+export * from "./outbox/index.ts";
 export * from "./runs/index.ts";
 export type { Clock } from "./runtime/clock.ts";
 export { systemClock } from "./runtime/clock.ts";
 export { TurnCancelledError, UserFacingError } from "./runtime/errors.ts";
+export { currentLogContext, withLogContext } from "./runtime/log-context.ts";
 export {
   createMemoryLogger,
   createStreamLogger,
@@ -35,6 +46,16 @@ export {
   type LogLevel,
   silentLogger,
 } from "./runtime/logger.ts";
+export {
+  componentLogger,
+  createPinoLogger,
+  type PinoLoggerOptions,
+  type StructuredLogger,
+} from "./runtime/pino-logger.ts";
+export { SecretRedactor } from "./runtime/redact.ts";
+export * from "./steps/index.ts";
 export * from "./store/index.ts";
+export * from "./streaming/index.ts";
 export * from "./team/index.ts";
 export * from "./tools/index.ts";
+export * from "./usage/index.ts";

@@ -1,3 +1,4 @@
+import { streamingConfigFields } from "@switchboard/core";
 import { z } from "zod";
 
 /** Discord's own hard limit on one message's content. */
@@ -35,6 +36,11 @@ export const discordAdapterConfigSchema = z.object({
   maxMessageLength: z.number().int().min(200).max(DISCORD_MESSAGE_LIMIT).default(1900),
   /** How often the typing indicator is renewed while an answer is worked on (Discord shows it ~10 s). */
   typingIntervalMs: z.number().int().min(1000).max(9500).default(8000),
+  /**
+   * `streaming`, `streamEditIntervalMs`, `progress`: answers grow by edits, at most one change per
+   * interval — Discord allows about 5 message edits per 5 s in a channel.
+   */
+  ...streamingConfigFields(1_250),
   /** Base URL of the REST API, without the version; the gateway URL is discovered from it. */
   apiUrl: z.url().default("https://discord.com/api"),
 });

@@ -1,6 +1,9 @@
 import {
   type Adapter,
   type AdapterLimits,
+  type AdapterStreaming,
+  adapterStreaming,
+  type CommandSummary,
   type ConversationRef,
   chunkMarkdown,
   encodeConversationKey,
@@ -13,6 +16,7 @@ import {
 import { type Client, Events, type Message, type PartialMessage } from "discord.js";
 import { registerSlashCommands } from "./commands/register-commands.ts";
 import { SlashCommandReceiver } from "./commands/slash-command-receiver.ts";
+import { SLASH_COMMANDS, type SlashCommand, slashCommandsFor } from "./commands/slash-commands.ts";
 import { DISCORD_MESSAGE_LIMIT, type DiscordAdapterConfig } from "./config.ts";
 import { checkDiscordAccess } from "./connect/check.ts";
 import { createDiscordClient } from "./connect/client.ts";
@@ -20,9 +24,11 @@ import { connectClient } from "./connect/connect.ts";
 import { isAllowed } from "./receive/allowlist.ts";
 import { toInboundMessage } from "./receive/inbound-message.ts";
 import { messageFacts } from "./receive/message-facts.ts";
+import { skipUnreadablePackets } from "./receive/packet-guard.ts";
 import { PLATFORM, placeOf } from "./receive/places.ts";
 import { ChannelPoster } from "./send/channel-poster.ts";
 import { InteractionReplies } from "./send/interaction-replies.ts";
+import { discordNonce } from "./send/nonce.ts";
 import { degradeTables } from "./send/tables.ts";
 import { ThreadNames, threadNameFor } from "./send/thread-names.ts";
 import { TypingIndicator } from "./typing.ts";
@@ -43,18 +49,28 @@ interface Connection {
 export class DiscordAdapter implements Adapter {
   readonly platform = PLATFORM;
   readonly limits: AdapterLimits;
+  readonly streaming: AdapterStreaming | undefined;
   readonly #config: DiscordAdapterConfig;
   readonly #logger: Logger;
   readonly #typing: TypingIndicator;
   readonly #replies = new InteractionReplies();
   readonly #threadNames = new ThreadNames();
+  /** Messages posted through a slash command's interaction, by id → the interaction's message id. */
+  readonly #viaInteraction = new Map<string, string>();
+  #slashCommands: readonly SlashCommand[] = SLASH_COMMANDS;
   #connection: Connection | undefined;
 
   constructor(config: DiscordAdapterConfig, deps: DiscordAdapterDeps = {}) {
     this.#config = config;
     this.#logger = deps.logger ?? silentLogger;
     this.limits = { maxMessageLength: config.maxMessageLength };
+    this.streaming = adapterStreaming(config);
     this.#typing = new TypingIndicator(config.typingIntervalMs, this.#logger);
+  }
+
+  /** Every chat command the engine knows becomes a slash command (registered at start). */
+  useCommands(commands: readonly CommandSummary[]): void {
+    this.#slashCommands = slashCommandsFor(commands);
   }
 
   check(): Promise<void> {
@@ -69,7 +85,9 @@ export class DiscordAdapter implements Adapter {
       replies: this.#replies,
       sink,
       logger: this.#logger,
+      commands: () => this.#slashCommands,
     });
+    skipUnreadablePackets(client, this.#logger);
     client.on(Events.MessageCreate, (message) => void this.#receive(client, sink, message, false));
     client.on(Events.MessageUpdate, (before, after) => {
       // Only a change of text is an edit; thread creation, embeds unfurling etc. also send updates.
@@ -87,7 +105,7 @@ export class DiscordAdapter implements Adapter {
     this.#logger.info("connected to Discord", { user: ready.user.tag, guilds: ready.guilds.cache.size });
     const poster = new ChannelPoster(ready, this.#config, this.#threadNames, this.#logger);
     this.#connection = { client: ready, poster };
-    await registerSlashCommands(ready, this.#config, this.#logger);
+    await registerSlashCommands(ready, this.#config, this.#logger, this.#slashCommands);
   }
 
   async stop(): Promise<void> {
@@ -108,13 +126,35 @@ export class DiscordAdapter implements Adapter {
         ? [formatted]
         : chunkMarkdown(formatted, DISCORD_MESSAGE_LIMIT);
     const ids: string[] = [];
-    for (const part of parts) {
-      if (this.#replies.routes(message.replyTo)) ids.push(await this.#replies.post(message.replyTo, part));
-      else ids.push(await this.#connected().poster.send(place, part, message.replyTo));
+    for (const [index, part] of parts.entries()) {
+      const nonce =
+        message.idempotencyKey === undefined ? undefined : discordNonce(`${message.idempotencyKey}:${index}`);
+      if (this.#replies.routes(message.replyTo)) {
+        const id = await this.#replies.post(message.replyTo, part);
+        this.#rememberInteractionPost(id, message.replyTo);
+        ids.push(id);
+      } else ids.push(await this.#connected().poster.send(place, part, message.replyTo, nonce));
     }
     const [first] = ids;
     if (first === undefined) throw new Error("nothing to post: the message text is empty");
     return { id: first, conversation: message.conversation };
+  }
+
+  /** A streamed answer grows: the message's content is replaced (tables rewritten as when posting). */
+  async edit(posted: PostedMessage, text: string): Promise<void> {
+    const [first, ...rest] = chunkMarkdown(degradeTables(text), DISCORD_MESSAGE_LIMIT);
+    if (first === undefined) return;
+    const origin = this.#viaInteraction.get(posted.id);
+    if (origin !== undefined) await this.#replies.edit(origin, posted.id, first);
+    else await this.#connected().poster.edit(placeOf(posted.conversation), posted.id, first);
+    // Only a rewritten table can outgrow the limit; what does not fit follows, never cut off.
+    for (const part of rest) await this.post({ conversation: posted.conversation, text: part });
+  }
+
+  #rememberInteractionPost(postedId: string, originId: string): void {
+    // Interaction tokens expire after 15 minutes; a few thousand recent posts cover every live one.
+    if (this.#viaInteraction.size >= 5_000) this.#viaInteraction.clear();
+    this.#viaInteraction.set(postedId, originId);
   }
 
   async setTyping(conversation: ConversationRef, active: boolean): Promise<void> {

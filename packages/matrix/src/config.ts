@@ -1,3 +1,4 @@
+import { streamingConfigFields } from "@switchboard/core";
 import { z } from "zod";
 
 const MXID = /^@[^:\s]+:\S+$/;
@@ -33,12 +34,30 @@ export const matrixAdapterConfigSchema = z
     inviters: z.array(z.string().regex(MXID, "must be a full Matrix ID like @alice:example.org")).default([]),
     /** Homeservers whose users' invites are accepted; `*` accepts any. */
     inviteServers: z.array(z.string().min(1)).default([]),
+    /**
+     * Invited to an end-to-end encrypted room while encryption is not active (off, or the native
+     * binding missing): `explain` joins and posts one plain notice saying how to reach the bot;
+     * `decline` refuses the invite with that reason.
+     */
+    encryptedRooms: z.enum(["explain", "decline"]).default("explain"),
+    /**
+     * Which rooms are direct chats (answered with plain replies, one conversation per room):
+     * `marked` — rooms in the bot's `m.direct` account data, which is set from the invite's
+     * `is_direct` (how Matrix clients create DMs); `marked-or-two-members` — also a room of the bot
+     * and one other person, decided when the bot first sees the room and never changed after.
+     */
+    directRooms: z.enum(["marked", "marked-or-two-members"]).default("marked"),
     /** Use end-to-end encryption when the native crypto binding is installed. */
     encryption: z.boolean().default(false),
     /** Where the end-to-end encryption store lives (under `matrix-crypto/`). */
     dataDir: z.string().min(1).default("./data"),
     /** Longest markdown chunk per event; the HTML + JSON event stays far below Matrix's 65,536 bytes. */
     maxMessageLength: z.number().int().min(500).max(16_000).default(4_000),
+    /**
+     * `streaming`, `streamEditIntervalMs`, `progress`: answers grow by `m.replace` edits; every
+     * edit is an event, and homeservers limit how many a user sends, so edits are spaced widely.
+     */
+    ...streamingConfigFields(2_000),
     /** How long one `/sync` long-poll waits for new events. */
     syncTimeoutMs: z.number().int().min(0).max(120_000).default(30_000),
   })

@@ -1,6 +1,8 @@
 import {
   type Adapter,
   type AdapterLimits,
+  type AdapterStreaming,
+  adapterStreaming,
   type ConversationRef,
   type InboundSink,
   type Logger,
@@ -35,6 +37,7 @@ export class MatrixNotStartedError extends Error {
 export class MatrixAdapter implements Adapter {
   readonly platform = MATRIX_PLATFORM;
   readonly limits: AdapterLimits;
+  readonly streaming: AdapterStreaming | undefined;
   readonly #config: ResolvedMatrixConfig;
   readonly #logger: Logger;
   readonly #kv: KeyValue | undefined;
@@ -45,6 +48,7 @@ export class MatrixAdapter implements Adapter {
     this.#logger = deps.logger ?? silentLogger;
     this.#kv = deps.store?.namespace<string>("matrix");
     this.limits = { maxMessageLength: this.#config.maxMessageLength };
+    this.streaming = adapterStreaming(this.#config);
   }
 
   async check(): Promise<void> {
@@ -78,6 +82,11 @@ export class MatrixAdapter implements Adapter {
   async post(message: OutboundMessage): Promise<PostedMessage> {
     if (!this.#connection) throw new MatrixNotStartedError("post a message");
     return this.#connection.poster.post(message);
+  }
+
+  async edit(posted: PostedMessage, text: string): Promise<void> {
+    if (!this.#connection) throw new MatrixNotStartedError("edit a message");
+    await this.#connection.poster.edit(posted, text);
   }
 
   async setTyping(conversation: ConversationRef, active: boolean): Promise<void> {

@@ -87,7 +87,7 @@ export async function openConnection(
 
   const displayName = config.displayName ?? (await profileName(client, userId, logger));
   const joinedRooms = await client.getJoinedRooms();
-  const rooms = new RoomDirectory(client, logger);
+  const rooms = new RoomDirectory(client, logger, config.directRooms);
   const router = new EventRouter({
     client,
     bot: displayName === undefined ? { userId } : { userId, displayName },
@@ -99,6 +99,7 @@ export async function openConnection(
       botUserId: userId,
     },
     encryption: encryption.state,
+    encryptedRooms: config.encryptedRooms,
     sink,
     logger,
   });

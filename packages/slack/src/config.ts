@@ -1,6 +1,10 @@
+import { streamingConfigFields } from "@switchboard/core";
 import { z } from "zod";
 
-/** Words that, right after a mention of the bot, mean a command: `@bot reset` → `/reset`. */
+/**
+ * Words that, right after a mention of the bot, mean a command: `@bot reset` → `/reset`. Used
+ * only when no engine hands the adapter its commands (then every registered command is a word).
+ */
 export const DEFAULT_COMMAND_WORDS = ["help", "stop", "supervisor", "reset", "agents", "status"] as const;
 
 /**
@@ -43,8 +47,11 @@ export const slackAdapterConfigSchema = z.object({
     .string()
     .regex(/^\/[a-z0-9_-]+$/, "slashCommand looks like /switchboard")
     .default("/switchboard"),
-  /** Words that turn `@bot word args` into the command `/word args`. */
-  commandWords: z.array(z.string().regex(/^[a-z][a-z0-9_-]*$/)).default([...DEFAULT_COMMAND_WORDS]),
+  /**
+   * Words that turn `@bot word args` into the command `/word args`. Left out: every chat command
+   * the engine has (help, agents, status, supervisor, reset, stop, approve, deny, memory, forget…).
+   */
+  commandWords: z.array(z.string().regex(/^[a-z][a-z0-9_-]*$/)).optional(),
   /**
    * While a turn runs: `status` (assistant.threads.setStatus), `reaction` (an emoji on the asking
    * message, removed at the end), `auto` (status where Slack allows it, else the reaction), `off`.
@@ -57,6 +64,12 @@ export const slackAdapterConfigSchema = z.object({
     .string()
     .regex(/^[a-z0-9_+-]+$/, "workingReaction is an emoji name without colons")
     .default("hourglass_flowing_sand"),
+  /**
+   * `streaming`, `streamEditIntervalMs`, `progress`: answers stream with chat.startStream /
+   * appendStream / stopStream in threads (chat.update edits where that is not available), one call
+   * per interval — about Slack's one message call per second per channel.
+   */
+  ...streamingConfigFields(1_200),
   /** Web API base URL (GovSlack: https://slack-gov.com/api/; tests: a local stand-in). */
   apiUrl: z.url().default("https://slack.com/api/"),
 });

@@ -1,6 +1,9 @@
 import { WebClient } from "@slack/web-api";
 import {
   type Adapter,
+  type AdapterStreaming,
+  adapterStreaming,
+  type CommandSummary,
   type ConversationRef,
   type InboundSink,
   type Logger,
@@ -10,6 +13,7 @@ import {
 } from "@switchboard/core";
 import { BoundedMap } from "./bounded-map.ts";
 import {
+  DEFAULT_COMMAND_WORDS,
   type ResolvedSlackConfig,
   resolveConnection,
   type SlackAdapterConfig,
@@ -22,7 +26,9 @@ import type { ScopeNeeds } from "./connect/scopes.ts";
 import { verifyAppToken, verifyBotToken } from "./connect/verify-credentials.ts";
 import { SLACK_PLATFORM } from "./conversations.ts";
 import { registerListeners } from "./receive/bolt-listeners.ts";
+import { SlackAnswerStream } from "./send/answer-stream.ts";
 import { MARKDOWN_CHUNK_LIMIT, SlackPoster } from "./send/slack-poster.ts";
+import { wellFormed } from "./text/well-formed.ts";
 import { WorkingIndicator } from "./working/working-indicator.ts";
 
 export interface SlackAdapterDeps {
@@ -39,6 +45,7 @@ const RETRY = { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
 export class SlackAdapter implements Adapter {
   readonly platform = SLACK_PLATFORM;
   readonly limits = { maxMessageLength: MARKDOWN_CHUNK_LIMIT };
+  readonly streaming: AdapterStreaming | undefined;
   readonly #config: ResolvedSlackConfig;
   readonly #connection: SlackConnection;
   readonly #logger: Logger;
@@ -47,6 +54,10 @@ export class SlackAdapter implements Adapter {
   readonly #working: WorkingIndicator;
   readonly #responseUrls = new BoundedMap<string, string>(1_000);
   #bolt: BoltConnection | undefined;
+  /** Set when Slack refused its streaming methods to this app: answers grow by chat.update instead. */
+  #nativeStreamingRefused = false;
+  /** The engine's commands, as `@bot word` forms (unless configured by hand). */
+  #engineCommandWords: readonly string[] | undefined;
   #port: number | undefined;
 
   constructor(config: SlackAdapterConfig, deps: SlackAdapterDeps = {}) {
@@ -62,6 +73,7 @@ export class SlackAdapter implements Adapter {
       client: this.#client,
       responseUrlOf: (id) => this.#responseUrls.get(id),
     });
+    this.streaming = adapterStreaming(this.#config, (message) => this.#openStream(message));
     this.#working = new WorkingIndicator({
       client: this.#client,
       logger: this.#logger,
@@ -81,6 +93,15 @@ export class SlackAdapter implements Adapter {
     return { directMessages, reactions: workingIndicator === "auto" || workingIndicator === "reaction" };
   }
 
+  useCommands(commands: readonly CommandSummary[]): void {
+    this.#engineCommandWords = commands.map((command) => command.name);
+  }
+
+  /** Configured words win; else every engine command; else the core set. */
+  get commandWords(): readonly string[] {
+    return this.#config.commandWords ?? this.#engineCommandWords ?? DEFAULT_COMMAND_WORDS;
+  }
+
   async check(): Promise<void> {
     await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
     if (this.#connection.mode === "socket")
@@ -97,7 +118,8 @@ export class SlackAdapter implements Adapter {
       apiUrl: this.#config.apiUrl,
       logger: this.#logger,
     });
-    const { channels, directMessages, dmConversations, commandWords, slashCommand } = this.#config;
+    const { channels, directMessages, dmConversations, slashCommand } = this.#config;
+    const commandWords = this.commandWords;
     registerListeners(bolt.app, {
       settings: {
         botUserId: identity.userId,
@@ -134,11 +156,35 @@ export class SlackAdapter implements Adapter {
   }
 
   post(message: OutboundMessage): Promise<PostedMessage> {
-    return this.#poster.post(message);
+    return this.#poster.post({ ...message, text: wellFormed(message.text) });
+  }
+
+  findPosted(conversation: ConversationRef, idempotencyKey: string): Promise<PostedMessage | undefined> {
+    return this.#poster.findPosted(conversation, idempotencyKey);
   }
 
   edit(posted: PostedMessage, text: string): Promise<void> {
-    return this.#poster.edit(posted, text);
+    return this.#poster.edit(posted, wellFormed(text));
+  }
+
+  /** Progress goes into the thread status where one shows (assistant threads). */
+  showProgress(conversation: ConversationRef, status: string): Promise<boolean> {
+    return this.#working.progress(conversation, status);
+  }
+
+  #openStream(message: OutboundMessage): SlackAnswerStream {
+    return new SlackAnswerStream({
+      client: this.#client,
+      poster: this.#poster,
+      message,
+      nativeAllowed: !this.#nativeStreamingRefused,
+      onNativeRefused: (slackError) => {
+        this.#nativeStreamingRefused = true;
+        this.#logger.info("Slack refused its streaming methods to this app; answers grow by edits instead", {
+          slackError,
+        });
+      },
+    });
   }
 
   setTyping(conversation: ConversationRef, active: boolean): Promise<void> {

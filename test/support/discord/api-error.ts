@@ -28,3 +28,16 @@ export const unauthorized = () => new DiscordApiError(401, 0, "401: Unauthorized
 export function invalidFormBody(field: string, code: string, message: string): DiscordApiError {
   return new DiscordApiError(400, 50035, "Invalid Form Body", { [field]: { _errors: [{ code, message }] } });
 }
+
+/** 429 as Discord sends it: discord.js waits `retry_after` seconds and sends the request again. */
+export class RateLimitedError extends DiscordApiError {
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterMs: number) {
+    super(429, 0, "You are being rate limited.");
+    this.retryAfterSeconds = Math.max(retryAfterMs, 1) / 1000;
+  }
+
+  override body(): Record<string, unknown> {
+    return { message: this.message, retry_after: this.retryAfterSeconds, global: false };
+  }
+}

@@ -56,6 +56,9 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
     route("POST", "/channels/:channel/messages", true, ([id = ""], body) =>
       messagePayload(world, world.botPosts(id, body)),
     ),
+    route("PATCH", "/channels/:channel/messages/:message", true, ([id = "", message = ""], body) =>
+      messagePayload(world, world.botEdits(id, message, body)),
+    ),
     route(
       "POST",
       "/channels/:channel/messages/:message/threads",

@@ -1,6 +1,8 @@
+import { RateWindow } from "../rate-window.ts";
 import {
   DiscordApiError,
   invalidFormBody,
+  RateLimitedError,
   unauthorized,
   unknownChannel,
   unknownMessage,
@@ -55,6 +57,8 @@ export class DiscordWorld implements PayloadSource {
   readonly channels = new Map<string, ChannelRecord>();
   readonly messages = new Map<string, MessageRecord & { pings: string[] }>();
   readonly typing: { channelId: string; at: number }[] = [];
+  /** Discord's per-channel limit on the bot's posts and edits: about 5 per 5 s. */
+  readonly messageRate = new RateWindow(5, 5_000);
   dispatch: Dispatch = () => {};
   readonly #createdAt = Date.now();
 
@@ -141,9 +145,30 @@ export class DiscordWorld implements PayloadSource {
     this.dispatch("MESSAGE_UPDATE", messagePayload(this, message, { gateway: true }));
   }
 
+  /** PATCH /channels/{id}/messages/{id} from the bot: only its own messages; counted against the rate limit. */
+  botEdits(channelId: string, messageId: string, body: Record<string, unknown>): MessageRecord {
+    const channel = this.requireChannel(channelId);
+    const message = this.messages.get(messageId);
+    if (!message || message.channelId !== channel.id) throw unknownMessage();
+    if (message.authorId !== this.bot.id)
+      throw new DiscordApiError(403, 50005, "Cannot edit a message authored by another user");
+    this.#withinRate(channel.id);
+    message.content = this.#validContent(body);
+    message.editedAt = Date.now();
+    message.bodies.push(body);
+    this.dispatch("MESSAGE_UPDATE", messagePayload(this, message, { gateway: true }));
+    return message;
+  }
+
+  #withinRate(channelId: string): void {
+    const retryAfterMs = this.messageRate.take(channelId);
+    if (retryAfterMs !== undefined) throw new RateLimitedError(retryAfterMs);
+  }
+
   /** POST /channels/{id}/messages from the bot. */
   botPosts(channelId: string, body: Record<string, unknown>): MessageRecord {
     const channel = this.requireChannel(channelId);
+    this.#withinRate(channel.id);
     const content = this.#validContent(body);
     const reference = body.message_reference as
       | { message_id?: string; channel_id?: string; fail_if_not_exists?: boolean }

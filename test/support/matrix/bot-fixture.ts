@@ -4,6 +4,7 @@ import {
   Engine,
   type InboundMessage,
   type Store,
+  type Turn,
 } from "@switchboard/core";
 import { scriptedResponder, waitFor } from "@switchboard/core/testing";
 import { createMatrixAdapter, type MatrixAdapterConfig } from "../../../packages/matrix/src/index.ts";
@@ -30,6 +31,7 @@ export async function createWorld(): Promise<MatrixWorld> {
   const bob = homeserver.registerUser("bob", { displayName: "Bob", token: "bob-token" });
   const group = homeserver.state.createRoom({ members: [alice, bob, bot] });
   const dm = homeserver.state.createRoom({ members: [alice, bot] });
+  homeserver.state.markDirect(bot, alice, dm);
   return { homeserver, bot, alice, bob, group, dm };
 }
 
@@ -50,6 +52,8 @@ export interface RunningBot {
 export interface BotOptions {
   readonly config?: Partial<MatrixAdapterConfig>;
   readonly answer?: Answer;
+  /** Answers with the whole turn in hand (to stream through `turn.onEvent`); wins over `answer`. */
+  readonly answerTurn?: (turn: Turn) => Promise<string>;
   /** Runs before each message reaches the engine; throwing simulates a crash while handling it. */
   readonly beforeAccept?: (message: InboundMessage) => void;
 }
@@ -60,9 +64,10 @@ export async function startBot(
   options: BotOptions = {},
 ): Promise<RunningBot> {
   const logger = createMemoryLogger();
-  const responder = scriptedResponder((turn) =>
-    options.answer ? options.answer(turn.text) : `echo: ${turn.text}`,
-  );
+  const responder = scriptedResponder((turn) => {
+    if (options.answerTurn) return options.answerTurn(turn);
+    return options.answer ? options.answer(turn.text) : `echo: ${turn.text}`;
+  });
   const adapter = await createMatrixAdapter(
     {
       homeserverUrl: world.homeserver.url,

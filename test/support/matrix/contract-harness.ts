@@ -14,6 +14,7 @@ export async function createMatrixHarness(): Promise<AdapterHarness> {
   const otherBot = homeserver.registerUser("helper-bot", { token: "helper-token" });
   const group = homeserver.state.createRoom({ members: [alice, bob, otherBot, bot] });
   const dm = homeserver.state.createRoom({ members: [alice, bot] });
+  homeserver.state.markDirect(bot, alice, dm);
   const store = await openStore("memory://");
   const adapter = await createMatrixAdapter(
     { homeserverUrl: homeserver.url, accessToken: "bot-token", syncTimeoutMs: 5_000 },

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { RateWindow } from "../rate-window.ts";
 import { HomeserverState, parseToken, type RoomEvent, SERVER_NAME } from "./homeserver-state.ts";
 import { HttpError } from "./http-error.ts";
 
@@ -31,6 +32,8 @@ export class FakeHomeserver {
   readonly sendAttempts: SendAttempt[] = [];
   readonly typing: { roomId: string; typing: boolean }[] = [];
   readonly logins: string[] = [];
+  /** Messages (edits included) one user may send into one room: 5 per 10 s, as a homeserver's rc_message. */
+  readonly messageRate = new RateWindow(5, 10_000);
   /** Cap on timeline length per room in /sync, whatever the filter asks (Synapse caps too). */
   timelineLimit = 50;
   readonly #server: Server;
@@ -189,7 +192,15 @@ export class FakeHomeserver {
       case "POST rooms/:id/join":
         return this.#join(user, roomId);
       case "POST rooms/:id/leave":
-        this.state.setMembership(roomId, user, "leave", user);
+        this.state.setMembership(
+          roomId,
+          user,
+          "leave",
+          user,
+          typeof body === "object" && body !== null && "reason" in body && typeof body.reason === "string"
+            ? { reason: body.reason }
+            : {},
+        );
         return {};
       case "GET rooms/:id/joined_members":
         return {
@@ -287,6 +298,11 @@ export class FakeHomeserver {
     if (existing !== undefined) {
       record(200);
       return { event_id: existing };
+    }
+    const retryAfterMs = this.messageRate.take(`${user}|${roomId}`);
+    if (retryAfterMs !== undefined) {
+      record(429);
+      throw new HttpError(429, "M_LIMIT_EXCEEDED", "Too Many Requests", { retry_after_ms: retryAfterMs });
     }
     if (this.state.room(roomId).members.get(user)?.membership !== "join") {
       record(403);

@@ -67,6 +67,14 @@ export class HomeserverState {
     return id;
   }
 
+  /** Marks rooms as direct chats in the user's `m.direct` account data, as clients do. */
+  markDirect(userId: string, withUser: string, roomId: string): void {
+    const data = this.accountData.get(userId) ?? new Map<string, unknown>();
+    const direct = (data.get("m.direct") ?? {}) as Record<string, string[]>;
+    data.set("m.direct", { ...direct, [withUser]: [...(direct[withUser] ?? []), roomId] });
+    this.accountData.set(userId, data);
+  }
+
   room(roomId: string): Room {
     const room = this.rooms.get(roomId);
     if (!room)
@@ -168,8 +176,15 @@ export class HomeserverState {
         };
       } else if (member.pos > after && member.membership === "invite") {
         const inviteEvent = room.events.find((stored) => stored.pos === member.pos)?.event;
+        // Stripped state as Synapse sends it by default: the room's create and encryption events.
+        const stripped = room.events
+          .map((stored) => stored.event)
+          .filter((event) => event.type === "m.room.create" || event.type === "m.room.encryption")
+          .map(({ type, state_key, sender, content }) => ({ type, state_key, sender, content }));
         invite[room.id] = {
-          invite_state: { events: inviteEvent ? [{ ...inviteEvent, unsigned: { age: 0 } }] : [] },
+          invite_state: {
+            events: [...stripped, ...(inviteEvent ? [{ ...inviteEvent, unsigned: { age: 0 } }] : [])],
+          },
         };
       } else if (member.pos > after && member.membership === "leave") {
         const leaveEvent = room.events.find((stored) => stored.pos === member.pos)?.event;

@@ -62,7 +62,9 @@ export class HttpEventTransport implements EventTransport {
       body,
     });
     const text = await response.text();
-    return { status: response.status, ...(text === "" ? {} : { body: JSON.parse(text) }) };
+    // Slack ignores the body of an acknowledgement; some apps answer a plain "ok".
+    const json = response.headers.get("content-type")?.includes("json") ?? false;
+    return { status: response.status, ...(text === "" ? {} : { body: json ? JSON.parse(text) : text }) };
   }
 }
 

@@ -26,6 +26,10 @@ export interface FakeSlackOptions {
   readonly scopes?: readonly string[];
   /** Slack sends the app `message` events for its own posts in channels it listens to. Default on. */
   readonly echoBotMessages?: boolean;
+  /** Whether the app may use Slack's streaming methods (default yes). */
+  readonly streaming?: boolean;
+  /** Sees every message the bot posts, as the Web API stores it (benchmarks time answers by it). */
+  readonly onBotMessage?: (message: StoredMessage) => void;
 }
 
 export interface SayOptions {
@@ -59,8 +63,10 @@ export class FakeSlack {
     this.api = new WebApiStandIn({
       state: this.state,
       ...(options.scopes ? { scopes: options.scopes } : {}),
+      ...(options.streaming === undefined ? {} : { streaming: options.streaming }),
       socketUrl: () => this.socket?.url() ?? "",
       onBotMessage: (message) => {
+        options.onBotMessage?.(message);
         if (options.echoBotMessages === false) return;
         // Delivered after the API call returns, as Slack does.
         const echo = Promise.resolve().then(() =>

@@ -1,5 +1,5 @@
 import { WebClient } from "@slack/web-api";
-import { type Command, Engine, openStore, type Responder, type Store } from "@switchboard/core";
+import { type Command, Engine, type Logger, openStore, type Responder, type Store } from "@switchboard/core";
 import { scriptedResponder } from "@switchboard/core/testing";
 import { createSlackAdapter, type SlackAdapter, type SlackAdapterConfig } from "@switchboard/slack";
 import { FakeSlack, type FakeSlackOptions } from "./fake-slack.ts";
@@ -9,6 +9,8 @@ export interface SlackBotOptions extends Partial<FakeSlackOptions> {
   readonly responder?: Responder;
   readonly commands?: readonly Command[];
   readonly config?: Partial<SlackAdapterConfig>;
+  /** Where the adapter logs (silent by default). */
+  readonly logger?: Logger;
 }
 
 /** A running bot: the real adapter and engine (in-memory store) against a fake Slack workspace. */
@@ -25,7 +27,10 @@ export interface SlackBot {
 
 export async function startSlackBot(options: SlackBotOptions = {}): Promise<SlackBot> {
   const slack = await FakeSlack.start({ transport: options.transport ?? "http", ...options });
-  const adapter = await createSlackAdapter({ ...slack.adapterConfig(), ...options.config });
+  const adapter = await createSlackAdapter(
+    { ...slack.adapterConfig(), ...options.config },
+    options.logger ? { logger: options.logger } : {},
+  );
   if (slack.transport === "http") slack.connectHttp(() => adapter.port);
   const store = await openStore("memory://");
   const responder = options.responder ?? scriptedResponder((turn) => `echo: ${turn.text}`);

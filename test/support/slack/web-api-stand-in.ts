@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { MESSAGE_METHODS, streamingMethods } from "./streaming-methods.ts";
 import {
   ALL_SCOPES,
   BOT_ID,
@@ -27,9 +28,25 @@ export interface WebApiStandInOptions {
   readonly socketUrl?: () => string;
   /** Sees every message the bot posts (to echo it back as an event, as Slack does). */
   readonly onBotMessage?: (message: StoredMessage) => void;
+  /** Whether chat.startStream is offered to the app (default yes). */
+  readonly streaming?: boolean;
 }
 
 const fail = (error: string): Reply => ({ ok: false, error });
+
+/** One Web API call after Slack has acted on it (the message is stored), before the app hears back. */
+export interface AnsweredCall {
+  readonly method: string;
+  readonly args: Record<string, unknown>;
+  readonly reply: Record<string, unknown> & { ok: boolean };
+}
+
+/**
+ * Decides whether the app hears back now: undefined → at once; a promise → when it settles. Crash
+ * tests hold the response to a chosen post, so a kill lands after Slack recorded it but before the
+ * app learned that it did.
+ */
+export type ResponseGate = (call: AnsweredCall) => Promise<void> | undefined;
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
 
 /**
@@ -42,6 +59,8 @@ export class WebApiStandIn {
   readonly #server: Server;
   #url = "";
   readonly #methods: Record<string, Method>;
+  readonly streams: ReturnType<typeof streamingMethods>;
+  responseGate: ResponseGate | undefined;
 
   constructor(options: WebApiStandInOptions) {
     this.#options = options;
@@ -49,6 +68,11 @@ export class WebApiStandIn {
       this.#handle(request, response).catch((error: unknown) => {
         response.writeHead(500).end(String(error));
       });
+    });
+    this.streams = streamingMethods({
+      state: options.state,
+      streamingAllowed: () => options.streaming !== false,
+      ...(options.onBotMessage ? { onBotMessage: options.onBotMessage } : {}),
     });
     this.#methods = this.#buildMethods();
   }
@@ -98,8 +122,10 @@ export class WebApiStandIn {
     this.state.calls.push({ method, args });
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
     const token = bearer ?? text(args.token);
+    if (MESSAGE_METHODS.has(method)) this.streams.messageRate.take(text(args.channel) ?? "");
     const handler = this.#methods[method];
     const reply = handler ? await handler(args, token) : fail("unknown_method");
+    await this.responseGate?.({ method, args, reply });
     response
       .writeHead(200, {
         "content-type": "application/json; charset=utf-8",
@@ -121,6 +147,21 @@ export class WebApiStandIn {
       return undefined;
     };
     return {
+      // Other Slack libraries look up the people they see (names for mentions); Slack answers with a profile.
+      "users.info": asBot((args) => {
+        const id = text(args.user) ?? "";
+        const name = id === BOT_USER_ID ? BOT_NAME : id.toLowerCase();
+        return {
+          ok: true,
+          user: {
+            id,
+            name,
+            real_name: name,
+            is_bot: id === BOT_USER_ID,
+            profile: { display_name: name, real_name: name },
+          },
+        };
+      }),
       "auth.test": asBot(() => ({
         ok: true,
         url: "https://switchboard-test.slack.com/",
@@ -156,9 +197,13 @@ export class WebApiStandIn {
           message: { type: "message", user: BOT_USER_ID, bot_id: BOT_ID, text: body, ts: stored.ts },
         };
       }),
+      ...Object.fromEntries(
+        Object.entries(this.streams.methods).map(([name, method]) => [name, asBot(method)]),
+      ),
       "chat.update": asBot((args) => {
         const message = state.find(text(args.channel) ?? "", text(args.ts) ?? "");
         if (!message) return fail("message_not_found");
+        if (!this.streams.updatable(args)) return fail("message_is_streaming");
         if (message.bot_id !== BOT_ID) return fail("cant_update_message");
         message.text = text(args.text) ?? "";
         message.edited = { user: BOT_USER_ID, ts: state.nextTs() };

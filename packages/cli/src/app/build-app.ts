@@ -5,17 +5,23 @@
  */
 import {
   type Adapter,
-  createHttpTool,
+  componentLogger,
   createMemory,
+  createObservability,
   Engine,
+  GivenUpDeliveries,
+  handoffTarget,
   type Logger,
   type Memory,
+  type ModelCallPolicy,
+  modelCallPolicy,
+  type Observability,
   openStore,
   RequestTracking,
   type Store,
+  SwitchboardMetrics,
   systemClock,
   Team,
-  ToolCatalog,
 } from "@switchboard/core";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
@@ -24,7 +30,9 @@ import { ConsoleAdapter } from "../console/console-adapter.ts";
 import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts";
 import { type HttpServer, startConfiguredHttpServer } from "./http-server.ts";
 import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
+import type { MountedConsole } from "./operator-console.ts";
 import { createPlatformAdapters } from "./platform-adapters.ts";
+import { type OpenedTools, openTools } from "./tools.ts";
 
 export interface BuildAppOptions {
   readonly loaded: LoadedConfig;
@@ -35,6 +43,10 @@ export interface BuildAppOptions {
   readonly print: (line: string) => void;
   /** The console user's id (the person at the terminal). */
   readonly consoleUser: string;
+  /** How answers' markdown is shown in the console chat (rendered on a terminal); as written if absent. */
+  readonly renderMarkdown?: (markdown: string) => string;
+  /** Replaces the models the configuration names (end-to-end tests script them). */
+  readonly models?: ModelCatalog;
 }
 
 export interface App {
@@ -45,33 +57,66 @@ export interface App {
   /** Present when no platform is enabled: the terminal chat. */
   readonly console: ConsoleAdapter | undefined;
   readonly platforms: readonly Platform[];
+  /** The run-steps log, usage roll-ups and metrics. */
+  readonly observability: Observability;
+  /** The MCP servers and their state (`states()`, `onChange`), for health and metrics. */
+  readonly toolServers: OpenedTools["mcp"];
   /** Starts the engine (adapters, queued work), memory's sweeper, request tracking and the HTTP server. */
   start(): Promise<void>;
   /** Resolves when no turn is running and memory has recorded every answered turn. */
   idle(): Promise<void>;
   /** Where the HTTP server listens, once started (when `http:` is configured). */
   httpUrl(): string | undefined;
+  /** The operator console's address and how its token was found, once started (with `http:`). */
+  operatorConsole(): { url: string; token: MountedConsole["token"] } | undefined;
   /** Stops the engine (finishing or cancelling turns, releasing locks), then closes storage. */
   close(): Promise<void>;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
-  const { loaded, logger, cwd } = options;
+  const { loaded, cwd } = options;
   const { config } = loaded;
-  const models = await loadModelCatalog(loaded);
+  // One policy for every model call of the process: the team's, memory's and summaries'.
+  const modelCalls = modelCallPolicy(config.model);
+  // With the HTTP server on, the operator console is too: it sees every adapter and the log.
+  // Loaded only then: a process without it never loads the web stack.
+  const operatorConsole = config.http
+    ? new (await import("./operator-console.ts")).OperatorConsole(options.logger)
+    : undefined;
+  const logger = operatorConsole?.logger ?? options.logger;
+  const models = options.models ?? (await loadModelCatalog(loaded));
 
-  const store = await openStore(config.store, { cwd, logger });
+  const store = await openStore(config.store, { cwd, logger: componentLogger(logger, "store") });
+  operatorConsole?.open(store);
   let checkpointer: OpenedCheckpointer | undefined;
+  let tools: OpenedTools | undefined;
   try {
     checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
-    const catalog = new ToolCatalog(
-      config.tools.map((tool) => ({ tool: createHttpTool(tool), requiresApproval: tool.requiresApproval })),
+    tools = await openTools(config, { store, logger });
+    // Metrics exist whenever the HTTP server does: that is where they are read.
+    const openedToolServers = tools.mcp;
+    // Metrics are built before the engine (it reports to them); they read its health once it exists.
+    let builtEngine: Engine | undefined;
+    const metrics = config.http
+      ? new SwitchboardMetrics({
+          atomic: store.atomic,
+          toolServers: () => openedToolServers.states(),
+          engineHealth: () => builtEngine?.health(),
+        })
+      : undefined;
+    const observability = createObservability({
       store,
-    );
+      steps: config.steps,
+      usage: config.usage,
+      clock: systemClock,
+      logger: componentLogger(logger, "steps"),
+      metrics,
+      handoffTargetOf: handoffTarget,
+    });
     const tracking = new RequestTracking({
       store,
       clock: systemClock,
-      logger,
+      logger: componentLogger(logger, "runs"),
       config: config.requests,
       ...(config.http?.webhookSecret ? { webhookSecret: config.http.webhookSecret } : {}),
     });
@@ -80,15 +125,28 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       storeUrl: config.store,
       cwd,
       checkpointer: checkpointer.saver,
-      logger,
+      logger: componentLogger(logger, "memory"),
       config: config.memory,
+      recorder: observability.memoryWork,
+      modelCalls,
       // The offline model writes no memory entries: memory then stays extractive.
-      ...(models.defaultSpec.provider === "offline" ? {} : { model: models.modelFor(undefined) }),
+      ...memoryModel(config, models),
       ...(config.memory.summaryModel ? { summaryModel: models.modelFor(config.memory.summaryModel) } : {}),
     });
-    const team = createTeam(config, { store, models, logger, checkpointer, catalog, memory, tracking });
+    const team = createTeam(config, {
+      store,
+      models,
+      logger: componentLogger(logger, "team"),
+      checkpointer,
+      tools,
+      memory,
+      tracking,
+      observability,
+      modelCalls,
+    });
     memory.attach(team);
-    const responder = tracking.track(team);
+    const tracked = tracking.track(team);
+    const responder = observability.observe(tracked);
     const platformAdapters = await createPlatformAdapters(config, { logger, store });
     const consoleAdapter =
       platformAdapters.length === 0
@@ -96,27 +154,44 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
             print: options.print,
             state: store.namespace<string>("console"),
             userId: options.consoleUser,
+            ...(options.renderMarkdown ? { renderMarkdown: options.renderMarkdown } : {}),
           })
         : undefined;
-    const adapters: Adapter[] = consoleAdapter
-      ? [consoleAdapter]
-      : platformAdapters.map((entry) => entry.adapter);
+    const baseAdapters: Adapter[] = [
+      ...(consoleAdapter ? [consoleAdapter] : platformAdapters.map((entry) => entry.adapter)),
+      ...(operatorConsole ? [operatorConsole.chat] : []),
+    ];
+    const adapters = baseAdapters.map((adapter) => operatorConsole?.record(adapter) ?? adapter);
     const engine = new Engine({
       store,
       adapters,
       responder,
       continuations: responder,
-      commands: [...team.commands, ...memory.commands, ...tracking.commands()],
-      observers: [memory.observer],
+      commands: observability.recordCommands([
+        ...team.commands,
+        ...memory.commands,
+        ...tracking.commands(),
+        ...observability.commands,
+      ]),
+      observers: [memory.observer, ...observability.observers],
+      deliveryObserver: observability.deliveryObserver,
+      ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
       settings: {
         commandPrefixes: config.engine.commandPrefixes,
         midRunPolicy: config.engine.midRunPolicy,
         lockTtlMs: config.engine.lockTtlSeconds * 1000,
+        typingDelayMs: config.engine.typingDelayMs,
+        maxConcurrentTurns: config.engine.maxConcurrentTurns,
+        // Past the team's own wall time: a safety net for work that hangs outside a model call.
+        maxTurnMs: (config.limits.wallTimeSeconds + 60) * 1000,
       },
-      logger,
+      logger: componentLogger(logger, "engine"),
     });
+    builtEngine = engine;
     const opened = checkpointer;
+    const openedTools = tools;
     let http: HttpServer | undefined;
+    let mounted: MountedConsole | undefined;
     return {
       engine,
       team,
@@ -124,30 +199,58 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       checkpointer: opened,
       console: consoleAdapter,
       platforms: platformAdapters.map((entry) => entry.platform),
+      observability,
+      toolServers: openedTools.mcp,
       async start() {
         await engine.start();
+        for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
         tracking.bind(engine);
         memory.start();
-        if (config.http) http = await startConfiguredHttpServer(config.http, { tracking, logger });
+        if (config.http) {
+          mounted = await operatorConsole?.mount(
+            {
+              engine,
+              team,
+              tracking,
+              memory: config.memory.enabled ? memory : undefined,
+              ...(observability.steps ? { steps: observability.steps } : {}),
+              ...(observability.usage ? { usage: observability.usage } : {}),
+            },
+            config.http.consoleToken,
+          );
+          http = await startConfiguredHttpServer(config.http, {
+            tracking,
+            logger: componentLogger(logger, "http"),
+            metrics,
+            mounts: mounted ? [mounted] : [],
+          });
+        }
       },
       async idle() {
         await engine.idle();
         await memory.idle();
+        await observability.flushed();
       },
       httpUrl: () => http?.url,
+      operatorConsole: () =>
+        http && mounted ? { url: `${http.url}${mounted.prefix}`, token: mounted.token } : undefined,
       async close() {
         try {
           await http?.close();
           await engine.stop();
+          for (const adapter of adapters) metrics?.platformConnected(adapter.platform, false);
           await tracking.close();
           await memory.close();
+          await observability.flushed();
         } finally {
+          await openedTools.close();
           await opened.close();
           await store.close();
         }
       },
     };
   } catch (error) {
+    await tools?.close();
     await checkpointer?.close();
     await store.close();
     throw error;
@@ -159,14 +262,24 @@ interface TeamDeps {
   readonly models: ModelCatalog;
   readonly logger: Logger;
   readonly checkpointer: OpenedCheckpointer;
-  readonly catalog: ToolCatalog;
+  readonly tools: OpenedTools;
   readonly memory: Memory;
   readonly tracking: RequestTracking;
+  readonly observability: Observability;
+  readonly modelCalls: ModelCallPolicy;
 }
+
+/** Progress texts of the built-in tools. */
+const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
+  find_tools: "is looking for a tool that fits…",
+  search_memory: "is searching earlier conversations…",
+};
 
 /** The agent team, with the hooks of memory (context, search), the tool catalog and request tracking. */
 function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
-  const { store, models, logger, checkpointer, catalog, memory, tracking } = deps;
+  const { store, models, logger, checkpointer, tools, memory, tracking, observability, modelCalls } = deps;
+  const { catalog } = tools;
+  const givenUp = new GivenUpDeliveries(store);
   return new Team({
     config: config.team,
     routing: config.routing,
@@ -175,11 +288,25 @@ function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
     store,
     modelFor: (model) => models.modelFor(model),
     describeModel: (model) => models.describe(model),
-    tools: { ...catalog.registry(), ...memory.tools },
+    tools: { ...tools.registry, ...memory.tools },
     contextFor: memory.contextFor,
     attachedTools: (key, agent) => catalog.attachedTools(key, agent),
     needsApproval: (name) => catalog.needsApproval(name),
-    statusLines: tracking.statusLines,
+    // Built-in tools say what they do; configured ones may give a `status` text.
+    toolStatus: (name) => catalog.statusOf(name) ?? BUILT_IN_TOOL_STATUS[name],
+    statusLines: async (key, viewer) => [
+      ...(await tracking.statusLines(key)),
+      ...(await givenUp.statusLines(key)),
+      ...tools.statusLinesFor(viewer),
+    ],
+    ...(observability.teamCallbacks ? { callbacksFor: observability.teamCallbacks } : {}),
+    modelCalls,
     logger,
   });
+}
+
+/** Memory's model: its own (`memory.model`), else the main one; none on the offline model (extractive memory). */
+function memoryModel(config: SwitchboardConfig, models: ModelCatalog) {
+  if (config.memory.model) return { model: models.modelFor(config.memory.model) };
+  return models.defaultSpec.provider === "offline" ? {} : { model: models.modelFor(undefined) };
 }

@@ -1,21 +1,39 @@
-import { type HttpConfig, type Logger, type RequestTracking, startHttpServer } from "@switchboard/core";
+import {
+  type HttpConfig,
+  type HttpServerOptions,
+  type Logger,
+  type RequestTracking,
+  type SwitchboardMetrics,
+  startHttpServer,
+} from "@switchboard/core";
 
 export type HttpServer = Awaited<ReturnType<typeof startHttpServer>>;
 
-/** The `http:` section: health for probes, signed run webhooks when a secret is configured. */
+/**
+ * The `http:` section: health for probes, Prometheus metrics, signed run webhooks when a secret is
+ * configured, and the mounted handlers (the operator console).
+ */
 export function startConfiguredHttpServer(
   config: HttpConfig,
-  deps: { tracking: RequestTracking; logger: Logger },
+  deps: {
+    tracking: RequestTracking;
+    logger: Logger;
+    metrics?: SwitchboardMetrics | undefined;
+    mounts?: HttpServerOptions["mounts"];
+  },
 ): Promise<HttpServer> {
   const startedAt = Date.now();
+  const metrics = deps.metrics;
   return startHttpServer({
     host: config.host,
     port: config.port,
     ...(deps.tracking.webhooks ? { webhooks: deps.tracking.webhooks } : {}),
     health: async () => ({
       uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
-      openRequests: (await deps.tracking.tracker.openRequests()).length,
+      openRequests: await deps.tracking.tracker.openCount(),
     }),
+    ...(metrics ? { metrics: () => metrics.exposition() } : {}),
     logger: deps.logger,
+    ...(deps.mounts ? { mounts: deps.mounts } : {}),
   });
 }

@@ -38,18 +38,31 @@ export async function loadModelCatalog(loaded: LoadedConfig): Promise<ModelCatal
   };
 }
 
-/** What an agent's `model:` string (undefined → the main model) stands for, with its provider's key. */
+/**
+ * What an agent's `model:` string (undefined → the main model) stands for, with its provider's key.
+ * An agent's model string cannot say how long to wait or how often to retry: it takes the main
+ * model's `timeoutSeconds` and `maxRetries`.
+ */
 export function modelSpecResolver(
   defaultSpec: ModelSpec,
   providerKeys: ProviderKeys,
 ): (model: string | undefined) => ModelSpec {
   return (model) => {
     if (model === undefined) return defaultSpec;
-    const spec = parseModelString(model);
+    const parsed = parseModelString(model);
+    const spec = parsed.provider === "offline" ? parsed : { ...parsed, ...callLimitsOf(defaultSpec) };
     if ((spec.provider === "openai" || spec.provider === "anthropic") && providerKeys[spec.provider]) {
       return { ...spec, apiKey: providerKeys[spec.provider] };
     }
     return spec;
+  };
+}
+
+function callLimitsOf(spec: ModelSpec): { maxRetries?: number; timeoutSeconds?: number } {
+  if (spec.provider === "offline") return {};
+  return {
+    ...(spec.maxRetries !== undefined ? { maxRetries: spec.maxRetries } : {}),
+    ...(spec.timeoutSeconds !== undefined ? { timeoutSeconds: spec.timeoutSeconds } : {}),
   };
 }
 
@@ -59,6 +72,7 @@ function configuredModels(config: SwitchboardConfig): (string | undefined)[] {
     undefined,
     config.team.supervisor.model,
     ...config.team.specialists.map((specialist) => specialist.model),
+    config.memory.model,
     config.memory.summaryModel,
   ];
 }

@@ -93,7 +93,7 @@ describe("switchboard doctor", () => {
     expect(await runCli(["doctor"], context)).toBe(1);
     const lines = linesOf(stdout.text);
     expect(lines).toContainEqual(
-      'problem  config: switchboard.yaml: engine.midRunPolicy: expected one of queue | collect | interrupt, got "later" — fix: edit the file (switchboard init --force writes the commented example)',
+      'problem  config: switchboard.yaml: engine.midRunPolicy: expected one of queue | collect | interrupt, got "later" — fix: edit the file (switchboard init --config switchboard.example.yaml writes the commented example beside it)',
     );
     expect(lines).toContainEqual("skipped  store: the configuration is not valid");
   });

@@ -9,6 +9,7 @@ import {
   checkPlatforms,
   checkStore,
 } from "./doctor-checks.ts";
+import { checkMcpServers } from "./doctor-mcp.ts";
 
 /**
  * Checks everything start-up needs, one line per check on stdout, and exits 1 when any check
@@ -35,7 +36,8 @@ export async function doctorCommand(options: CommonOptions, context: CliContext)
         name: "config",
         status: "problem",
         detail: problem,
-        fix: "edit the file (switchboard init --force writes the commented example)",
+        // Never a command that overwrites the operator's file.
+        fix: "edit the file (switchboard init --config switchboard.example.yaml writes the commented example beside it)",
       });
     }
   }
@@ -47,8 +49,9 @@ export async function doctorCommand(options: CommonOptions, context: CliContext)
     report(await checkStore(loaded.config.store, context.cwd, logger));
     report(await checkCheckpoints(loaded.config.checkpoints, context.cwd, logger));
     for (const result of await checkPlatforms(loaded, logger)) report(result);
+    for (const result of await checkMcpServers(loaded, logger)) report(result);
   } else {
-    for (const name of ["model", "store", "checkpoints", "platforms"]) {
+    for (const name of ["model", "store", "checkpoints", "platforms", "mcp"]) {
       report({ name, status: "skipped", detail: "the configuration is not valid" });
     }
   }

@@ -1,9 +1,11 @@
 import { userInfo } from "node:os";
-import { createStreamLogger, describeModel } from "@switchboard/core";
+import { createPinoLogger, describeModel } from "@switchboard/core";
 import { type App, buildApp } from "../app/build-app.ts";
 import type { CliContext, CommonOptions } from "../cli-context.ts";
+import { configSecrets } from "../config/config-secrets.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { ConsoleOutput, runConsole } from "../console/console-runner.ts";
+import { createTerminalMarkdown } from "../console/terminal-markdown.ts";
 import { reportStartupFailure } from "./startup-failure.ts";
 
 /**
@@ -18,7 +20,15 @@ export async function startCommand(options: CommonOptions, context: CliContext):
   try {
     const loaded = await loadConfig({ path: options.config, cwd: context.cwd, env: context.env });
     const { config } = loaded;
-    const logger = createStreamLogger(config.logLevel, output.log);
+    const logger = createPinoLogger({
+      level: config.logLevel,
+      components: config.logLevels,
+      pretty:
+        config.logFormat === "pretty" ||
+        (config.logFormat === "auto" && (stderr as { isTTY?: boolean }).isTTY === true),
+      secrets: configSecrets(config, { apiKeys: Object.values(loaded.providerKeys) }),
+      write: output.log,
+    });
     // Plain lines, not log records: the first thing an operator should read.
     stderr.write(`config: ${loaded.source}\n`);
     stderr.write(`model: ${describeModel(config.model)}\n`);
@@ -29,12 +39,18 @@ export async function startCommand(options: CommonOptions, context: CliContext):
       cwd: context.cwd,
       print: output.print,
       consoleUser: consoleUserName(context),
+      // Rendered for a person at a terminal; a pipe gets the text as the team wrote it.
+      ...(context.stdout.isTTY === true
+        ? { renderMarkdown: createTerminalMarkdown((context.stdout as { columns?: number }).columns) }
+        : {}),
     });
     stderr.write(`store: ${app.store.description}\n`);
     stderr.write(`checkpoints: ${app.checkpointer.description}\n`);
     const agents = app.team.agents().map((agent) => agent.name);
     stderr.write(`agents: ${agents.join(", ")}\n`);
     await startEngine(app);
+    const operatorConsole = app.operatorConsole();
+    if (operatorConsole) stderr.write(`${describeConsole(operatorConsole)}\n`);
   } catch (error) {
     return reportStartupFailure(error, stderr);
   }
@@ -73,6 +89,21 @@ async function startEngine(app: App): Promise<void> {
   } catch (error) {
     await app.close();
     throw error;
+  }
+}
+
+/**
+ * Where the operator console is. A generated token is printed once, when it is made; after that
+ * it stays in the store and is never printed again.
+ */
+export function describeConsole(info: NonNullable<ReturnType<App["operatorConsole"]>>): string {
+  switch (info.token.source) {
+    case "generated":
+      return `console: ${info.url}?token=${info.token.token} (a token was generated and kept in the store; set http.consoleToken or SWITCHBOARD_CONSOLE_TOKEN to choose your own)`;
+    case "stored":
+      return `console: ${info.url} (token generated on the first start and printed then; set http.consoleToken to replace it)`;
+    case "configured":
+      return `console: ${info.url} (token from http.consoleToken)`;
   }
 }
 

@@ -87,6 +87,11 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     target: { kind: "section-secret", section: "http", field: "webhookSecret" },
     description: "shared secret that signs POST /webhooks/runs (http.webhookSecret)",
   },
+  {
+    variable: "SWITCHBOARD_CONSOLE_TOKEN",
+    target: { kind: "section-secret", section: "http", field: "consoleToken" },
+    description: "token that opens the operator console at /console (http.consoleToken)",
+  },
 ];
 
 /** Where an override lands, in switchboard.yaml path terms (for messages). */

@@ -28,7 +28,13 @@ describe("loadConfig: a good file", () => {
     expect(config.store).toBe("redis://127.0.0.1:6379");
     expect(config.checkpoints).toBe("redis://127.0.0.1:6379");
     expect(config.logLevel).toBe("debug");
-    expect(config.engine).toEqual({ commandPrefixes: ["!"], midRunPolicy: "collect", lockTtlSeconds: 30 });
+    expect(config.engine).toEqual({
+      commandPrefixes: ["!"],
+      midRunPolicy: "collect",
+      lockTtlSeconds: 30,
+      typingDelayMs: 800,
+      maxConcurrentTurns: 16,
+    });
     expect(config.team.specialists.map((s) => s.name)).toEqual(["billing"]);
     expect(config.team.supervisor.prompt).toMatch(/supervisor/);
     expect(config.routing).toEqual({ sticky: false });
@@ -96,8 +102,8 @@ describe("loadConfig: bad values name the key path and what was expected", () =>
     ],
     [
       "a number below the minimum",
-      "engine:\n  lockTtlSeconds: 1\n",
-      "switchboard.yaml: engine.lockTtlSeconds: expected a number at least 5, got 1",
+      "engine:\n  lockTtlSeconds: 0\n",
+      "switchboard.yaml: engine.lockTtlSeconds: expected a number at least 1, got 0",
     ],
     [
       "zero where a positive number belongs",
@@ -135,6 +141,11 @@ describe("loadConfig: bad values name the key path and what was expected", () =>
       "switchboard.yaml: store: expected sqlite://./relative/path.db",
     ],
     [
+      "an unknown provider in the object form",
+      "model:\n  provider: mistral\n  model: large\n",
+      'switchboard.yaml: model: invalid model {"provider":"mistral","model":"large"}: provider: expected one of offline | openai | anthropic | ollama | openai-compatible, got "mistral"',
+    ],
+    [
       "a model without provider",
       "model: gpt-4o\n",
       'switchboard.yaml: model: invalid model "gpt-4o": no provider given; did you mean "openai:gpt-4o"?',
@@ -157,12 +168,17 @@ describe("loadConfig: bad values name the key path and what was expected", () =>
     [
       "an unknown top-level key",
       "memroy: {}\n",
-      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, engine, team, routing, limits, memory, requests, http, tools, matrix, discord, slack)",
+      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, logLevels, logFormat, engine, team, routing, limits, memory, requests, steps, usage, http, tools, mcp, matrix, discord, slack)",
+    ],
+    [
+      "an MCP server without a transport",
+      "mcp:\n  servers:\n    - name: files\n      command: npx\n",
+      "switchboard.yaml: mcp.servers[0].transport: expected transport: stdio (with command) or transport: http (with url)",
     ],
     [
       "an unknown nested key",
       "engine:\n  lockTTL: 5\n",
-      "switchboard.yaml: engine.lockTTL: unknown key (known keys here: commandPrefixes, midRunPolicy, lockTtlSeconds)",
+      "switchboard.yaml: engine.lockTTL: unknown key (known keys here: commandPrefixes, midRunPolicy, lockTtlSeconds, typingDelayMs, maxConcurrentTurns)",
     ],
     [
       "a list as the whole file",

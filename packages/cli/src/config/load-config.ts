@@ -10,6 +10,7 @@ import {
 } from "./env-overrides.ts";
 import { EXAMPLE_CONFIG_LABEL, readExampleConfig } from "./example-config.ts";
 import { describeIssues, describeValue } from "./format-issues.ts";
+import { withPassedEnv } from "./mcp-env.ts";
 import { PLATFORM_TITLES, type Platform } from "./platform-sections.ts";
 
 const SECTION_TITLES: Record<SecretSection, string> = { ...PLATFORM_TITLES, http: "the HTTP server" };
@@ -105,7 +106,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     );
   }
 
-  let config = result.data;
+  let config = withPassedEnv(result.data, options.env);
   const model = config.model;
   if (model.provider === "openai" || model.provider === "anthropic") {
     providerKeys[model.provider] ??= model.apiKey;

@@ -10,12 +10,15 @@ import {
   httpToolConfigSchema,
   limitsConfigSchema,
   ModelConfigError,
+  mcpConfigSchema,
   memoryConfigSchema,
   parseModelSpec,
   parseModelString,
   requestsConfigSchema,
   routingConfigSchema,
+  stepsConfigSchema,
   teamConfigSchema,
+  usageConfigSchema,
 } from "@switchboard/core";
 import { z } from "zod";
 import { describeValue } from "./format-issues.ts";
@@ -54,9 +57,13 @@ const engineSection = z.strictObject({
   lockTtlSeconds: z
     .number()
     .int()
-    .min(5)
+    .min(1)
     .max(3_600)
     .default(DEFAULT_ENGINE_SETTINGS.lockTtlMs / 1000),
+  /** A turn still running after this long shows the working indicator; quicker answers show none. */
+  typingDelayMs: z.number().int().min(0).max(60_000).default(DEFAULT_ENGINE_SETTINGS.typingDelayMs),
+  /** Turns running at once in this process; more conversations wait, queued (acks stay quick). */
+  maxConcurrentTurns: z.number().int().min(1).max(1_000).default(DEFAULT_ENGINE_SETTINGS.maxConcurrentTurns),
 });
 
 /** Every top-level key. A feature adds its section here (one line) and reads it in app/build-app.ts. */
@@ -69,16 +76,26 @@ export const CONFIG_SECTIONS = {
     ACCEPTED_CHECKPOINTER_URLS,
   ).optional(),
   logLevel: z.enum(LOG_LEVELS).default("info"),
+  /** Levels per component (`engine`, `team`, `memory`, `runs`, `http`, `store`, platform names…). */
+  logLevels: z.record(z.string().min(1), z.enum(LOG_LEVELS)).default({}),
+  /** `auto`: pretty on a terminal, JSON lines otherwise. */
+  logFormat: z.enum(["auto", "json", "pretty"]).default("auto"),
   engine: engineSection.prefault({}),
   team: teamConfigSchema.prefault({}),
   routing: routingConfigSchema.prefault({}),
   limits: limitsConfigSchema.prefault({}),
   memory: memoryConfigSchema.prefault({}),
   requests: requestsConfigSchema.prefault({}),
+  /** The run-steps log: what every run did, kept `retentionDays`. */
+  steps: stepsConfigSchema.prefault({}),
+  /** Token and cost roll-ups: prices, daily limits, who may see the whole workspace's usage. */
+  usage: usageConfigSchema.prefault({}),
   /** Present: the HTTP server (GET /health; POST /webhooks/runs when a webhook secret is set). */
   http: httpConfigSchema.optional(),
   /** Tools operators declare: HTTP endpoints agents may call (by name in `tools:`, or via find_tools). */
   tools: z.array(httpToolConfigSchema).default([]),
+  /** MCP servers whose tools join the catalog as `<server>__<tool>`. */
+  mcp: mcpConfigSchema.prefault({}),
   matrix: PLATFORM_SECTION_SCHEMAS.matrix.optional(),
   discord: PLATFORM_SECTION_SCHEMAS.discord.optional(),
   slack: PLATFORM_SECTION_SCHEMAS.slack.optional(),
@@ -93,6 +110,7 @@ export const configFileSchema = z
     // An agent's own model is a string; check it here so its error names its place in the file.
     const agents = [
       { path: ["team", "supervisor", "model"], model: config.team.supervisor.model },
+      { path: ["memory", "model"], model: config.memory.model },
       { path: ["memory", "summaryModel"], model: config.memory.summaryModel },
       ...config.team.specialists.map((s, index) => ({
         path: ["team", "specialists", index, "model"],

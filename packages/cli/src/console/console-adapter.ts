@@ -15,10 +15,14 @@ export interface ConsoleAdapterOptions {
   /** Remembers the current thread across restarts. */
   readonly state: Keyv<string>;
   readonly userId: string;
+  /** Shows an answer's markdown for the terminal; printed as written without it. */
+  readonly renderMarkdown?: (markdown: string) => string;
 }
 
 const MENTION = /(^|\s)@(bot|switchboard)\b/i;
 const DEFAULT_PLACE = "main";
+/** Bot messages `:reply` can name; the oldest are forgotten first. */
+const REMEMBERED_POSTS = 1_000;
 
 /**
  * A terminal chat against the real pipeline. Places are DM-like threads (`main`, `:new` ones) and
@@ -34,6 +38,8 @@ export class ConsoleAdapter implements Adapter {
   #sink: InboundSink | undefined;
   #place = DEFAULT_PLACE;
   readonly #places = new Set<string>([DEFAULT_PLACE]);
+  /** Ids of the bot messages printed in this run: the only ones a `:reply` can name. */
+  readonly #posted = new Set<string>();
 
   constructor(options: ConsoleAdapterOptions) {
     this.#options = options;
@@ -61,6 +67,13 @@ export class ConsoleAdapter implements Adapter {
       case "say":
         return this.#send(action.text);
       case "reply":
+        if (!this.#posted.has(action.to)) {
+          // Sent anyway, it would silently become a plain message or be dropped.
+          this.#options.print(
+            `(no bot message ${action.to} here; :reply takes the id shown in parentheses after the bot's name)`,
+          );
+          return undefined;
+        }
         return this.#send(action.text, action.to);
       case "new-thread":
         await this.#switchTo(action.name ?? `t-${this.#nextId()}`);
@@ -86,9 +99,11 @@ export class ConsoleAdapter implements Adapter {
 
   async post(message: OutboundMessage): Promise<PostedMessage> {
     const id = `b-${this.#nextId()}`;
+    this.#remember(id);
     const place = placeOf(message.conversation);
     this.#places.add(place);
-    this.#options.print(`[${place}] ${message.agent ?? "switchboard"} (${id})> ${message.text}`);
+    const text = this.#options.renderMarkdown?.(message.text) ?? message.text;
+    this.#options.print(`[${place}] ${message.agent ?? "switchboard"} (${id})> ${text}`);
     return { id, conversation: message.conversation };
   }
 
@@ -122,6 +137,14 @@ export class ConsoleAdapter implements Adapter {
     this.#places.add(place);
     await this.#options.state.set("place", place);
     this.#options.print(`(now in ${place})`);
+  }
+
+  #remember(id: string): void {
+    if (this.#posted.size >= REMEMBERED_POSTS) {
+      const oldest = this.#posted.values().next().value;
+      if (oldest !== undefined) this.#posted.delete(oldest);
+    }
+    this.#posted.add(id);
   }
 
   #nextId(): string {

@@ -7,6 +7,7 @@ import { openPostgresSaver, type PrunedPostgresSaver } from "./postgres-saver.ts
 import {
   dropTestSchema,
   storedBytesInSchema,
+  TEST_POSTGRES_AVAILABLE,
   TEST_POSTGRES_URL,
   uniqueTestSchema,
 } from "./postgres-test-support.ts";
@@ -15,6 +16,7 @@ import {
   connectTestRedis,
   deleteKeysUnder,
   storedBytesUnder,
+  TEST_REDIS_AVAILABLE,
   uniqueTestPrefix,
 } from "./redis-test-support.ts";
 import { SqliteSaver } from "./sqlite-saver.ts";
@@ -115,4 +117,9 @@ const postgres: TestBackend = {
   },
 };
 
-export const TEST_BACKENDS: readonly TestBackend[] = [sqlite, redis, postgres];
+/** SQLite always; Redis and Postgres when this test run has them (the global setup says why not). */
+export const TEST_BACKENDS: readonly TestBackend[] = [
+  sqlite,
+  ...(TEST_REDIS_AVAILABLE ? [redis] : []),
+  ...(TEST_POSTGRES_AVAILABLE ? [postgres] : []),
+];

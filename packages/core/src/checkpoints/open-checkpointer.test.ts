@@ -8,12 +8,18 @@ import { CheckpointerConnectionError, CheckpointerUrlError, CheckpointOptionErro
 import { conversationGraph, runTurns } from "./graph-test-support.ts";
 import { openCheckpointer } from "./open-checkpointer.ts";
 import { PrunedPostgresSaver } from "./postgres-saver.ts";
-import { dropTestSchema, TEST_POSTGRES_URL, uniqueTestSchema } from "./postgres-test-support.ts";
+import {
+  dropTestSchema,
+  TEST_POSTGRES_AVAILABLE,
+  TEST_POSTGRES_URL,
+  uniqueTestSchema,
+} from "./postgres-test-support.ts";
 import { RedisSaver } from "./redis-saver.ts";
 import {
   connectTestRedis,
   deleteKeysUnder,
   keysUnder,
+  TEST_REDIS_AVAILABLE,
   TEST_REDIS_URL,
   uniqueTestPrefix,
 } from "./redis-test-support.ts";
@@ -49,7 +55,7 @@ describe("openCheckpointer", () => {
     }
   });
 
-  it("opens Redis under the given prefix", async () => {
+  it.skipIf(!TEST_REDIS_AVAILABLE)("opens Redis under the given prefix", async () => {
     const redisPrefix = uniqueTestPrefix("open-checkpointer");
     const opened = await openCheckpointer(TEST_REDIS_URL, { redisPrefix });
     const inspector = await connectTestRedis();
@@ -67,17 +73,20 @@ describe("openCheckpointer", () => {
     }
   });
 
-  it("puts Redis checkpoints beneath the store's ?prefix= when no prefix is given", async () => {
-    const storePrefix = uniqueTestPrefix("store");
-    const opened = await openCheckpointer(`${TEST_REDIS_URL}?prefix=${storePrefix}`);
-    try {
-      expect((opened.saver as RedisSaver).keyPrefix).toBe(`${storePrefix}checkpoint:`);
-    } finally {
-      await opened.close();
-    }
-  });
+  it.skipIf(!TEST_REDIS_AVAILABLE)(
+    "puts Redis checkpoints beneath the store's ?prefix= when no prefix is given",
+    async () => {
+      const storePrefix = uniqueTestPrefix("store");
+      const opened = await openCheckpointer(`${TEST_REDIS_URL}?prefix=${storePrefix}`);
+      try {
+        expect((opened.saver as RedisSaver).keyPrefix).toBe(`${storePrefix}checkpoint:`);
+      } finally {
+        await opened.close();
+      }
+    },
+  );
 
-  it("opens Postgres in the given schema, creating its tables", async () => {
+  it.skipIf(!TEST_POSTGRES_AVAILABLE)("opens Postgres in the given schema, creating its tables", async () => {
     const postgresSchema = uniqueTestSchema("open");
     const opened = await openCheckpointer(TEST_POSTGRES_URL, { postgresSchema, keepCheckpoints: Infinity });
     try {
@@ -132,8 +141,10 @@ describe("openCheckpointer", () => {
     await expect(failure).rejects.toThrow(/not-a-database\.db.*file is a SQLite database/);
   });
 
-  it("reports a Postgres database it cannot open", async () => {
-    const failure = openCheckpointer("postgres://postgres@127.0.0.1:5432/no_such_database_here");
+  it.skipIf(!TEST_POSTGRES_AVAILABLE)("reports a Postgres database it cannot open", async () => {
+    const missing = new URL(TEST_POSTGRES_URL);
+    missing.pathname = "/no_such_database_here";
+    const failure = openCheckpointer(missing.href);
     await expect(failure).rejects.toThrow(CheckpointerConnectionError);
     await expect(failure).rejects.toThrow(/no_such_database_here.*does not exist/);
   });

@@ -1,8 +1,22 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { describe } from "vitest";
 
-/** The shared test server; tests keep to schemas of their own and drop only those. */
-export const TEST_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/test";
+/**
+ * The Postgres this test run uses: the private one the global setup started (test/services/), or
+ * the developer's own named by SWITCHBOARD_TEST_POSTGRES_URL. Tests keep to schemas of their own
+ * and drop only those.
+ */
+const givenPostgresUrl = process.env.SWITCHBOARD_TEST_POSTGRES_URL?.trim() || undefined;
+
+/** Whether this run has a Postgres; without one its tests are skipped (the global setup says why). */
+export const TEST_POSTGRES_AVAILABLE = givenPostgresUrl !== undefined;
+
+/** Port 1 refuses at once: a test that forgets to skip without Postgres fails fast and touches nothing. */
+export const TEST_POSTGRES_URL: string = givenPostgresUrl ?? "postgres://postgres@127.0.0.1:1/test";
+
+/** `describe`, skipped when this run has no Postgres. */
+export const describeWithPostgres = describe.skipIf(!TEST_POSTGRES_AVAILABLE);
 
 export function uniqueTestSchema(label: string): string {
   return `switchboard_test_${label}_${randomUUID().replaceAll("-", "").slice(0, 12)}`;

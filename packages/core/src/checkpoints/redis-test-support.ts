@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createClient, type RedisClientType } from "@redis/client";
+import { TEST_REDIS_URL } from "../store/test-backends.ts";
 
-/** The shared test server; tests keep to their own key prefix and never flush. */
-export const TEST_REDIS_URL = "redis://127.0.0.1:6379";
+export { describeWithRedis, TEST_REDIS_AVAILABLE, TEST_REDIS_URL } from "../store/test-backends.ts";
 
 export async function connectTestRedis(): Promise<RedisClientType> {
   // Generous: concurrent graph runs can keep the event loop busy for seconds at a time.
@@ -11,6 +11,7 @@ export async function connectTestRedis(): Promise<RedisClientType> {
   return client;
 }
 
+/** Tests keep to their own key prefix and never flush. */
 export function uniqueTestPrefix(label: string): string {
   return `switchboard-test:${label}:${randomUUID()}:`;
 }

@@ -1,5 +1,34 @@
+import type { Command } from "../commands/command.ts";
 import type { InboundMessage, OutboundMessage, PostedMessage } from "./messages.ts";
+
+/** What an adapter needs to offer a chat command in the platform's own way. */
+export type CommandSummary = Pick<Command, "name" | "usage" | "summary">;
+
 import type { ConversationRef } from "./ref.ts";
+
+/**
+ * How an adapter shows an answer while it is written. Present only when streaming is on for the
+ * platform; the engine then posts the first text at once and edits it as it grows.
+ */
+export interface AdapterStreaming {
+  /** Least time between two calls that change the thread (posts, edits, appends): the rate limit. */
+  readonly editIntervalMs: number;
+  /** Progress lines ("billing is checking your invoice…") are shown at all. */
+  readonly progress: boolean;
+  /**
+   * A platform's own append-only stream for the first message of an answer (Slack's
+   * chat.startStream). Without it the engine posts and edits.
+   */
+  openStream?(message: OutboundMessage): NativeTextStream;
+}
+
+/** An append-only message the platform renders as it grows; after `stop` it is an ordinary message. */
+export interface NativeTextStream {
+  /** Appends markdown; resolves with the message once the platform has created it. */
+  append(markdown: string): Promise<PostedMessage | undefined>;
+  /** Ends the stream; the message can be edited from then on. */
+  stop(): Promise<PostedMessage>;
+}
 
 export interface AdapterLimits {
   /** Longest markdown text one posted message may carry; the engine chunks to this. */
@@ -22,11 +51,29 @@ export interface Adapter {
    * Throws an error whose message tells the operator what to fix.
    */
   check?(): Promise<void>;
+  /**
+   * The engine's chat commands, before `start`: adapters with native commands (Discord slash
+   * commands, Slack command words) offer every one of them, so none is missing on a platform.
+   */
+  useCommands?(commands: readonly CommandSummary[]): void;
   start(sink: InboundSink): Promise<void>;
   stop(): Promise<void>;
   /** Post one chunk into the conversation's thread, as a reply to `replyTo` when given. */
   post(message: OutboundMessage): Promise<PostedMessage>;
+  /**
+   * The message posted earlier with this idempotency key, if the platform has it. Adapters whose
+   * posts are not idempotent by themselves implement it, so recovery after a crash never posts twice.
+   */
+  findPosted?(conversation: ConversationRef, idempotencyKey: string): Promise<PostedMessage | undefined>;
+  /** Replace the text of a message this adapter posted (one chunk: it fits `maxMessageLength`). */
   edit?(posted: PostedMessage, text: string): Promise<void>;
+  /** Answers appear as they are written (needs `edit`). */
+  readonly streaming?: AdapterStreaming;
+  /**
+   * Shows what the bot is doing in the platform's own working indicator (Slack's assistant status).
+   * False when it cannot here: progress is then an italic line under the streamed text.
+   */
+  showProgress?(conversation: ConversationRef, status: string): Promise<boolean>;
   /** Show (or stop showing) that the bot is working in this conversation. */
   setTyping?(conversation: ConversationRef, active: boolean): Promise<void>;
 }

@@ -46,6 +46,12 @@ export interface OutboundMessage {
   readonly recipientId?: string;
   /** The agent that wrote it, when an agent did; adapters may show it. */
   readonly agent?: string;
+  /**
+   * The same for every attempt to post this chunk (work item + delivery + chunk). Adapters make the
+   * post idempotent with it where the platform allows (Matrix transaction id, Discord nonce) and
+   * mark the post with it where it does not (Slack message metadata), for `findPosted`.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** What an adapter reports after posting: the platform id of the posted message. */

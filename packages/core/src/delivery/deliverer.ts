@@ -1,7 +1,9 @@
 import type { Adapter } from "../conversation/adapter.ts";
-import type { PostedMessage } from "../conversation/messages.ts";
+import type { OutboundMessage, PostedMessage } from "../conversation/messages.ts";
 import { type ConversationRef, encodeConversationKey } from "../conversation/ref.ts";
 import type { ConversationIndex } from "../engine/conversation-index.ts";
+import type { StreamRecords } from "../streaming/stream-records.ts";
+import { StreamingReply } from "../streaming/streaming-reply.ts";
 import { chunkMarkdown } from "./chunk.ts";
 
 export interface Delivery {
@@ -12,6 +14,31 @@ export interface Delivery {
   readonly replyTo?: string;
   readonly recipientId?: string;
   readonly agent?: string;
+  /**
+   * Messages the answer was streamed into while it was written: chunk n replaces the n-th of them
+   * (an edit) instead of being posted anew.
+   */
+  readonly placeholders?: readonly PostedMessage[];
+}
+
+/**
+ * How long a turn runs before the working indicator shows. Most answers come sooner, and each one
+ * then costs a single post instead of post + indicator on + indicator off (three platform calls).
+ */
+export const DEFAULT_TYPING_DELAY_MS = 800;
+
+/** Hears every posted chunk's outcome (run-steps log, metrics); must not throw. */
+export interface DeliveryObserver {
+  posted?(message: OutboundMessage, posted: PostedMessage, latencyMs: number): void;
+  failed?(message: OutboundMessage, error: unknown, latencyMs: number): void;
+}
+
+export interface DelivererOptions {
+  /** See DEFAULT_TYPING_DELAY_MS; 0 shows the indicator before the work starts. */
+  readonly typingDelayMs?: number;
+  readonly observer?: DeliveryObserver;
+  /** Where streamed answers record their messages, for a re-run after a crash. */
+  readonly streams?: StreamRecords;
 }
 
 export class UnknownPlatformError extends Error {
@@ -28,10 +55,73 @@ export class UnknownPlatformError extends Error {
 export class Deliverer {
   readonly #adapters: ReadonlyMap<string, Adapter>;
   readonly #index: ConversationIndex;
+  readonly #typingDelayMs: number;
+  readonly #observer: DeliveryObserver | undefined;
 
-  constructor(adapters: Iterable<Adapter>, index: ConversationIndex) {
+  readonly #streams: StreamRecords | undefined;
+
+  constructor(adapters: Iterable<Adapter>, index: ConversationIndex, options: DelivererOptions = {}) {
     this.#adapters = new Map([...adapters].map((adapter) => [adapter.platform, adapter]));
     this.#index = index;
+    this.#typingDelayMs = options.typingDelayMs ?? DEFAULT_TYPING_DELAY_MS;
+    this.#observer = options.observer;
+    this.#streams = options.streams;
+  }
+
+  /**
+   * An answer shown as it is written, when the conversation's adapter streams; undefined when it
+   * does not. Its messages are indexed like any other and recorded under the unit of work, so a
+   * re-run after a crash continues in them instead of posting a second copy.
+   */
+  async openStream(
+    delivery: Omit<Delivery, "text">,
+    workId: string,
+    onPreviewError: (error: unknown) => void,
+  ): Promise<StreamingReply | undefined> {
+    const adapter = this.adapterFor(delivery.conversation);
+    const { streaming } = adapter;
+    if (!streaming || !adapter.edit) return undefined;
+    const streams = this.#streams;
+    const resumed = streams ? await streams.load(workId) : [];
+    return new StreamingReply({
+      surface: {
+        post: (message) => this.post(message),
+        edit: (posted, text) => this.replace(posted, text),
+        ...(streaming.openStream ? { openStream: (message) => streaming.openStream!(message) } : {}),
+        ...(adapter.showProgress
+          ? { showProgress: (conversation, status) => adapter.showProgress!(conversation, status) }
+          : {}),
+      },
+      target: {
+        conversation: delivery.conversation,
+        ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
+        ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
+        ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
+      },
+      maxMessageLength: adapter.limits.maxMessageLength,
+      intervalMs: streaming.editIntervalMs,
+      progress: streaming.progress,
+      resumed,
+      onPosted: async (message, all) => {
+        await streams?.save(workId, all);
+        // A native stream's message was not posted through post(): index it here.
+        await this.#index.rememberPosted(
+          adapter.platform,
+          message.id,
+          encodeConversationKey(message.conversation),
+        );
+        await this.#index.markParticipating(encodeConversationKey(delivery.conversation));
+      },
+      ...(streams ? { onFinished: () => streams.clear(workId) } : {}),
+      onPreviewError,
+    });
+  }
+
+  /** Replaces the text of a message posted earlier (one chunk); used for streamed answers. */
+  async replace(posted: PostedMessage, text: string): Promise<void> {
+    const adapter = this.adapterFor(posted.conversation);
+    if (!adapter.edit) throw new Error(`the ${adapter.platform} adapter cannot edit messages`);
+    await adapter.edit(posted, text);
   }
 
   adapterFor(conversation: ConversationRef): Adapter {
@@ -40,39 +130,93 @@ export class Deliverer {
     return adapter;
   }
 
+  /** Posts every chunk of `delivery` (notices and command replies outside the outbox). */
   async deliver(delivery: Delivery): Promise<PostedMessage[]> {
-    const adapter = this.adapterFor(delivery.conversation);
-    const key = encodeConversationKey(delivery.conversation);
     const posted: PostedMessage[] = [];
-    for (const text of chunkMarkdown(delivery.text, adapter.limits.maxMessageLength)) {
-      const message = await adapter.post({
-        conversation: delivery.conversation,
-        text,
-        ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
-        ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
-        ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
-      });
-      posted.push(message);
-      await this.#index.rememberPosted(
-        adapter.platform,
-        message.id,
-        encodeConversationKey(message.conversation),
+    for (const text of this.chunksFor(delivery.conversation, delivery.text)) {
+      posted.push(
+        await this.post({
+          conversation: delivery.conversation,
+          text,
+          ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
+          ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
+          ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
+        }),
       );
-      // From the first chunk on, the bot takes part: a follow-up typed while later chunks are
-      // still being posted must not be judged unaddressed.
-      if (posted.length === 1) await this.#index.markParticipating(key);
     }
     return posted;
   }
 
-  /** Shows the working indicator while `work` runs; indicator failures never fail the work. */
+  /** The chunks `text` is posted as on the conversation's platform. */
+  chunksFor(conversation: ConversationRef, text: string): string[] {
+    return chunkMarkdown(text, this.adapterFor(conversation).limits.maxMessageLength);
+  }
+
+  keyOf(conversation: ConversationRef): string {
+    return encodeConversationKey(conversation);
+  }
+
+  /** Posts one chunk and indexes it, so replies to it find their conversation. */
+  async post(message: OutboundMessage): Promise<PostedMessage> {
+    const adapter = this.adapterFor(message.conversation);
+    const started = performance.now();
+    let posted: PostedMessage;
+    try {
+      posted = await adapter.post(message);
+    } catch (error) {
+      this.#observer?.failed?.(message, error, performance.now() - started);
+      throw error;
+    }
+    this.#observer?.posted?.(message, posted, performance.now() - started);
+    await this.#index.rememberPosted(adapter.platform, posted.id, encodeConversationKey(posted.conversation));
+    // From the first chunk on, the bot takes part: a follow-up typed while later chunks are
+    // still being posted must not be judged unaddressed.
+    await this.#index.markParticipating(encodeConversationKey(message.conversation));
+    return posted;
+  }
+
+  /** A chunk an earlier attempt posted with this idempotency key, when the platform can tell. */
+  async findPosted(
+    conversation: ConversationRef,
+    idempotencyKey: string,
+  ): Promise<PostedMessage | undefined> {
+    const posted = await this.adapterFor(conversation).findPosted?.(conversation, idempotencyKey);
+    if (posted) {
+      const adapter = this.adapterFor(conversation);
+      await this.#index.rememberPosted(
+        adapter.platform,
+        posted.id,
+        encodeConversationKey(posted.conversation),
+      );
+    }
+    return posted;
+  }
+
+  /**
+   * Shows the working indicator while `work` runs, once it has run for the typing delay: an
+   * instant answer needs no indicator calls at all. Indicator failures never fail the work, and an
+   * indicator that was shown is always taken back (after its start finished, so "off" never
+   * overtakes "on").
+   */
   async whileTyping<T>(conversation: ConversationRef, work: () => Promise<T>, onError: (e: unknown) => void) {
     const adapter = this.adapterFor(conversation);
-    await adapter.setTyping?.(conversation, true).catch(onError);
+    const setTyping = adapter.setTyping?.bind(adapter);
+    if (!setTyping) return work();
+    let shown: Promise<void> | undefined;
+    const show = () => {
+      shown = setTyping(conversation, true).catch(onError);
+    };
+    let timer: NodeJS.Timeout | undefined;
+    if (this.#typingDelayMs <= 0) show();
+    else timer = setTimeout(show, this.#typingDelayMs);
     try {
       return await work();
     } finally {
-      await adapter.setTyping?.(conversation, false).catch(onError);
+      clearTimeout(timer);
+      if (shown) {
+        await shown;
+        await setTyping(conversation, false).catch(onError);
+      }
     }
   }
 }

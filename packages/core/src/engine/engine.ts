@@ -4,15 +4,20 @@ import { parseCommand } from "../commands/command.ts";
 import { CommandRegistry } from "../commands/registry.ts";
 import type { Adapter } from "../conversation/adapter.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
-import { Deliverer } from "../delivery/deliverer.ts";
+import { Deliverer, type DeliveryObserver } from "../delivery/deliverer.ts";
+import { RecoveryLoop, type RecoveryReport } from "../health/recovery-loop.ts";
+import { Outbox } from "../outbox/outbox.ts";
+import type { DeliveryRetryPolicy } from "../outbox/retry-delivery.ts";
 import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
+import { StreamRecords } from "../streaming/stream-records.ts";
 import { isAddressedToBot, type RejectReason, screenMessage } from "./admit.ts";
 import { ConversationIndex } from "./conversation-index.ts";
-import { encodeWork } from "./queued-work.ts";
+import { EngineStoppingError } from "./errors.ts";
+import { decodeWork, encodeWork, workIdOf } from "./queued-work.ts";
 import { resolveConversation } from "./resolve.ts";
 import type { Continuation, ContinuationHandler, Responder, TurnObserver } from "./responder.ts";
-import { ConversationSerializer } from "./serializer.ts";
+import { ConversationSerializer, type SerializerHealth } from "./serializer.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./settings.ts";
 import { TurnProcessor } from "./turn-processor.ts";
 
@@ -26,10 +31,22 @@ export interface EngineOptions {
   /** Runs queued continuations (follow-up runs, approvals, external results). */
   readonly continuations?: ContinuationHandler;
   readonly settings?: Partial<EngineSettings>;
+  /** How posting an answer is retried before it is given up (and shown in /status). */
+  readonly deliveryRetry?: DeliveryRetryPolicy;
   readonly logger?: Logger;
+  /** Hears every delivery's outcome (run-steps log, metrics). */
+  readonly deliveryObserver?: DeliveryObserver;
+  /** Hears every message's intake outcome (metrics). */
+  readonly onAccept?: (outcome: AcceptOutcome, message: InboundMessage) => void;
 }
 
 export type AcceptOutcome = { accepted: true; key: string } | { accepted: false; reason: RejectReason };
+
+export interface EngineHealth extends SerializerHealth {
+  readonly accepting: boolean;
+  /** The recovery loop's last look at the queues (absent before its first round). */
+  readonly queues: RecoveryReport | undefined;
+}
 
 /**
  * The path of one message: receive → admit → resolve → serialize → command → route/run → deliver.
@@ -37,6 +54,7 @@ export type AcceptOutcome = { accepted: true; key: string } | { accepted: false;
  */
 export class Engine {
   readonly deliverer: Deliverer;
+  readonly outbox: Outbox;
   readonly commands: CommandRegistry;
   readonly settings: EngineSettings;
   readonly #options: EngineOptions;
@@ -45,6 +63,8 @@ export class Engine {
   readonly #serializer: ConversationSerializer;
   readonly #stopFlags: Keyv<boolean>;
   readonly #processor: TurnProcessor;
+  readonly #recovery: RecoveryLoop;
+  #accepting = true;
 
   constructor(options: EngineOptions) {
     this.#options = options;
@@ -52,10 +72,23 @@ export class Engine {
     this.#logger = options.logger ?? silentLogger;
     this.#index = new ConversationIndex(options.store);
     this.#stopFlags = options.store.namespace<boolean>("stop-requests");
-    this.deliverer = new Deliverer(options.adapters, this.#index);
+    this.deliverer = new Deliverer(options.adapters, this.#index, {
+      typingDelayMs: this.settings.typingDelayMs,
+      ...(options.deliveryObserver ? { observer: options.deliveryObserver } : {}),
+      streams: new StreamRecords(options.store),
+    });
+    this.outbox = new Outbox({
+      store: options.store,
+      deliverer: this.deliverer,
+      logger: this.#logger,
+      ...(options.deliveryRetry ? { retry: options.deliveryRetry } : {}),
+    });
     this.commands = new CommandRegistry([...builtInCommands(this), ...(options.commands ?? [])]);
+    // Before any adapter starts: native command forms (slash commands…) cover every command.
+    for (const adapter of options.adapters) adapter.useCommands?.(this.commands.list());
     this.#processor = new TurnProcessor({
       deliverer: this.deliverer,
+      outbox: this.outbox,
       commands: this.commands,
       responder: options.responder,
       observers: options.observers ?? [],
@@ -68,23 +101,48 @@ export class Engine {
       logger: this.#logger,
       lockTtlMs: this.settings.lockTtlMs,
       policy: this.settings.midRunPolicy,
+      maxConcurrentTurns: this.settings.maxConcurrentTurns,
+      maxTurnMs: this.settings.maxTurnMs,
       work: (key, items, signal) => this.#processor.process(key, items, signal),
       stopRequested: (key) => this.#takeStopRequest(key),
+    });
+    this.#recovery = new RecoveryLoop({
+      scan: {
+        recover: () => this.#serializer.recover(),
+        queueAges: async () => {
+          const now = Date.now();
+          return (await this.#serializer.queueHeads()).map(({ key, head }) => ({
+            key,
+            ageMs: now - decodeWork(head.item).enqueuedAt,
+          }));
+        },
+      },
+      logger: this.#logger,
+      intervalMs: Math.min(this.settings.recoveryIntervalMs, this.settings.lockTtlMs / 2),
+      staleAfterMs: this.settings.lockTtlMs * 2,
     });
   }
 
   async start(): Promise<void> {
     for (const adapter of this.#options.adapters) {
-      await adapter.start((message) => this.accept(message).then(() => undefined));
+      await adapter.start((message) =>
+        this.accept(message).then((outcome) => this.#options.onAccept?.(outcome, message)),
+      );
       this.#logger.info("adapter started", { platform: adapter.platform });
     }
     const recovered = await this.#serializer.recover();
-    if (recovered > 0)
-      this.#logger.info("resuming queued work left by the last run", { conversations: recovered });
+    if (recovered.length > 0)
+      this.#logger.info("resuming queued work left by the last run", { conversations: recovered.length });
+    this.#recovery.start();
   }
 
-  /** Finishes or cancels running turns (cancelled ones stay queued for the next start), then stops adapters. */
+  /**
+   * Stops taking messages first (adapters answer the platform so it redelivers them), then finishes
+   * or cancels running turns (cancelled ones stay queued for the next start), then stops adapters.
+   */
   async stop(): Promise<void> {
+    this.#accepting = false;
+    await this.#recovery.stop();
     await this.#serializer.stop();
     for (const observer of this.#options.observers ?? []) await observer.close?.();
     for (const adapter of this.#options.adapters) await adapter.stop();
@@ -95,40 +153,64 @@ export class Engine {
     return this.#serializer.idle();
   }
 
-  /** The inbound sink every adapter calls. */
+  health(): EngineHealth {
+    return { ...this.#serializer.health(), accepting: this.#accepting, queues: this.#recovery.lastReport };
+  }
+
+  /**
+   * The inbound sink every adapter calls. Resolves once the message is durably queued (or judged
+   * not ours to answer); rejects when it cannot be taken now — stopping, store unreachable — and
+   * then nothing was marked seen, so the platform's redelivery is accepted later.
+   */
   async accept(message: InboundMessage): Promise<AcceptOutcome> {
+    if (!this.#accepting) throw new EngineStoppingError();
     const screened = screenMessage(message);
     if (screened) return this.#reject(message, screened);
 
     const resolved = await resolveConversation(message, this.#index);
     // Participation is only looked up when nothing cheaper already addresses the bot.
-    const addressed =
-      isAddressedToBot(message, { repliesToBot: resolved.repliesToBot, botTakesPart: false }) ||
-      (await this.#index.isParticipating(resolved.key));
-    if (!addressed) {
+    const addressedDirectly = isAddressedToBot(message, {
+      repliesToBot: resolved.repliesToBot,
+      botTakesPart: false,
+    });
+    if (!addressedDirectly && !(await this.#index.isParticipating(resolved.key))) {
       return this.#reject(message, "not-addressed");
     }
-    const dedupeKey = `seen:${message.conversation.platform}:${message.id}`;
-    if (!(await this.#options.store.atomic.setIfAbsent(dedupeKey, "1", this.settings.dedupeTtlMs))) {
-      return this.#reject(message, "duplicate");
-    }
-
+    const dedupe = {
+      key: `seen:${message.conversation.platform}:${message.id}`,
+      ttlMs: this.settings.dedupeTtlMs,
+    };
     const command = parseCommand(message.text, this.settings.commandPrefixes);
     if (command?.name === "stop") {
+      if (!(await this.#options.store.atomic.setIfAbsent(dedupe.key, "1", dedupe.ttlMs)))
+        return this.#reject(message, "duplicate");
       await this.#stop(resolved.key, { ...message, conversation: resolved.conversation });
       return { accepted: true, key: resolved.key };
     }
-    const work = encodeWork({
-      kind: "message",
-      message: { ...message, conversation: resolved.conversation },
-    });
-    await this.#serializer.submit(resolved.key, work);
+    // Asked here, the bot takes part from now on: a follow-up typed before the first answer is
+    // posted continues the conversation (and queues behind it) without a mention.
+    if (addressedDirectly) await this.#index.markParticipating(resolved.key);
+    const work = { kind: "message" as const, message: { ...message, conversation: resolved.conversation } };
+    const queued = await this.#serializer.submit(
+      resolved.key,
+      encodeWork(work, Date.now()),
+      message.sentAt,
+      dedupe,
+    );
+    if (!queued) return this.#reject(message, "duplicate");
     return { accepted: true, key: resolved.key };
   }
 
   /** Queues work for a conversation behind its current turn; durable, so a restart still runs it. */
-  async enqueueContinuation(key: string, continuation: Continuation): Promise<void> {
-    await this.#serializer.submit(key, encodeWork({ kind: "continuation", continuation }));
+  async enqueueContinuation(key: string, continuation: Continuation): Promise<boolean> {
+    const work = { kind: "continuation" as const, continuation };
+    const now = Date.now();
+    // A named continuation is queued once, even when whoever queues it runs again after a crash.
+    const dedupe =
+      continuation.id === undefined
+        ? undefined
+        : { key: `continuation:${workIdOf(work)}`, ttlMs: this.settings.dedupeTtlMs };
+    return this.#serializer.submit(key, encodeWork(work, now), now, dedupe);
   }
 
   #reject(message: InboundMessage, reason: RejectReason): AcceptOutcome {

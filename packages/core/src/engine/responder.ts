@@ -1,5 +1,7 @@
 import type { InboundMessage } from "../conversation/messages.ts";
 import type { ConversationRef } from "../conversation/ref.ts";
+import type { Delivery } from "../delivery/deliverer.ts";
+import type { TurnEventListener } from "../streaming/turn-events.ts";
 
 /** One turn: the text to answer in one conversation, on behalf of the message that asked. */
 export interface Turn {
@@ -11,6 +13,10 @@ export interface Turn {
   readonly text: string;
   /** Aborted by `/stop`, shutdown, or a lost lock; responders pass it to every model call. */
   readonly signal: AbortSignal;
+  /** Names this unit of queued work across attempts (a retry after a crash has the same id). */
+  readonly workId: string;
+  /** Sees the answer as it is written and what the team is doing, when the platform shows it live. */
+  readonly onEvent?: TurnEventListener;
 }
 
 export interface TurnAnswer {
@@ -38,12 +44,27 @@ export interface TurnObserver {
  * so it is ordered with the conversation's turns and survives a restart.
  */
 export interface Continuation {
+  /**
+   * Names the continuation when whoever queues it may queue it again after a crash (the same run's
+   * follow-up, the same webhook event): queued once per id. Absent: every call queues one.
+   */
+  readonly id?: string;
   readonly requestId: string;
   readonly type: string;
   readonly data?: Readonly<Record<string, unknown>>;
 }
 
+export interface ContinuationWork {
+  readonly key: string;
+  readonly continuation: Continuation;
+  readonly signal: AbortSignal;
+  /** Names this unit of queued work across attempts. */
+  readonly workId: string;
+  /** Posts through the work's outbox: recorded before posting, never posted twice by a retry. */
+  readonly deliver: (delivery: Delivery) => Promise<void>;
+}
+
 export interface ContinuationHandler {
   /** Runs it and delivers what it produces; errors are the handler's to report. */
-  continue(key: string, continuation: Continuation, signal: AbortSignal): Promise<void>;
+  continue(work: ContinuationWork): Promise<void>;
 }

@@ -1,6 +1,9 @@
-import { TurnCancelledError } from "../runtime/errors.ts";
+import pLimit, { type LimitFunction } from "p-limit";
+import { SHUTDOWN_REASON, TurnCancelledError } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
-import type { AtomicStore } from "../store/types.ts";
+import type { AtomicStore, QueueEntry } from "../store/types.ts";
+import { EngineStoppingError } from "./errors.ts";
+import { LockHeartbeat } from "./lock-heartbeat.ts";
 
 /** What to do with messages that arrive while a conversation's turn is running. */
 export type MidRunPolicy = "queue" | "collect" | "interrupt";
@@ -14,37 +17,82 @@ export interface SerializerOptions {
    */
   readonly lockTtlMs: number;
   readonly policy: MidRunPolicy;
+  /** Turns running at once in this process; more conversations wait for a slot, queued. */
+  readonly maxConcurrentTurns: number;
+  /** A unit of work running longer than this is cancelled (left queued): nothing holds a thread forever. */
+  readonly maxTurnMs: number;
   /** Runs one unit of work: one queued item, or (collect policy) every item that was waiting. */
   readonly work: (key: string, items: string[], signal: AbortSignal) => Promise<void>;
   /** Called by the heartbeat: true when another instance asked to stop this conversation's turn. */
   readonly stopRequested: (key: string) => Promise<boolean>;
 }
 
+/** What an instance sees of its own queues, for health reports and metrics. */
+export interface SerializerHealth {
+  readonly runningTurns: number;
+  readonly waitingForSlot: number;
+  /** Conversations this instance is waiting to drain (lock held elsewhere). */
+  readonly waitingForLock: number;
+  readonly lockWaits: number;
+}
+
 const QUEUE_PREFIX = "queue:";
 const LOCK_PREFIX = "lock:";
+const WAITER_PREFIX = "lock-wanted:";
 
 /**
- * One turn at a time per conversation, across every instance sharing the store: work is appended
- * to the conversation's durable queue, and whoever holds the conversation's lock drains it in order.
- * An item leaves the queue only after its work finished, so a crash re-delivers instead of losing it.
+ * One turn at a time per conversation, across every instance sharing the store: work is added to
+ * the conversation's durable queue (in the platform's order), and whoever holds the conversation's
+ * lock drains it. An item leaves the queue only after its work finished, so a crash re-delivers
+ * instead of losing it.
+ *
+ * Liveness: an instance that finds the lock taken marks that it wants it and tries again with
+ * backoff while the queue has work; the holder hands the lock over after its current turn when
+ * someone wants it (so turns spread over instances), and a dead holder's lock expires within one
+ * TTL. The recovery loop (`recover`) picks up queues nobody is draining.
  */
 export class ConversationSerializer {
   readonly #options: SerializerOptions;
   readonly #draining = new Map<string, Promise<void>>();
+  /** Conversations queued again while their drain ran here: drained once more before letting go. */
+  readonly #dirty = new Set<string>();
   readonly #running = new Map<string, AbortController>();
+  readonly #retries = new Map<string, { timer: NodeJS.Timeout; attempt: number }>();
+  readonly #slots: LimitFunction;
+  #lockWaits = 0;
   #stopped = false;
 
   constructor(options: SerializerOptions) {
     this.#options = options;
+    this.#slots = pLimit(options.maxConcurrentTurns);
   }
 
-  /** Queues `item` for the conversation and makes sure someone drains it. */
-  async submit(key: string, item: string): Promise<void> {
-    if (this.#stopped) throw new Error("the engine is shutting down; message not accepted");
-    await this.#options.atomic.enqueue(QUEUE_PREFIX + key, item);
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /**
+   * Queues `item` for the conversation (with `dedupe`, marking it seen in the same atomic step) and
+   * makes sure someone drains it. False for a duplicate. Throws while stopping: nothing is marked,
+   * so the platform's redelivery is accepted by the next process.
+   */
+  async submit(
+    key: string,
+    item: string,
+    order: number,
+    dedupe?: { key: string; ttlMs: number },
+  ): Promise<boolean> {
+    if (this.#stopped) throw new EngineStoppingError();
+    const queued = await this.#options.atomic.enqueue(QUEUE_PREFIX + key, {
+      item,
+      order,
+      ...(dedupe ? { dedupe } : {}),
+    });
+    if (!queued) return false;
     if (this.#options.policy === "interrupt")
       this.#running.get(key)?.abort(new Error("a newer message arrived"));
     this.#kick(key);
+    return true;
   }
 
   /** Cancels the turn running here for this conversation; false when none runs in this process. */
@@ -58,122 +106,214 @@ export class ConversationSerializer {
     return this.#running.has(key);
   }
 
-  /** Picks up queues left non-empty by a crash or a previous run. */
-  async recover(): Promise<number> {
+  /**
+   * Picks up queues with work that nobody here is draining or waiting for: left by a crash, a
+   * previous run, or an instance that died holding the lock. Returns the conversations kicked.
+   */
+  async recover(): Promise<string[]> {
+    if (this.#stopped) return [];
     const queues = await this.#options.atomic.nonEmptyQueues();
     const keys = queues
       .filter((queue) => queue.startsWith(QUEUE_PREFIX))
-      .map((q) => q.slice(QUEUE_PREFIX.length));
+      .map((queue) => queue.slice(QUEUE_PREFIX.length))
+      .filter((key) => !this.#draining.has(key) && !this.#retries.has(key));
     for (const key of keys) this.#kick(key);
-    return keys.length;
+    return keys;
   }
 
-  /** Resolves when nothing is being drained in this process. */
+  /** The oldest queued item of each conversation with work, for queue-age reports. */
+  async queueHeads(): Promise<{ key: string; head: QueueEntry }[]> {
+    const heads: { key: string; head: QueueEntry }[] = [];
+    for (const queue of await this.#options.atomic.nonEmptyQueues()) {
+      if (!queue.startsWith(QUEUE_PREFIX)) continue;
+      const head = await this.#options.atomic.peek(queue);
+      if (head) heads.push({ key: queue.slice(QUEUE_PREFIX.length), head });
+    }
+    return heads;
+  }
+
+  health(): SerializerHealth {
+    return {
+      runningTurns: this.#running.size,
+      waitingForSlot: this.#slots.pendingCount,
+      waitingForLock: this.#retries.size,
+      lockWaits: this.#lockWaits,
+    };
+  }
+
+  /**
+   * Resolves when nothing is being drained in this process and no conversation it queued work for
+   * is still waiting for another holder's lock (a dead process's lock expires within one TTL).
+   */
   async idle(): Promise<void> {
-    while (this.#draining.size > 0) await Promise.allSettled([...this.#draining.values()]);
+    for (;;) {
+      while (this.#draining.size > 0) await Promise.allSettled([...this.#draining.values()]);
+      if (this.#retries.size === 0 || this.#stopped) return;
+      await new Promise((resolve) => setTimeout(resolve, this.#retryDelay(0)));
+    }
   }
 
   /** Stops taking work, cancels running turns, waits for them to end and release their locks. */
-  async stop(reason = "shutting down"): Promise<void> {
+  async stop(reason = SHUTDOWN_REASON): Promise<void> {
     this.#stopped = true;
+    for (const { timer } of this.#retries.values()) clearTimeout(timer);
+    this.#retries.clear();
     for (const controller of this.#running.values()) controller.abort(new Error(reason));
-    await this.idle();
+    while (this.#draining.size > 0) await Promise.allSettled([...this.#draining.values()]);
   }
 
   #kick(key: string): void {
-    if (this.#stopped || this.#draining.has(key)) return;
-    const run = this.#drainUntilEmpty(key)
+    if (this.#stopped) return;
+    if (this.#draining.has(key)) {
+      this.#dirty.add(key);
+      return;
+    }
+    // Already waiting for the lock (held elsewhere, or just handed over): the retry picks this up.
+    // Starting now would snatch back a conversation we just handed to an instance that wants it.
+    if (this.#retries.has(key)) return;
+    this.#start(key, 0, { onlyIfQueued: false });
+  }
+
+  #start(key: string, attempt: number, options: { onlyIfQueued: boolean }): void {
+    const run = (async () => {
+      if (options.onlyIfQueued && (await this.#options.atomic.queueLength(QUEUE_PREFIX + key)) === 0) return;
+      await this.#drainWhileWanted(key, attempt);
+    })()
       .catch((error: unknown) => {
-        // A failed drain is retried by the next message or the next start, never in a hot loop.
         if (error instanceof TurnCancelledError)
           this.#options.logger.info("turn left queued", { key, reason: error.reason });
         else this.#options.logger.error("conversation queue failed; its work stays queued", { key, error });
+        // Tried again with backoff, never in a hot loop: a store that was down comes back.
+        this.#scheduleRetry(key, attempt + 1);
       })
       .finally(() => this.#draining.delete(key));
     this.#draining.set(key, run);
   }
 
-  /**
-   * Drains while this process holds the lock, then looks once more after releasing it: work queued
-   * between our last look and the release found the lock taken and left it to us. When another
-   * instance holds the lock we stop at once; it looks again after its own release.
-   */
-  async #drainUntilEmpty(key: string): Promise<void> {
-    while ((await this.#drain(key)) && !this.#stopped) {
-      if ((await this.#options.atomic.queueLength(QUEUE_PREFIX + key)) === 0) return;
-    }
+  async #drainWhileWanted(key: string, attempt: number): Promise<void> {
+    do {
+      this.#dirty.delete(key);
+      const outcome = await this.#drain(key);
+      if (outcome !== "drained") {
+        if (outcome === "locked-elsewhere") this.#lockWaits += 1;
+        this.#scheduleRetry(key, attempt + 1, outcome === "handed-over");
+        return;
+      }
+    } while (this.#dirty.has(key) && !this.#stopped);
   }
 
-  /** Runs the queue's work while holding the lock; false when someone else holds it. */
-  async #drain(key: string): Promise<boolean> {
-    const { atomic, lockTtlMs } = this.#options;
+  /** Looks again later, while the queue still has work. */
+  #scheduleRetry(key: string, attempt: number, handedOver = false): void {
+    if (this.#stopped || this.#retries.has(key)) return;
+    const timer = setTimeout(
+      () => {
+        this.#retries.delete(key);
+        if (!this.#stopped && !this.#draining.has(key)) this.#start(key, attempt, { onlyIfQueued: true });
+      },
+      this.#retryDelay(attempt, handedOver),
+    );
+    timer.unref?.();
+    this.#retries.set(key, { timer, attempt });
+  }
+
+  /**
+   * While another instance holds the lock: polls every 100–200 ms (it hands over after its current
+   * turn when we want the conversation), never more than half a TTL apart. After handing over:
+   * longer, so the instance we handed to gets the lock first.
+   */
+  #retryDelay(attempt: number, handedOver = false): number {
+    const ceiling = Math.max(20, Math.floor(this.#options.lockTtlMs / 2));
+    const base = handedOver ? 400 : 100 * 2 ** Math.min(attempt, 1);
+    const delay = Math.min(ceiling, base);
+    return Math.floor(delay / 2 + Math.random() * (delay / 2));
+  }
+
+  /**
+   * Runs the queue's work while holding the lock. "locked-elsewhere": another instance holds it;
+   * "handed-over": we let go after a turn because another instance wants the conversation.
+   */
+  async #drain(key: string): Promise<"drained" | "locked-elsewhere" | "handed-over"> {
+    const { atomic, lockTtlMs, logger } = this.#options;
     const lockKey = LOCK_PREFIX + key;
     const token = await atomic.acquireLock(lockKey, lockTtlMs);
-    if (!token) return false;
-    const heartbeat = this.#startHeartbeat(key, lockKey, token);
+    if (!token) {
+      await atomic.setIfAbsent(WAITER_PREFIX + key, "1", lockTtlMs);
+      return "locked-elsewhere";
+    }
+    // The turn slot is waited for while holding the lock (its heartbeat running): failed lock
+    // attempts never take a slot, so polling never crowds out turns.
+    const heartbeat = new LockHeartbeat({
+      atomic,
+      lockKey,
+      token,
+      ttlMs: lockTtlMs,
+      onLost: () => logger.error("lost the conversation lock mid-turn; cancelling the turn", { key }),
+      stopRequested: () => this.#options.stopRequested(key),
+      onError: (error) => logger.warn("lock heartbeat failed", { key, error }),
+    });
     try {
-      while (!this.#stopped) {
-        const items = await this.#take(key);
-        if (items.length === 0) break;
-        const controller = new AbortController();
-        this.#running.set(key, controller);
-        heartbeat.attach(controller);
-        try {
-          await this.#options.work(key, items, controller.signal);
-        } finally {
-          this.#running.delete(key);
-        }
-        await this.#finish(key, items.length);
-      }
+      return await this.#slots(() => this.#drainHolding(key, heartbeat));
     } finally {
       heartbeat.stop();
       await atomic.releaseLock(lockKey, token);
     }
-    return true;
+  }
+
+  async #drainHolding(key: string, heartbeat: LockHeartbeat): Promise<"drained" | "handed-over"> {
+    const { atomic, lockTtlMs } = this.#options;
+    while (!this.#stopped) {
+      const entries = await this.#take(key);
+      if (entries.length === 0) return "drained";
+      const remaining = await this.#runUnit(key, entries, heartbeat);
+      if (remaining === 0) return "drained";
+      if (await atomic.takeMark(WAITER_PREFIX + key)) {
+        // Our own remaining work makes us the one waiting now: the taker hands back after its turn.
+        await atomic.setIfAbsent(WAITER_PREFIX + key, "1", lockTtlMs);
+        return "handed-over";
+      }
+    }
+    return "drained";
+  }
+
+  /** Runs one unit of work under a fresh cancel signal; returns how many items the queue still holds. */
+  async #runUnit(key: string, entries: QueueEntry[], heartbeat: LockHeartbeat): Promise<number> {
+    const controller = new AbortController();
+    this.#running.set(key, controller);
+    heartbeat.attach(controller);
+    const overrun = setTimeout(
+      () => controller.abort(new Error("the turn ran past its time limit")),
+      this.#options.maxTurnMs,
+    );
+    overrun.unref?.();
+    try {
+      await this.#options.work(
+        key,
+        entries.map((entry) => entry.item),
+        controller.signal,
+      );
+    } finally {
+      clearTimeout(overrun);
+      this.#running.delete(key);
+    }
+    return this.#finish(key, entries);
   }
 
   /** The next unit of work, still in the queue. */
-  async #take(key: string): Promise<string[]> {
+  async #take(key: string): Promise<QueueEntry[]> {
     const queue = QUEUE_PREFIX + key;
     const first = await this.#options.atomic.peek(queue);
     if (first === null) return [];
     if (this.#options.policy !== "collect") return [first];
-    const length = await this.#options.atomic.queueLength(queue);
-    if (length === 1) return [first];
+    if ((await this.#options.atomic.queueLength(queue)) === 1) return [first];
     // Collect: everything waiting becomes one turn. Drained at once; the turn holds them now.
     return this.#options.atomic.drain(queue);
   }
 
-  async #finish(key: string, count: number): Promise<void> {
-    if (this.#options.policy === "collect" && count > 1) return; // already drained
-    await this.#options.atomic.ack(QUEUE_PREFIX + key);
-  }
-
-  #startHeartbeat(key: string, lockKey: string, token: string) {
-    const { atomic, lockTtlMs, logger } = this.#options;
-    let current: AbortController | undefined;
-    const timer = setInterval(
-      () => {
-        void (async () => {
-          const kept = await atomic.extendLock(lockKey, token, lockTtlMs);
-          if (!kept) {
-            logger.error("lost the conversation lock mid-turn; cancelling the turn", { key });
-            current?.abort(new Error("conversation lock lost"));
-          } else if (current && (await this.#options.stopRequested(key))) {
-            current.abort(new Error("stopped by user"));
-          }
-        })().catch((error: unknown) => logger.warn("lock heartbeat failed", { key, error }));
-      },
-      Math.max(10, Math.floor(lockTtlMs / 3)),
-    );
-    timer.unref?.();
-    return {
-      attach(controller: AbortController) {
-        current = controller;
-      },
-      stop() {
-        clearInterval(timer);
-      },
-    };
+  async #finish(key: string, entries: QueueEntry[]): Promise<number> {
+    const queue = QUEUE_PREFIX + key;
+    if (this.#options.policy === "collect" && entries.length > 1)
+      return this.#options.atomic.queueLength(queue); // already drained
+    const [entry] = entries;
+    return entry ? this.#options.atomic.ack(queue, entry.id) : 0;
   }
 }

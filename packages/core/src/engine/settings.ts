@@ -1,3 +1,4 @@
+import { DEFAULT_TYPING_DELAY_MS } from "../delivery/deliverer.ts";
 import type { MidRunPolicy } from "./serializer.ts";
 
 export interface EngineSettings {
@@ -8,6 +9,14 @@ export interface EngineSettings {
   /** See ConversationSerializer: renewed by a heartbeat, so it only bounds recovery after a crash. */
   readonly lockTtlMs: number;
   readonly midRunPolicy: MidRunPolicy;
+  /** Turns running at once in this process; beyond it conversations wait, queued. Keeps acks quick. */
+  readonly maxConcurrentTurns: number;
+  /** A unit of work running longer is cancelled and left queued (a safety net above the team's wall time). */
+  readonly maxTurnMs: number;
+  /** How often this process looks for queued work nobody drains (a crashed holder's). */
+  readonly recoveryIntervalMs: number;
+  /** A turn still running after this long shows the working indicator (see Deliverer.whileTyping). */
+  readonly typingDelayMs: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -15,4 +24,8 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   dedupeTtlMs: 7 * 24 * 60 * 60 * 1000,
   lockTtlMs: 30_000,
   midRunPolicy: "queue",
+  maxConcurrentTurns: 16,
+  maxTurnMs: 11 * 60 * 1000,
+  recoveryIntervalMs: 5_000,
+  typingDelayMs: DEFAULT_TYPING_DELAY_MS,
 };

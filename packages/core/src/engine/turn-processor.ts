@@ -1,16 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { parseCommand } from "../commands/command.ts";
 import type { CommandRegistry } from "../commands/registry.ts";
-import type { InboundMessage } from "../conversation/messages.ts";
+import type { InboundMessage, PostedMessage } from "../conversation/messages.ts";
 import { decodeConversationKey } from "../conversation/ref.ts";
-import type { Deliverer } from "../delivery/deliverer.ts";
-import { TurnCancelledError, userMessageOf } from "../runtime/errors.ts";
+import type { Deliverer, Delivery } from "../delivery/deliverer.ts";
+import type { Outbox } from "../outbox/outbox.ts";
+import type { WorkOutbox } from "../outbox/work-outbox.ts";
+import { abortedByShutdown, SHUTDOWN_REASON, TurnCancelledError, userMessageOf } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { decodeWork, groupWork } from "./queued-work.ts";
+import type { StreamingReply } from "../streaming/streaming-reply.ts";
+import { decodeWork, groupWork, type WorkUnit } from "./queued-work.ts";
 import type { Continuation, ContinuationHandler, Responder, Turn, TurnObserver } from "./responder.ts";
 
 export interface TurnProcessorOptions {
   readonly deliverer: Deliverer;
+  readonly outbox: Outbox;
   readonly commands: CommandRegistry;
   readonly responder: Responder;
   readonly observers: readonly TurnObserver[];
@@ -18,8 +22,6 @@ export interface TurnProcessorOptions {
   readonly prefixes: readonly string[];
   readonly logger: Logger;
 }
-
-const SHUTDOWN_REASON = "shutting down";
 
 /** Command → route/run → deliver for one unit of queued work, with errors turned into one clear sentence. */
 export class TurnProcessor {
@@ -30,13 +32,40 @@ export class TurnProcessor {
   }
 
   async process(key: string, items: string[], signal: AbortSignal): Promise<void> {
-    for (const group of groupWork(items.map(decodeWork))) {
-      if (group.kind === "messages") await this.#processMessages(key, group.messages, signal);
-      else if (group.kind === "continuation") await this.#continue(key, group.continuation, signal);
+    for (const unit of groupWork(items.map(decodeWork))) {
+      const outbox = await this.#options.outbox.open(unit.workId, signal);
+      if (outbox.answered) {
+        // An earlier attempt computed the answer and died before finishing: deliver what is left.
+        this.#options.logger.info("delivering an answer recorded before a restart", {
+          key,
+          workId: unit.workId,
+        });
+        await this.#cancellable(signal, () => outbox.deliverRecorded());
+      } else await this.#processUnit(key, unit, outbox, signal);
     }
   }
 
-  async #continue(key: string, continuation: Continuation, signal: AbortSignal): Promise<void> {
+  async #processUnit(key: string, unit: WorkUnit, outbox: WorkOutbox, signal: AbortSignal): Promise<void> {
+    if (unit.kind === "messages") await this.#processMessages(key, unit.messages, outbox, signal);
+    else await this.#continue(key, unit.continuation, outbox, signal);
+  }
+
+  /** Shutdown leaves the work queued (the next start finishes it); other failures are the caller's. */
+  async #cancellable(signal: AbortSignal, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      if (abortedByShutdown(signal)) throw new TurnCancelledError(SHUTDOWN_REASON);
+      throw error;
+    }
+  }
+
+  async #continue(
+    key: string,
+    continuation: Continuation,
+    outbox: WorkOutbox,
+    signal: AbortSignal,
+  ): Promise<void> {
     const handler = this.#options.continuations;
     if (!handler) {
       this.#options.logger.error("queued continuation dropped: nothing handles continuations", {
@@ -47,14 +76,22 @@ export class TurnProcessor {
     }
     const conversation = decodeConversationKey(key);
     try {
-      await this.#options.deliverer.whileTyping(
-        conversation,
-        () => handler.continue(key, continuation, signal),
-        (error) => this.#options.logger.warn("typing indicator failed", { key, error }),
+      await this.#cancellable(signal, () =>
+        this.#options.deliverer.whileTyping(
+          conversation,
+          () =>
+            handler.continue({
+              key,
+              continuation,
+              signal,
+              workId: outbox.workId,
+              deliver: (delivery) => outbox.deliver(delivery, { answer: true }),
+            }),
+          (error) => this.#options.logger.warn("typing indicator failed", { key, error }),
+        ),
       );
     } catch (error) {
-      if (signal.aborted && abortReason(signal) === SHUTDOWN_REASON)
-        throw new TurnCancelledError(SHUTDOWN_REASON);
+      if (error instanceof TurnCancelledError) throw error;
       this.#options.logger.error("continuation failed", {
         key,
         type: continuation.type,
@@ -64,28 +101,44 @@ export class TurnProcessor {
     }
   }
 
-  async #processMessages(key: string, messages: InboundMessage[], signal: AbortSignal): Promise<void> {
+  async #processMessages(
+    key: string,
+    messages: InboundMessage[],
+    outbox: WorkOutbox,
+    signal: AbortSignal,
+  ): Promise<void> {
     const message = messages.at(-1);
     if (!message) return;
     const text = messages.map((m) => m.text).join("\n\n");
-    const turn: Turn = { key, conversation: message.conversation, message, text, signal };
+    const turn: Turn = {
+      key,
+      conversation: message.conversation,
+      message,
+      text,
+      signal,
+      workId: outbox.workId,
+    };
     const { deliverer, logger } = this.#options;
+    const live: LiveAnswer = {};
     try {
-      await deliverer.whileTyping(
-        turn.conversation,
-        () => this.#answer(turn),
-        (error) => logger.warn("typing indicator failed", { key, error }),
+      await this.#cancellable(signal, () =>
+        deliverer.whileTyping(
+          turn.conversation,
+          () => this.#answer(turn, outbox, live),
+          (error) => logger.warn("typing indicator failed", { key, error }),
+        ),
       );
     } catch (error) {
-      if (signal.aborted && abortReason(signal) === SHUTDOWN_REASON) {
-        // Left in the queue: the next start answers it.
-        throw new TurnCancelledError(SHUTDOWN_REASON);
+      // Left in the queue: the next start answers it, in the messages streamed so far.
+      if (error instanceof TurnCancelledError) {
+        await live.stream?.abandon();
+        throw error;
       }
-      await this.#report(turn, error);
+      await this.#report(turn, outbox, error, live.stream);
     }
   }
 
-  async #answer(turn: Turn): Promise<void> {
+  async #answer(turn: Turn, outbox: WorkOutbox, live: LiveAnswer): Promise<void> {
     const { commands, responder, observers, prefixes, logger } = this.#options;
     let text = turn.text;
     const parsed = parseCommand(text, prefixes);
@@ -97,13 +150,29 @@ export class TurnProcessor {
         message: turn.message,
         args: parsed.args,
       });
-      if (result.reply) await this.#deliver(turn, result.reply);
-      if (result.thenAnswer === undefined || result.thenAnswer.trim() === "") return;
-      text = result.thenAnswer;
+      const answered = result.thenAnswer === undefined || result.thenAnswer.trim() === "";
+      if (result.reply) await outbox.deliver(this.#delivery(turn, result.reply), { answer: answered });
+      if (answered) return;
+      text = result.thenAnswer ?? "";
     }
-    const answer = await responder.respond({ ...turn, text });
+    const stream = await this.#openStream(turn);
+    live.stream = stream;
+    const answer = await responder.respond({
+      ...turn,
+      text,
+      ...(stream ? { onEvent: (event) => stream.accept(event) } : {}),
+    });
     turn.signal.throwIfAborted();
-    if (answer.text.trim() !== "") await this.#deliver(turn, answer.text, answer.agent);
+    // The outbox holds the final text; what was streamed is replaced by it, chunk by chunk.
+    const placeholders = (await stream?.close()) ?? [];
+    if (answer.text.trim() !== "")
+      await outbox.deliver(
+        { ...this.#delivery(turn, answer.text, answer.agent), ...withPlaceholders(placeholders) },
+        { answer: true },
+      );
+    await stream?.forget();
+    if (answer.text.trim() === "")
+      logger.warn("the team's answer was empty: nothing was posted", { key: turn.key, agent: answer.agent });
     logger.info("turn answered", { key: turn.key, agent: answer.agent, chars: answer.text.length });
     for (const observer of observers) {
       try {
@@ -114,21 +183,39 @@ export class TurnProcessor {
     }
   }
 
-  async #deliver(turn: Turn, text: string, agent?: string): Promise<void> {
-    await this.#options.deliverer.deliver({
+  #openStream(turn: Turn): Promise<StreamingReply | undefined> {
+    const { deliverer, logger } = this.#options;
+    return deliverer.openStream(
+      { conversation: turn.conversation, replyTo: turn.message.id, recipientId: turn.message.author.id },
+      turn.workId,
+      (error) => logger.warn("could not show the answer as it was written", { key: turn.key, error }),
+    );
+  }
+
+  #delivery(turn: Turn, text: string, agent?: string): Delivery {
+    return {
       conversation: turn.conversation,
       text,
       replyTo: turn.message.id,
       recipientId: turn.message.author.id,
       ...(agent === undefined ? {} : { agent }),
-    });
+    };
   }
 
   /** The user gets one short sentence in the thread; the log gets the detail under the same reference. */
-  async #report(turn: Turn, error: unknown): Promise<void> {
+  async #report(
+    turn: Turn,
+    outbox: WorkOutbox,
+    error: unknown,
+    stream: StreamingReply | undefined,
+  ): Promise<void> {
     const { logger } = this.#options;
     if (turn.signal.aborted) {
       logger.info("turn cancelled", { key: turn.key, reason: abortReason(turn.signal) });
+      // What was shown so far stays, marked as cut short rather than looking complete.
+      await stream
+        ?.finish(`${stream.text}\n\n_(stopped)_`)
+        .catch((e: unknown) => logger.warn("could not mark a stopped answer", { key: turn.key, error: e }));
       return;
     }
     const reference = randomBytes(3).toString("hex");
@@ -136,7 +223,13 @@ export class TurnProcessor {
     logger.error("turn failed", { key: turn.key, reference, error });
     const sentence = known ?? `Sorry, something went wrong while answering (reference ${reference}).`;
     try {
-      await this.#deliver(turn, sentence);
+      // A partly streamed answer is replaced by the sentence, not left looking like the answer.
+      const placeholders = (await stream?.close()) ?? [];
+      await outbox.deliver(
+        { ...this.#delivery(turn, sentence), ...withPlaceholders(placeholders) },
+        { answer: true },
+      );
+      await stream?.forget();
     } catch (deliveryError) {
       logger.error("could not tell the user about a failed turn", {
         key: turn.key,
@@ -145,6 +238,15 @@ export class TurnProcessor {
       });
     }
   }
+}
+
+/** The streamed answer of a turn in progress, for the error and cancel paths. */
+interface LiveAnswer {
+  stream?: StreamingReply | undefined;
+}
+
+function withPlaceholders(placeholders: readonly PostedMessage[]): Pick<Delivery, "placeholders"> {
+  return placeholders.length > 0 ? { placeholders } : {};
 }
 
 function abortReason(signal: AbortSignal): string {

@@ -5,7 +5,7 @@ import { LiveSessions } from "./active-sessions.ts";
 const backends = testStoreBackends("live-sessions");
 
 describe.each(backends)("LiveSessions on %s", (_name, open) => {
-  it("lists live conversations with their last activity and participants, until removed", async () => {
+  it("keeps last activity and participants, and finds the quiet ones by activity until removed", async () => {
     const { store, cleanup } = await open();
     try {
       const sessions = new LiveSessions(store);
@@ -13,13 +13,34 @@ describe.each(backends)("LiveSessions on %s", (_name, open) => {
       await sessions.touch("slack:T1:C1", "ben", 2_000);
       await sessions.touch("slack:T1:C1", "ana", 1_500);
       await sessions.touch("slack:T1:C2", undefined, 3_000);
-      const listed = (await sessions.list()).sort(([a], [b]) => a.localeCompare(b));
-      expect(listed).toEqual([
+      expect(await sessions.get("slack:T1:C1")).toEqual({
+        lastActivityAt: 2_000,
+        participants: ["ana", "ben"],
+      });
+      expect(await sessions.quietSince(2_500, 10)).toEqual([
         ["slack:T1:C1", { lastActivityAt: 2_000, participants: ["ana", "ben"] }],
-        ["slack:T1:C2", { lastActivityAt: 3_000, participants: [] }],
       ]);
+      expect((await sessions.quietSince(3_000, 10)).map(([key]) => key)).toEqual([
+        "slack:T1:C1",
+        "slack:T1:C2",
+      ]);
+      expect((await sessions.quietSince(3_000, 1)).map(([key]) => key)).toEqual(["slack:T1:C1"]);
       await sessions.remove("slack:T1:C1");
-      expect((await sessions.list()).map(([key]) => key)).toEqual(["slack:T1:C2"]);
+      expect((await sessions.quietSince(3_000, 10)).map(([key]) => key)).toEqual(["slack:T1:C2"]);
+      expect(await sessions.count()).toBe(1);
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
+
+  it("moves a session that becomes active again out of the quiet range", async () => {
+    const { store, cleanup } = await open();
+    try {
+      const sessions = new LiveSessions(store);
+      await sessions.touch("discord:G1:C1:T1", "ana", 1_000);
+      await sessions.touch("discord:G1:C1:T1", "ana", 9_000);
+      expect(await sessions.quietSince(5_000, 10)).toEqual([]);
     } finally {
       await store.close();
       await cleanup();

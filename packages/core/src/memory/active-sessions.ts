@@ -1,4 +1,5 @@
 import type Keyv from "keyv";
+import type { SortedSets } from "../store/sorted-sets.ts";
 import type { Store } from "../store/types.ts";
 
 /** A conversation with a live session, as the idle sweeper sees it. */
@@ -8,15 +9,22 @@ export interface LiveSession {
   readonly participants: readonly string[];
 }
 
+/** Live conversations by last activity: the idle sweeper reads the quiet end, never the whole list. */
+const BY_ACTIVITY = "memory:live-sessions:by-activity";
+
 /**
  * The index of conversations whose session is live, in the store so that a restart (or another
- * instance) still finds and archives them. One small record per live conversation.
+ * instance) still finds and archives them. One small record per live conversation, plus its
+ * entry in a sorted set by last activity. The record is written first and removed last, so the
+ * sorted set never names a session without a record for long; a reader skips such an entry.
  */
 export class LiveSessions {
   readonly #records: Keyv<LiveSession>;
+  readonly #sets: SortedSets;
 
   constructor(store: Store) {
     this.#records = store.namespace<LiveSession>("memory-live-sessions");
+    this.#sets = store.sortedSets;
   }
 
   async touch(key: string, userId: string | undefined, at: number): Promise<void> {
@@ -24,10 +32,11 @@ export class LiveSessions {
     const participants = previous?.participants ?? [];
     const withUser =
       userId === undefined || participants.includes(userId) ? participants : [...participants, userId];
-    await this.#records.set(key, {
-      lastActivityAt: Math.max(at, previous?.lastActivityAt ?? 0),
-      participants: withUser,
-    });
+    const lastActivityAt = Math.max(at, previous?.lastActivityAt ?? 0);
+    await this.#records.set(key, { lastActivityAt, participants: withUser });
+    if (previous?.lastActivityAt !== lastActivityAt) {
+      await this.#sets.apply([{ set: BY_ACTIVITY, member: key, score: lastActivityAt }]);
+    }
   }
 
   get(key: string): Promise<LiveSession | undefined> {
@@ -35,14 +44,25 @@ export class LiveSessions {
   }
 
   async remove(key: string): Promise<void> {
+    await this.#sets.apply([{ set: BY_ACTIVITY, member: key, score: null }]);
     await this.#records.delete(key);
   }
 
-  async list(): Promise<Array<[string, LiveSession]>> {
-    if (!this.#records.iterator)
-      throw new Error("the store cannot list live sessions (its keyv adapter cannot iterate)");
+  /** Conversations quiet since `before` or longer (by their last activity), quietest first, at most `limit`. */
+  async quietSince(before: number, limit: number): Promise<Array<[string, LiveSession]>> {
+    const entries = await this.#sets.upTo(BY_ACTIVITY, before, limit);
+    if (entries.length === 0) return [];
+    const keys = entries.map((entry) => entry.member);
+    const records = await this.#records.getMany(keys);
     const found: Array<[string, LiveSession]> = [];
-    for await (const [key, value] of this.#records.iterator(undefined)) found.push([key, value]);
+    records.forEach((record, index) => {
+      if (record) found.push([keys[index] as string, record]);
+    });
     return found;
+  }
+
+  /** How many conversations have a live session. */
+  count(): Promise<number> {
+    return this.#sets.count(BY_ACTIVITY);
   }
 }

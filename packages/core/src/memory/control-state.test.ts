@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ControlState, controlForMessage, nextMemoryStep } from "./control-state.ts";
+import { ControlState, controlForMessage, controlForTurn, nextMemoryStep } from "./control-state.ts";
 
 const { START_SESSION, PROCESS_MESSAGE, PROCESS_MESSAGE_AND_FLUSH, END_SESSION } = ControlState;
 
@@ -30,5 +30,18 @@ describe("nextMemoryStep", () => {
     [END_SESSION, "put_context", "finish"],
   ] as const)("%s after %s → %s", (control, lastTool, expected) => {
     expect(nextMemoryStep(control, lastTool)).toBe(expected);
+  });
+});
+
+describe("controlForTurn", () => {
+  it.each([
+    [0, 2, 6, ControlState.PROCESS_MESSAGE],
+    [4, 6, 6, ControlState.PROCESS_MESSAGE_AND_FLUSH],
+    [5, 7, 6, ControlState.PROCESS_MESSAGE_AND_FLUSH],
+    [6, 8, 6, ControlState.PROCESS_MESSAGE],
+    [6, 7, 6, ControlState.PROCESS_MESSAGE],
+    [0, 1, 1, ControlState.PROCESS_MESSAGE_AND_FLUSH],
+  ])("a turn from %i to %i messages with flushEvery %i → %s", (before, after, flushEvery, expected) => {
+    expect(controlForTurn(before, after, flushEvery)).toBe(expected);
   });
 });

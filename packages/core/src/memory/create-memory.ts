@@ -3,6 +3,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Command } from "../commands/command.ts";
 import type { TurnObserver } from "../engine/responder.ts";
+import type { ModelCallLimits } from "../models/retry.ts";
 import { type Clock, systemClock } from "../runtime/clock.ts";
 import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
@@ -17,6 +18,7 @@ import { MemoryBook } from "./memory-book.ts";
 import { memoryCommands } from "./memory-commands.ts";
 import { type MemoryConfig, type MemoryConfigInput, memoryConfigSchema } from "./memory-config.ts";
 import { MemoryInvoker } from "./memory-invoker.ts";
+import type { MemoryWorkRecorder } from "./memory-work.ts";
 import { createSearchMemoryTool, SEARCH_MEMORY } from "./search-tool.ts";
 import { SessionArchiver } from "./session-archiver.ts";
 import { withDigest } from "./session-context.ts";
@@ -42,6 +44,12 @@ export interface CreateMemoryOptions {
   readonly logger?: Logger;
   /** Relative SQLite paths in `storeUrl` resolve against this (default: the working directory). */
   readonly cwd?: string;
+  /** Records each turn's memory work (the run-steps log). */
+  readonly recorder?: MemoryWorkRecorder | undefined;
+  /** Attempts and per-attempt timeout of memory's model calls (the `model:` config). */
+  readonly modelCalls?: Omit<ModelCallLimits, "signal">;
+  /** How long `close()` lets queued memory work finish before it cuts model calls short. */
+  readonly closeGraceMs?: number;
 }
 
 /** Everything the CLI wires: pass each piece to the Team or the Engine, then `attach(team)`. */
@@ -69,6 +77,16 @@ export interface Memory {
   close(): Promise<void>;
 }
 
+/** Queued memory work usually finishes in this time; a hung model call does not hold shutdown longer. */
+const DEFAULT_CLOSE_GRACE_MS = 1_000;
+
+/** Waits for `work`, or `ms`, whichever comes first. */
+async function finishedWithin(work: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 /** Builds the memory agent and everything around it from one config section. */
 export function createMemory(options: CreateMemoryOptions): Memory {
   const config = memoryConfigSchema.parse(options.config ?? {});
@@ -77,7 +95,11 @@ export function createMemory(options: CreateMemoryOptions): Memory {
   const book = new MemoryBook(options.store);
   const archive = openArchiveStore(options.store, options.storeUrl, options.cwd);
   const sessions = new LiveSessions(options.store);
-  const summarizer = new Summarizer(options.summaryModel ?? options.model, logger);
+  // Aborted by close(): shutdown never waits on a hung memory model call; the step it was for is
+  // then recorded without the model (extractively), so nothing queued is lost.
+  const shutdown = new AbortController();
+  const modelCalls: ModelCallLimits = { ...options.modelCalls, signal: shutdown.signal };
+  const summarizer = new Summarizer(options.summaryModel ?? options.model, logger, modelCalls);
   const agent = new MemoryAgent({
     checkpointer: options.checkpointer,
     model: options.model,
@@ -88,6 +110,7 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     summariesInPrompt: config.summariesInPrompt,
     clock,
     logger,
+    modelCalls,
   });
   const idleMs = config.idleMinutes * 60_000;
   const invoker = new MemoryInvoker({
@@ -101,6 +124,7 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     idleMs,
     clock,
     logger,
+    ...(options.recorder ? { recorder: options.recorder } : {}),
   });
   const sweeper = new IdleSweeper({ sessions, invoker, idleMs, clock, logger });
   const enabled = config.enabled;
@@ -133,6 +157,8 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     idle: () => invoker.idle(),
     async close() {
       sweeper.stop();
+      await finishedWithin(invoker.idle(), options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
+      shutdown.abort(new Error("memory is closing"));
       await invoker.close();
       await archive.close();
     },

@@ -4,6 +4,9 @@ import type { LiveSessions } from "./active-sessions.ts";
 import type { ArchivedSession } from "./archive/archive-store.ts";
 import type { MemoryInvoker } from "./memory-invoker.ts";
 
+/** How many quiet sessions one read brings back. */
+const SWEEP_BATCH = 200;
+
 export interface IdleSweeperOptions {
   readonly sessions: LiveSessions;
   readonly invoker: MemoryInvoker;
@@ -15,8 +18,8 @@ export interface IdleSweeperOptions {
 }
 
 /**
- * Archives sessions that have been quiet for the idle time. The list of live sessions is in the
- * store, so sessions left live by a restart are archived too. Tests call `sweep()` with a fake clock.
+ * Archives sessions that have been quiet for the idle time. The index of live sessions is in the
+ * store, so sessions left live by a restart are archived too; a sweep reads only the quiet ones. Tests call `sweep()` with a fake clock.
  */
 export class IdleSweeper {
   readonly #options: IdleSweeperOptions;
@@ -56,15 +59,23 @@ export class IdleSweeper {
   async #sweepOnce(): Promise<ArchivedSession[]> {
     const { sessions, invoker, idleMs, clock, logger } = this.#options;
     const archived: ArchivedSession[] = [];
-    for (const [key, live] of await sessions.list()) {
-      if (clock.now() - live.lastActivityAt < idleMs) continue;
-      try {
-        const session = await invoker.endIfIdle(key);
-        if (session) archived.push(session);
-      } catch (error) {
-        logger.error("could not archive an idle session; the next sweep tries again", { key, error });
+    // Reads only the sessions quiet for the idle time, batch by batch. A session that turns out
+    // busy (a turn began in this process) keeps its entry, so `tried` keeps it from being read twice.
+    const tried = new Set<string>();
+    for (;;) {
+      const quiet = (await sessions.quietSince(clock.now() - idleMs, SWEEP_BATCH)).filter(
+        ([key]) => !tried.has(key),
+      );
+      if (quiet.length === 0) return archived;
+      for (const [key] of quiet) {
+        tried.add(key);
+        try {
+          const session = await invoker.endIfIdle(key);
+          if (session) archived.push(session);
+        } catch (error) {
+          logger.error("could not archive an idle session; the next sweep tries again", { key, error });
+        }
       }
     }
-    return archived;
   }
 }

@@ -13,7 +13,7 @@ export { KeyvArchiveStore } from "./archive/keyv-archive-store.ts";
 export { openArchiveStore } from "./archive/open-archive-store.ts";
 export { SqliteArchiveStore } from "./archive/sqlite-archive-store.ts";
 export { type CompactionPlan, HistoryCompactor, planCompaction } from "./compaction.ts";
-export { ControlState, controlForMessage } from "./control-state.ts";
+export { ControlState, controlForMessage, controlForTurn } from "./control-state.ts";
 export type { ConversationHistory } from "./conversation-history.ts";
 export { type CreateMemoryOptions, createMemory, type Memory } from "./create-memory.ts";
 export { IdleSweeper } from "./idle-sweeper.ts";
@@ -26,6 +26,7 @@ export {
   memoryConfigSchema,
 } from "./memory-config.ts";
 export { MemoryInvoker, MemoryNotAttachedError } from "./memory-invoker.ts";
+export type { MemoryWork, MemoryWorkRecorder } from "./memory-work.ts";
 export { createSearchMemoryTool, SEARCH_MEMORY } from "./search-tool.ts";
 export { type SessionRecord, SessionStore } from "./session-store.ts";
 export { extractiveSummary } from "./summarize.ts";

@@ -1,11 +1,12 @@
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { ChatMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import type { ModelCallLimits } from "../models/retry.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { ArchiveStore, TranscriptLine } from "./archive/archive-store.ts";
 import type { ControlState } from "./control-state.ts";
-import type { MemoryBook, SpeakerRole } from "./memory-book.ts";
+import type { MemoryBook } from "./memory-book.ts";
 import { buildMemoryGraph, type MemoryGraph } from "./memory-graph.ts";
 import type { MemoryStateValue } from "./memory-state.ts";
 import { memoryToolConfig, memoryTools } from "./memory-tools.ts";
@@ -24,6 +25,8 @@ export interface MemoryAgentOptions {
   readonly summariesInPrompt: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Attempts, per-attempt timeout and the shutdown signal of the memory model's calls. */
+  readonly modelCalls?: ModelCallLimits;
 }
 
 /** One run of the memory graph. */
@@ -31,9 +34,9 @@ export type MemoryRun =
   | { readonly control: typeof ControlState.START_SESSION | typeof ControlState.END_SESSION }
   | {
       readonly control: typeof ControlState.PROCESS_MESSAGE | typeof ControlState.PROCESS_MESSAGE_AND_FLUSH;
-      readonly message: ChatMessage;
-      readonly role: SpeakerRole;
-      /** The message's position in the session, from 1. */
+      /** One turn: the user's message, then the answer (left out when there was none). */
+      readonly turn: readonly TranscriptLine[];
+      /** The position of the turn's last message in the session, from 1. */
       readonly messageCount: number;
     };
 
@@ -67,6 +70,7 @@ export class MemoryAgent {
     this.#options = options;
     this.#graph = buildMemoryGraph({
       checkpointer: options.checkpointer,
+      ...(options.modelCalls ? { modelCalls: options.modelCalls } : {}),
       model: options.model,
       tools: memoryTools(options.book, options.clock),
       book: options.book,
@@ -77,16 +81,19 @@ export class MemoryAgent {
     });
   }
 
-  async invoke(key: string, run: MemoryRun): Promise<MemorySessionState> {
-    const isMessage = "message" in run;
-    const input = isMessage
-      ? { control: run.control, toProcess: run.message, toolHistory: [], messageCount: run.messageCount }
-      : { control: run.control, toProcess: null, toolHistory: [] };
+  /** One graph run; `callbacks` (the run-steps log) see its model calls. */
+  async invoke(key: string, run: MemoryRun, callbacks?: Callbacks): Promise<MemorySessionState> {
+    const turn = "turn" in run ? [...run.turn] : [];
+    const input =
+      "turn" in run
+        ? { control: run.control, toProcess: turn, toolHistory: [], messageCount: run.messageCount }
+        : { control: run.control, toProcess: [], toolHistory: [] };
     const values = (await this.#graph.invoke(input, {
       configurable: {
         thread_id: memoryThreadOf(key),
-        ...memoryToolConfig({ conversationKey: key, role: isMessage ? run.role : "user" }),
+        ...memoryToolConfig({ conversationKey: key, turn }),
       },
+      ...(callbacks ? { callbacks } : {}),
       recursionLimit: 25,
       // One checkpoint when the run ends instead of one per step: a run interrupted by a crash is
       // lost either way, since the queue that runs it is in memory.

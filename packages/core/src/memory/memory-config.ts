@@ -15,6 +15,11 @@ export const memoryConfigSchema = z.strictObject({
     .positive()
     .max(7 * 24 * 60)
     .default(30),
+  /**
+   * The memory agent's own model (`openai:gpt-4o-mini`…): entries and context documents are
+   * routine work a small, cheap model does well. The main model when absent.
+   */
+  model: z.string().min(1).optional(),
   /** A cheaper model for archive summaries (`openai:gpt-4o-mini`…); the memory model when absent. */
   summaryModel: z.string().min(1).optional(),
   /** Live history above this many (estimated) tokens is compacted: older turns become a digest. */

@@ -10,22 +10,16 @@ import {
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/langgraph";
-import { invokeWithRetry } from "../models/retry.ts";
+import { invokeWithRetry, type ModelCallLimits } from "../models/retry.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { ControlState, type MemoryStep, nextMemoryStep } from "./control-state.ts";
 import type { MemoryBook } from "./memory-book.ts";
-import {
-  addEntryPrompt,
-  ENTRY_CONTEXT_MESSAGES,
-  putContextPrompt,
-  SYNTHESIS_MESSAGES,
-} from "./memory-prompts.ts";
+import { addEntryPrompt, ENTRY_CONTEXT_MESSAGES, putContextPrompt } from "./memory-prompts.ts";
 import { MemoryState, type MemoryStateUpdate, type MemoryStateValue } from "./memory-state.ts";
 import { ADD_ENTRY, PUT_CONTEXT } from "./memory-tools.ts";
-import type { SessionStore } from "./session-store.ts";
+import type { PromptLine, SessionStore } from "./session-store.ts";
 import { extractiveSummary } from "./summarize.ts";
-import { speakerLine } from "./transcript.ts";
 
 export interface MemoryGraphOptions {
   readonly checkpointer: BaseCheckpointSaver;
@@ -40,13 +34,20 @@ export interface MemoryGraphOptions {
   readonly loadContext: (key: string) => Promise<string>;
   readonly clock: Clock;
   readonly logger: Logger;
+  /**
+   * Attempts and per-attempt timeout of model calls, and the signal that ends them at shutdown; a
+   * call that fails or is cut short records its step without the model.
+   */
+  readonly modelCalls?: ModelCallLimits;
 }
 
 const OBSERVE = "observe";
 const TOOLS = "tools";
 
 /** The state a session leaves behind when it ends: nothing live, the counter back at 0. */
-const ENDED_SESSION: MemoryStateUpdate = { toProcess: null, messageCount: 0 };
+const ENDED_SESSION: MemoryStateUpdate = { toProcess: [], messageCount: 0, flushedAt: 0 };
+/** The most messages a context rewrite is shown, however long ago the last one was. */
+const MAX_SYNTHESIS_MESSAGES = 80;
 
 /**
  * The memory agent: `observe` decides the next step from the run's control state and the last
@@ -62,23 +63,31 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
   const observe = async (state: MemoryStateValue, config: RunnableConfig): Promise<MemoryStateUpdate> => {
     const key = conversationKeyOf(config);
     const step = nextMemoryStep(state.control, lastToolName(state.toolHistory));
+    // A flush whose one call also rewrote the document is done; nextMemoryStep sees only the last tool.
+    if (step === "put-context" && state.control !== ControlState.END_SESSION && rewroteContext(state))
+      return finish(state, key, options);
     const ask = async (
-      tool: string,
+      tools: readonly string[],
       prompt: string,
       fallback: () => Promise<string>,
     ): Promise<MemoryStateUpdate> => {
+      const [primary = ADD_ENTRY] = tools;
       const recordedWithoutModel = async (): Promise<MemoryStateUpdate> => {
         const outcome = new ToolMessage({
           tool_call_id: randomUUID(),
-          name: tool,
+          name: primary,
           content: await fallback(),
         });
         return { toolHistory: [...state.toolHistory, outcome] };
       };
       if (!bound) return recordedWithoutModel();
-      const messages = [new SystemMessage(prompt), new HumanMessage(`Call the ${tool} tool now.`)];
+      const messages = [
+        new SystemMessage(prompt),
+        new HumanMessage(`Call the ${tools.join(" and the ")} tool${tools.length > 1 ? "s" : ""} now.`),
+      ];
       try {
-        const reply = await invokeWithRetry(() => bound.invoke(messages), {
+        const reply = await invokeWithRetry((_attempt, signal) => bound.invoke(messages, { signal }), {
+          ...options.modelCalls,
           onRetry: (event) =>
             options.logger.warn("memory model call failed; retrying", {
               key,
@@ -86,20 +95,21 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
               kind: event.kind,
             }),
         });
-        const call = reply.tool_calls?.find((candidate) => candidate.name === tool);
-        if (call) {
+        const calls = (reply.tool_calls ?? []).filter((candidate) => tools.includes(candidate.name));
+        // The primary tool records the turn: without it the turn is recorded without the model.
+        if (calls.some((call) => call.name === primary)) {
           const asked = new AIMessage({
             content: reply.content,
-            tool_calls: [{ ...call, id: call.id ?? randomUUID() }],
+            tool_calls: calls.map((call) => ({ ...call, id: call.id ?? randomUUID() })),
           });
           return { toolHistory: [...state.toolHistory, asked] };
         }
         options.logger.warn("memory model answered without calling its tool; recording without it", {
           key,
-          tool,
+          tool: primary,
         });
       } catch (error) {
-        options.logger.warn("memory model failed; recording without it", { key, tool, error });
+        options.logger.warn("memory model failed; recording without it", { key, tool: primary, error });
       }
       return recordedWithoutModel();
     };
@@ -133,7 +143,11 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
         );
       }
     }
-    return { toolHistory: [...state.toolHistory, ...results] };
+    const flushed = results.some((result) => ToolMessage.isInstance(result) && result.name === PUT_CONTEXT);
+    return {
+      toolHistory: [...state.toolHistory, ...results],
+      ...(flushed ? { flushedAt: state.messageCount } : {}),
+    };
   };
   const route = (state: MemoryStateValue) => {
     const last = state.toolHistory.at(-1);
@@ -149,7 +163,11 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
     .compile({ checkpointer: options.checkpointer });
 }
 
-type Ask = (tool: string, prompt: string, fallback: () => Promise<string>) => Promise<MemoryStateUpdate>;
+type Ask = (
+  tools: readonly string[],
+  prompt: string,
+  fallback: () => Promise<string>,
+) => Promise<MemoryStateUpdate>;
 
 async function runStep(
   step: MemoryStep,
@@ -165,23 +183,30 @@ async function runStep(
       return { messageCount: 0, toolHistory: [new AIMessage("Session started.")] };
     }
     case "add-entry": {
-      const message = state.toProcess;
-      if (!message) return { toolHistory: [new AIMessage("Nothing to record.")] };
-      const line = speakerLine(message);
-      // Written before the model is asked: the message is in the session whatever the model does.
-      await sessions.writeLine(key, state.messageCount, line);
-      const earlier = await sessions.window(key, state.messageCount - 1, ENTRY_CONTEXT_MESSAGES);
-      return ask(ADD_ENTRY, addEntryPrompt(earlier, line), () => recordWithoutModel(state, key, options));
+      const turn = state.toProcess;
+      if (turn.length === 0) return { toolHistory: [new AIMessage("Nothing to record.")] };
+      const first = state.messageCount - turn.length + 1;
+      // Written before the model is asked: the turn is in the session whatever the model does.
+      for (const [offset, line] of turn.entries()) await sessions.writeLine(key, first + offset, line);
+      const flushing = state.control === ControlState.PROCESS_MESSAGE_AND_FLUSH;
+      const flush = flushing ? await flushContext(state, key, options, first - 1) : undefined;
+      const earlier = flush
+        ? []
+        : await sessionLines(sessions, key, first - ENTRY_CONTEXT_MESSAGES, first - 1);
+      return ask(
+        flushing ? [ADD_ENTRY, PUT_CONTEXT] : [ADD_ENTRY],
+        addEntryPrompt(earlier, turn, flush),
+        () => recordWithoutModel(state, key, options),
+      );
     }
     case "put-context": {
-      if (state.messageCount === 0) return finish(state, key, options);
-      const [current, session] = await Promise.all([
-        options.book.context(key),
-        sessions.window(key, state.messageCount, SYNTHESIS_MESSAGES),
-      ]);
+      // Nothing the document does not already hold (no messages, or none since the last rewrite).
+      if (state.messageCount === 0 || state.flushedAt >= state.messageCount)
+        return finish(state, key, options);
+      const { currentContext, sinceLastFlush } = await flushContext(state, key, options, state.messageCount);
       return ask(
-        PUT_CONTEXT,
-        putContextPrompt(session, current?.content),
+        [PUT_CONTEXT],
+        putContextPrompt(sinceLastFlush, currentContext),
         async () => "Context document kept.",
       );
     }
@@ -201,23 +226,54 @@ async function finish(
   return { ...ENDED_SESSION, ...done };
 }
 
-/** The entry a failed model would have written: the raw text and its first sentences as the summary. */
+/** What a context rewrite needs: the current document and the session's messages it does not hold yet. */
+async function flushContext(
+  state: MemoryStateValue,
+  key: string,
+  options: MemoryGraphOptions,
+  upTo: number,
+): Promise<{ currentContext: string | undefined; sinceLastFlush: PromptLine[] }> {
+  // The current document already holds everything up to the last rewrite: those are not sent again.
+  const from = Math.max(state.flushedAt + 1, upTo - MAX_SYNTHESIS_MESSAGES + 1);
+  const [current, sinceLastFlush] = await Promise.all([
+    options.book.context(key),
+    sessionLines(options.sessions, key, from, upTo),
+  ]);
+  return { currentContext: current?.content, sinceLastFlush };
+}
+
+async function sessionLines(
+  sessions: SessionStore,
+  key: string,
+  from: number,
+  to: number,
+): Promise<PromptLine[]> {
+  return to < 1 ? [] : sessions.lines(key, Math.max(1, from), to);
+}
+
+/** The entries a failed model would have written: the raw text and its first sentences as the summary. */
 async function recordWithoutModel(
   state: MemoryStateValue,
   key: string,
   options: MemoryGraphOptions,
 ): Promise<string> {
-  const message = state.toProcess;
-  if (!message) return "Nothing to record.";
-  const { role, text: raw } = speakerLine(message);
-  const entry = await options.book.addEntry(key, {
-    role,
-    summary: extractiveSummary([{ role, text: raw }]),
-    raw,
-    tags: ["unsummarized"],
-    at: options.clock.now(),
-  });
-  return `Entry ${entry.seq} recorded without the memory model.`;
+  if (state.toProcess.length === 0) return "Nothing to record.";
+  const written: number[] = [];
+  for (const { role, text } of state.toProcess) {
+    const entry = await options.book.addEntry(key, {
+      role,
+      summary: extractiveSummary([{ role, text }]),
+      raw: text,
+      tags: ["unsummarized"],
+      at: options.clock.now(),
+    });
+    written.push(entry.seq);
+  }
+  return `Entries ${written.join(", ")} recorded without the memory model.`;
+}
+
+function rewroteContext(state: MemoryStateValue): boolean {
+  return state.toolHistory.some((message) => ToolMessage.isInstance(message) && message.name === PUT_CONTEXT);
 }
 
 function lastToolName(history: readonly BaseMessage[]): string | null {

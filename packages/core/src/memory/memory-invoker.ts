@@ -2,15 +2,20 @@ import type { Turn, TurnAnswer, TurnObserver } from "../engine/responder.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { LiveSessions } from "./active-sessions.ts";
-import type { ArchivedSession, ArchiveReason, ArchiveStore } from "./archive/archive-store.ts";
+import type {
+  ArchivedSession,
+  ArchiveReason,
+  ArchiveStore,
+  TranscriptLine,
+} from "./archive/archive-store.ts";
 import type { HistoryCompactor } from "./compaction.ts";
-import { ControlState, controlForMessage } from "./control-state.ts";
+import { ControlState, controlForTurn } from "./control-state.ts";
 import type { ConversationHistory } from "./conversation-history.ts";
 import { ConversationQueue } from "./conversation-queue.ts";
 import type { MemoryAgent } from "./memory-agent.ts";
-import type { MemoryBook, SpeakerRole } from "./memory-book.ts";
+import type { MemoryBook } from "./memory-book.ts";
+import type { MemoryWorkRecorder } from "./memory-work.ts";
 import type { SessionArchiver } from "./session-archiver.ts";
-import { speakerMessage } from "./transcript.ts";
 
 export interface MemoryInvokerOptions {
   readonly agent: MemoryAgent;
@@ -23,6 +28,8 @@ export interface MemoryInvokerOptions {
   readonly idleMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Records each turn's memory work as a run of its own (the run-steps log). */
+  readonly recorder?: MemoryWorkRecorder;
 }
 
 export class MemoryNotAttachedError extends Error {
@@ -114,20 +121,31 @@ export class MemoryInvoker implements TurnObserver {
   async #recordTurn(key: string, userId: string, userText: string, botText: string): Promise<void> {
     const { agent, sessions, compactor, flushEvery, clock } = this.#options;
     await sessions.touch(key, userId, clock.now());
-    let state = await agent.state(key);
-    if (state?.startedAt == null) state = await agent.invoke(key, { control: ControlState.START_SESSION });
-    let count = state.messageCount;
-    const messages: Array<[SpeakerRole, string]> = [
-      ["user", userText],
-      ["bot", botText],
-    ];
-    for (const [role, text] of messages) {
-      if (text.trim() === "") continue;
-      count += 1;
-      const control = controlForMessage(count, flushEvery);
-      await agent.invoke(key, { control, message: speakerMessage(role, text), role, messageCount: count });
+    const work = this.#options.recorder?.begin(key, userId);
+    const started = clock.now();
+    let control: string = ControlState.PROCESS_MESSAGE;
+    const turn: TranscriptLine[] = [
+      { role: "user" as const, text: userText },
+      { role: "bot" as const, text: botText },
+    ].filter((line) => line.text.trim() !== "");
+    try {
+      let state = await agent.state(key);
+      if (state?.startedAt == null)
+        state = await agent.invoke(key, { control: ControlState.START_SESSION }, work?.callbacks);
+      if (turn.length > 0) {
+        const before = state.messageCount;
+        const after = before + turn.length;
+        const turnControl = controlForTurn(before, after, flushEvery);
+        control = turnControl;
+        // One graph run, one model call, for the whole turn.
+        await agent.invoke(key, { control: turnControl, turn, messageCount: after }, work?.callbacks);
+      }
+      await compactor.compactIfOverBudget(key, this.#requireHistory());
+      work?.finish({ control, messages: turn.length, latencyMs: clock.now() - started });
+    } catch (error) {
+      work?.finish({ control, messages: turn.length, latencyMs: clock.now() - started, error });
+      throw error;
     }
-    await compactor.compactIfOverBudget(key, this.#requireHistory());
   }
 
   #requireHistory(): ConversationHistory {

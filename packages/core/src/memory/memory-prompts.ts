@@ -2,27 +2,25 @@ import type { TranscriptLine } from "./archive/archive-store.ts";
 import type { PromptLine } from "./session-store.ts";
 import { formatLines } from "./transcript.ts";
 
-/** Messages of the session shown when recording one message; older ones are in the context document. */
-export const ENTRY_CONTEXT_MESSAGES = 30;
-/** Messages of the session shown when rewriting the context document. */
-export const SYNTHESIS_MESSAGES = 80;
+/**
+ * Messages before the turn shown when recording it: enough to resolve "it" and "that one"; the
+ * rest of the session is in the entries and, after a flush, in the context document.
+ */
+export const ENTRY_CONTEXT_MESSAGES = 2;
 
-const ROLE =
-  "You keep the memory of a chat between users and a bot. You observe the conversation and store, " +
-  "retrieve and maintain accurate memories of it. You never answer the users yourself.";
+// Every memory prompt is paid on every turn: the instructions say what is needed in as few words.
+const ROLE = "You keep the memory of a chat between users and a bot; you never answer them.";
 
 const ENTRY_RULES = [
-  "- Record exactly this one message with the add_entry tool, once.",
-  "- summary: one or two sentences with the facts, decisions, preferences, names, numbers and open questions in the message; resolve references using the earlier messages.",
-  "- raw_entry: the message text, unchanged.",
-  "- tags: a few short lowercase topic words.",
+  "- Call add_entry once. summary: the user's message in one or two sentences (facts, decisions, preferences, names, numbers, open questions; resolve references).",
+  "- answer_summary: the same for the answer. tags: a few lowercase topic words.",
 ].join("\n");
 
+const FLUSH_RULE = "- In the same reply, call put_context once with the new context document (rules below).";
+
 const CONTEXT_RULES = [
-  "- Call the put_context tool once with the new document.",
-  "- Keep what is still true from the current document; add what this conversation established; drop what was corrected or is no longer relevant.",
-  "- Sections: who is involved and their preferences; facts and decisions; open tasks and questions; the thread of the latest discussion.",
-  "- Plain text, at most about 300 words.",
+  "- Call put_context once. Keep what is still true, add what was established, drop what was corrected.",
+  "- Sections: people and preferences; facts and decisions; open tasks; the latest discussion. Plain text, ≤ 300 words.",
 ].join("\n");
 
 function formatSession(lines: readonly PromptLine[], limit: number): string {
@@ -31,30 +29,48 @@ function formatSession(lines: readonly PromptLine[], limit: number): string {
 }
 
 /**
- * PROCESS_MESSAGE: record one message, seen in the light of the session so far.
- * `earlier`: the remembered context and the session's messages before this one (the last
- * ENTRY_CONTEXT_MESSAGES are shown).
+ * PROCESS_MESSAGE: record one turn (the user's message and the answer) in one call, seen in the
+ * light of the few messages before it. PROCESS_MESSAGE_AND_FLUSH (`flush` given) asks in the same
+ * call for the new context document: the current one plus the messages since it was written.
  */
-export function addEntryPrompt(earlier: readonly PromptLine[], toProcess: TranscriptLine): string {
+export function addEntryPrompt(
+  earlier: readonly PromptLine[],
+  turn: readonly TranscriptLine[],
+  flush?: { readonly currentContext: string | undefined; readonly sinceLastFlush: readonly PromptLine[] },
+): string {
   return [
     ROLE,
     "",
-    "Current operation: ADD_ENTRY",
+    `Current operation: ADD_ENTRY${flush ? " + CONTEXT_SYNTHESIS" : ""}`,
     "",
-    "Earlier in this conversation (including context remembered from before):",
-    formatSession(earlier, ENTRY_CONTEXT_MESSAGES),
+    // A flush shows every message since the document was written, which holds the few before the turn.
+    flush ? "Messages since the context document was written:" : "Just before this turn:",
+    flush
+      ? formatSession(flush.sinceLastFlush, Number.POSITIVE_INFINITY)
+      : formatSession(earlier, ENTRY_CONTEXT_MESSAGES),
     "",
-    "Message to record:",
-    `${toProcess.role}: ${toProcess.text}`,
+    "Turn to record:",
+    formatLines(turn),
     "",
     "Rules:",
     ENTRY_RULES,
+    ...(flush
+      ? [
+          FLUSH_RULE,
+          "",
+          "Current context document:",
+          flush.currentContext?.trim() || "(none yet)",
+          "",
+          "Context document rules:",
+          CONTEXT_RULES,
+        ]
+      : []),
   ].join("\n");
 }
 
 /**
- * PROCESS_MESSAGE_AND_FLUSH and END_SESSION: rewrite the context document for the whole session.
- * `session`: the remembered context and the session's messages (the last SYNTHESIS_MESSAGES are shown).
+ * END_SESSION (and a flush whose combined call left the document out): rewrite the context
+ * document from the current one and the session's messages since it was written.
  */
 export function putContextPrompt(session: readonly PromptLine[], currentContext: string | undefined): string {
   return [
@@ -65,8 +81,8 @@ export function putContextPrompt(session: readonly PromptLine[], currentContext:
     "Current context document:",
     currentContext?.trim() || "(none yet)",
     "",
-    "This conversation so far:",
-    formatSession(session, SYNTHESIS_MESSAGES),
+    "Messages since it was written:",
+    formatSession(session, Number.POSITIVE_INFINITY),
     "",
     "Rules:",
     CONTEXT_RULES,

@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation } from "@langchain/langgraph";
+import type { TranscriptLine } from "./archive/archive-store.ts";
 import { ControlState } from "./control-state.ts";
 
 const lastValue = <T>(initial: () => T) =>
@@ -12,8 +13,8 @@ const lastValue = <T>(initial: () => T) =>
  * store (`session-store.ts`), where a run reads only what its prompt shows.
  */
 export const MemoryState = Annotation.Root({
-  /** The one message this run records; null for START_SESSION and END_SESSION. */
-  toProcess: lastValue<BaseMessage | null>(() => null),
+  /** The turn this run records (the user's message, then the answer); empty for START_SESSION and END_SESSION. */
+  toProcess: lastValue<TranscriptLine[]>(() => []),
   /** This run's model replies and tool results; every run's input resets it. */
   toolHistory: lastValue<BaseMessage[]>(() => []),
   control: lastValue<ControlState>(() => ControlState.START_SESSION),
@@ -22,6 +23,8 @@ export const MemoryState = Annotation.Root({
    * survives restarts. 0 when no session is live.
    */
   messageCount: lastValue<number>(() => 0),
+  /** `messageCount` when the context document was last rewritten in this session: what it already holds. */
+  flushedAt: lastValue<number>(() => 0),
 });
 
 export type MemoryStateValue = typeof MemoryState.State;

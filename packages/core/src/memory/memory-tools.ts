@@ -2,7 +2,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { Clock } from "../runtime/clock.ts";
-import type { MemoryBook, SpeakerRole } from "./memory-book.ts";
+import type { TranscriptLine } from "./archive/archive-store.ts";
+import type { MemoryBook } from "./memory-book.ts";
 
 export const ADD_ENTRY = "add_entry";
 export const PUT_CONTEXT = "put_context";
@@ -10,45 +11,60 @@ export const PUT_CONTEXT = "put_context";
 /** What the memory graph passes its tools besides the model's arguments. */
 export interface MemoryToolContext {
   readonly conversationKey: string;
-  readonly role: SpeakerRole;
+  /** The turn being recorded: the user's message, then the answer (when there was one). */
+  readonly turn: readonly TranscriptLine[];
 }
 
 export function memoryToolConfig(context: MemoryToolContext): {
   conversation_key: string;
-  message_role: SpeakerRole;
+  turn_lines: readonly TranscriptLine[];
 } {
-  return { conversation_key: context.conversationKey, message_role: context.role };
+  return { conversation_key: context.conversationKey, turn_lines: context.turn };
 }
 
 function toolContext(config: RunnableConfig | undefined): MemoryToolContext {
   const configurable = config?.configurable ?? {};
   const key: unknown = configurable.conversation_key;
-  const role: unknown = configurable.message_role;
+  const turn: unknown = configurable.turn_lines;
   if (typeof key !== "string" || key === "")
     throw new Error("memory tools run only inside the memory graph (no conversation_key)");
-  return { conversationKey: key, role: role === "bot" ? "bot" : "user" };
+  return { conversationKey: key, turn: Array.isArray(turn) ? (turn as TranscriptLine[]) : [] };
 }
 
 /** The two tools the memory model writes through; the conversation comes from the run, never from the model. */
 export function memoryTools(book: MemoryBook, clock: Clock): StructuredToolInterface[] {
+  // The words themselves come from the run, never from the model: it writes only the summaries,
+  // so a turn costs one short tool call instead of repeating both messages back.
   const addEntry = tool(
-    async ({ summary, raw_entry, tags }, config) => {
-      const { conversationKey, role } = toolContext(config);
-      const entry = await book.addEntry(conversationKey, {
-        role,
-        summary,
-        raw: raw_entry,
-        tags: tags ?? [],
-        at: clock.now(),
-      });
-      return `Entry ${entry.seq} recorded.`;
+    async ({ summary, answer_summary, tags }, config) => {
+      const { conversationKey, turn } = toolContext(config);
+      const written: number[] = [];
+      for (const line of turn) {
+        const entrySummary = line.role === "bot" ? (answer_summary ?? summary) : summary;
+        const entry = await book.addEntry(conversationKey, {
+          role: line.role,
+          summary: entrySummary,
+          raw: line.text,
+          tags: tags ?? [],
+          at: clock.now(),
+        });
+        written.push(entry.seq);
+      }
+      return `Entries ${written.join(", ")} recorded.`;
     },
     {
       name: ADD_ENTRY,
-      description: "Record one message of the conversation in memory.",
+      description: "Record this turn of the conversation (the user's message and the answer) in memory.",
       schema: z.object({
-        summary: z.string().min(1).describe("One or two sentences capturing the message's key information."),
-        raw_entry: z.string().describe("The message text, unchanged."),
+        summary: z
+          .string()
+          .min(1)
+          .describe("One or two sentences with the key information of the user's message."),
+        answer_summary: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("One or two sentences with the key information of the answer."),
         tags: z.array(z.string()).optional().describe("A few short lowercase topic words."),
       }),
     },

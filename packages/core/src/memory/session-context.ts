@@ -12,23 +12,29 @@ export interface RememberedContext {
  * The system context the team's agents get for a session: the context document, the latest
  * entries and the latest archived sessions' summaries. Empty when nothing is remembered.
  * Its size is bounded by configuration (entries, summaries), never by the conversation's length.
+ *
+ * Each fact is sent once: entries the context document (or an archived summary) already holds —
+ * written before it — are left out, and so are summaries of sessions the document was rewritten
+ * during or after (archiving rewrites it at the end of every session).
  */
 export function composeSessionContext(remembered: RememberedContext): string {
   const parts: string[] = [];
   const document = remembered.context?.content.trim();
-  if (document || remembered.entries.length > 0) {
+  const documentAt = document ? (remembered.context?.updatedAt ?? 0) : Number.NEGATIVE_INFINITY;
+  const summaries = remembered.summaries.filter((session) => session.startedAt > documentAt);
+  const archivedUntil = Math.max(0, ...remembered.summaries.map((session) => session.endedAt));
+  const entries = remembered.entries.filter((entry) => entry.at > Math.max(documentAt, archivedUntil));
+  if (document || entries.length > 0) {
     parts.push("## What you remember about this conversation");
     if (document) parts.push(document);
-    if (remembered.entries.length > 0) {
+    if (entries.length > 0) {
       parts.push("Latest remembered messages (oldest first):");
-      parts.push(remembered.entries.map((entry) => `- ${entry.role}: ${entry.summary}`).join("\n"));
+      parts.push(entries.map((entry) => `- ${entry.role}: ${entry.summary}`).join("\n"));
     }
   }
-  if (remembered.summaries.length > 0) {
+  if (summaries.length > 0) {
     parts.push("## Earlier sessions (newest first; the search_memory tool finds details)");
-    parts.push(
-      remembered.summaries.map((session) => `- ${day(session.endedAt)}: ${session.summary}`).join("\n"),
-    );
+    parts.push(summaries.map((session) => `- ${day(session.endedAt)}: ${session.summary}`).join("\n"));
   }
   return parts.join("\n\n");
 }

@@ -1,6 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
-import { invokeWithRetry } from "../models/retry.ts";
+import { invokeWithRetry, type ModelCallLimits } from "../models/retry.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { textOf } from "../team/history.ts";
 import type { TranscriptLine } from "./archive/archive-store.ts";
@@ -33,11 +33,16 @@ export function extractiveSummary(lines: readonly TranscriptLine[]): string {
 export class Summarizer {
   readonly #model: BaseChatModel | undefined;
   readonly #logger: Logger;
+  readonly #calls: ModelCallLimits;
 
-  /** Without a model every summary is extractive. */
-  constructor(model: BaseChatModel | undefined, logger: Logger) {
+  /**
+   * Without a model every summary is extractive. `calls` bound the model's calls (a summary is
+   * optional: at most 2 attempts), and their signal ends them at shutdown (extractive then).
+   */
+  constructor(model: BaseChatModel | undefined, logger: Logger, calls: ModelCallLimits = {}) {
     this.#model = model;
     this.#logger = logger;
+    this.#calls = calls;
   }
 
   async summarize(lines: readonly TranscriptLine[], earlierDigest?: string): Promise<string> {
@@ -49,9 +54,11 @@ export class Summarizer {
         : lines;
     try {
       const reply = await invokeWithRetry(
-        () => model.invoke([new HumanMessage(summaryPrompt(shown, earlierDigest))]),
+        (_attempt, signal) =>
+          model.invoke([new HumanMessage(summaryPrompt(shown, earlierDigest))], { signal }),
         {
-          maxAttempts: 2,
+          ...this.#calls,
+          maxAttempts: Math.min(2, this.#calls.maxAttempts ?? 2),
           onRetry: (event) =>
             this.#logger.warn("summary model call failed; retrying", {
               attempt: event.attempt,

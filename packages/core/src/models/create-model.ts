@@ -8,6 +8,8 @@
  *
  * Retries inside the provider SDKs are switched off (`maxRetries: 0`): `withModelRetry` is the one
  * retry policy, so rate-limit waits, backoff and cancellation behave the same for every provider.
+ * The SDKs' own request timeout is the per-attempt timeout of `modelCallPolicy`, so an attempt the
+ * retry loop gives up on also has its HTTP request cancelled instead of left hanging for minutes.
  * Construction never touches the network.
  */
 import type * as AnthropicLibrary from "@langchain/anthropic";
@@ -15,7 +17,13 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type * as OllamaLibrary from "@langchain/ollama";
 import type * as OpenAiLibrary from "@langchain/openai";
 import { OfflineChatModel } from "./offline-model.ts";
-import { apiKeyEnvVar, ModelConfigError, type ModelProvider, type ModelSpec } from "./spec.ts";
+import {
+  apiKeyEnvVar,
+  ModelConfigError,
+  type ModelProvider,
+  type ModelSpec,
+  modelCallPolicy,
+} from "./spec.ts";
 
 /** A chat model that can be given tools — every provider built here is one. */
 export type ToolCallingChatModel = BaseChatModel & Required<Pick<BaseChatModel, "bindTools">>;
@@ -87,6 +95,7 @@ function buildChatModel(
   libraries: ProviderLibraries,
   deps: CreateChatModelDeps,
 ): ToolCallingChatModel {
+  const timeout = modelCallPolicy(spec).attemptTimeoutMs;
   switch (spec.provider) {
     case "offline":
       return new OfflineChatModel({ agentName: deps.offlineAgentName });
@@ -97,6 +106,7 @@ function buildChatModel(
         apiKey: requireApiKey(spec),
         temperature: spec.temperature,
         maxRetries: 0,
+        timeout,
         configuration: { baseURL: spec.baseUrl, fetch: deps.fetch },
       });
     }
@@ -109,6 +119,7 @@ function buildChatModel(
         apiKey: spec.apiKey ?? NO_KEY_PLACEHOLDER,
         temperature: spec.temperature,
         maxRetries: 0,
+        timeout,
         configuration: { baseURL: spec.baseUrl, fetch: deps.fetch },
       });
     }
@@ -120,7 +131,7 @@ function buildChatModel(
         temperature: spec.temperature,
         maxRetries: 0,
         anthropicApiUrl: spec.baseUrl,
-        clientOptions: { fetch: deps.fetch },
+        clientOptions: { fetch: deps.fetch, timeout },
       });
     }
     case "ollama": {

@@ -14,7 +14,9 @@ export {
 } from "./offline-model.ts";
 export { agentNameFromSystemPrompt, HANDOFF_TOOL_PREFIX, pickHandoffTool } from "./offline-routing.ts";
 export {
+  attemptTimeoutReason,
   invokeWithRetry,
+  type ModelCallLimits,
   type ModelRetryEvent,
   type ModelRetryOptions,
   ModelUnavailableError,
@@ -24,10 +26,14 @@ export {
 export { classifyModelError, type ModelFailureKind, type RetryableFailure } from "./retry-policy.ts";
 export {
   apiKeyEnvVar,
+  DEFAULT_MODEL_CALL_POLICY,
+  DEFAULT_MODEL_TIMEOUT_SECONDS,
   MODEL_PROVIDERS,
+  type ModelCallPolicy,
   ModelConfigError,
   type ModelProvider,
   type ModelSpec,
+  modelCallPolicy,
   modelRetryOptions,
   modelSpecSchema,
   parseModelSpec,

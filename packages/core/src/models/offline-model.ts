@@ -21,8 +21,8 @@ import {
   type BaseChatModelParams,
   type BindToolsInput,
 } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type AIMessageChunk, type BaseMessage, type ToolCall } from "@langchain/core/messages";
-import type { ChatResult } from "@langchain/core/outputs";
+import { AIMessage, AIMessageChunk, type BaseMessage, type ToolCall } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool, isLangChainTool } from "@langchain/core/utils/function_calling";
 import {
@@ -63,6 +63,14 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
 
   _llmType(): string {
     return "offline";
+  }
+
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    yield* streamWordByWord(await this._generate(messages, options), runManager);
   }
 
   override bindTools(
@@ -125,6 +133,43 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
         },
       },
     };
+  }
+}
+
+/**
+ * The same reply as `_generate`, streamed the way real models stream: the text word by word (each
+ * word a token to callbacks), a tool call in one piece, usage on the last chunk.
+ */
+async function* streamWordByWord(
+  result: ChatResult,
+  runManager: CallbackManagerForLLMRun | undefined,
+): AsyncGenerator<ChatGenerationChunk> {
+  const message = result.generations[0]?.message;
+  if (!message || !AIMessage.isInstance(message)) return;
+  const text = typeof message.content === "string" ? message.content : message.text;
+  const words = text.match(/\S+\s*/g) ?? [];
+  const last = Math.max(words.length - 1, 0);
+  for (let index = 0; index <= last; index++) {
+    const word = words[index] ?? "";
+    const chunk = new AIMessageChunk({
+      content: word,
+      ...(index === 0 && message.id ? { id: message.id } : {}),
+      ...(index === last
+        ? {
+            tool_call_chunks: (message.tool_calls ?? []).map((call, position) => ({
+              type: "tool_call_chunk" as const,
+              name: call.name,
+              args: JSON.stringify(call.args),
+              ...(call.id ? { id: call.id } : {}),
+              index: position,
+            })),
+            ...(message.usage_metadata ? { usage_metadata: message.usage_metadata } : {}),
+            response_metadata: message.response_metadata,
+          }
+        : {}),
+    });
+    yield new ChatGenerationChunk({ text: word, message: chunk });
+    if (word !== "") await runManager?.handleLLMNewToken(word);
   }
 }
 

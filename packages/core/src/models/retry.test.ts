@@ -3,6 +3,7 @@ import { fakeModel } from "@langchain/core/testing";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { UserFacingError } from "../runtime/errors.ts";
 import { invokeWithRetry, type ModelRetryOptions, ModelUnavailableError, withModelRetry } from "./retry.ts";
 
 function httpError(status: number, headers: Record<string, string> = {}): Error {
@@ -171,6 +172,75 @@ describe("invokeWithRetry", () => {
     setTimeout(() => controller.abort(new Error("stop")), 10);
     await expect(pending).rejects.toThrow("stop");
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe("invokeWithRetry with a per-attempt timeout", () => {
+  it("aborts a hung attempt through its signal, retries, and then answers", async () => {
+    const seen: AbortSignal[] = [];
+    const call = async (attempt: number, signal: AbortSignal | undefined) => {
+      if (signal) seen.push(signal);
+      return attempt === 1 ? never() : "ok";
+    };
+    const events: string[] = [];
+    const { options } = instant({
+      attemptTimeoutMs: 30,
+      onRetry: (event) => events.push(`${event.attempt}:${event.kind}`),
+    });
+    await expect(invokeWithRetry(call, options)).resolves.toBe("ok");
+    expect(events).toEqual(["1:timeout"]);
+    expect(seen[0]?.aborted).toBe(true);
+    expect(seen[0]?.reason).toMatchObject({ name: "TimeoutError" });
+    expect(seen[1]?.aborted).toBe(false);
+  });
+
+  it("says in one sentence how long it waited once every attempt hung", async () => {
+    let calls = 0;
+    const hung = () => {
+      calls += 1;
+      return never();
+    };
+    const error = await invokeWithRetry(
+      hung,
+      instant({ maxAttempts: 3, attemptTimeoutMs: 100 }).options,
+    ).catch((failure: unknown) => failure);
+    expect(calls).toBe(3);
+    expect(error).toBeInstanceOf(UserFacingError);
+    expect(error).toMatchObject({
+      name: "ModelUnavailableError",
+      kind: "timeout",
+      attempts: 3,
+      userMessage: "The model did not answer in time (3 attempts of 0.1 s). Please try again.",
+    });
+  });
+
+  it("makes exactly one call when one attempt is allowed", async () => {
+    let calls = 0;
+    const hung = () => {
+      calls += 1;
+      return never();
+    };
+    await expect(
+      invokeWithRetry(hung, instant({ maxAttempts: 1, attemptTimeoutMs: 20 }).options),
+    ).rejects.toMatchObject({
+      userMessage: "The model did not answer in time (1 attempt of 0.02 s). Please try again.",
+    });
+    expect(calls).toBe(1);
+  });
+
+  it("leaves a caller's abort as it is: not a timeout, not retried", async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const pending = invokeWithRetry(
+      () => {
+        calls += 1;
+        return never();
+      },
+      { ...instant().options, attemptTimeoutMs: 10_000, signal: controller.signal },
+    );
+    controller.abort(new Error("shutting down"));
+    await expect(pending).rejects.toThrow("shutting down");
+    expect(calls).toBe(1);
   });
 });
 

@@ -6,6 +6,10 @@
  *
  *   const reply = await invokeWithRetry(() => bound.invoke(messages, { signal }), { signal });
  *
+ * Each attempt can be bounded (`attemptTimeoutMs`): a call that hangs is aborted through the
+ * attempt's own signal (the caller's combined with the attempt's timer) and counts as a timed-out
+ * attempt, retried like any other within `maxAttempts`.
+ *
  * Waits use exponential backoff with full jitter (a random wait in [0, base·2^(n-1)], capped), so
  * many conversations hitting the same rate limit do not retry in lockstep; a provider's own
  * retry-after hint replaces the backoff, capped at `maxDelayMs`. Cancelling the signal stops at
@@ -17,6 +21,7 @@ import type { BaseLanguageModelInput } from "@langchain/core/language_models/bas
 import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/language_models/chat_models";
 import type { AIMessageChunk } from "@langchain/core/messages";
 import { Runnable } from "@langchain/core/runnables";
+import { UserFacingError } from "../runtime/errors.ts";
 import { classifyModelError, type ModelFailureKind } from "./retry-policy.ts";
 
 export interface ModelRetryEvent {
@@ -27,9 +32,14 @@ export interface ModelRetryEvent {
   readonly error: unknown;
 }
 
+/** How a caller bounds and retries its model calls, without the test seams. */
+export type ModelCallLimits = Pick<ModelRetryOptions, "maxAttempts" | "attemptTimeoutMs" | "signal">;
+
 export interface ModelRetryOptions {
   /** Calls in total, the first included (default 4). */
   maxAttempts?: number;
+  /** One attempt is abandoned (and its signal aborted) after this long; none when absent. */
+  attemptTimeoutMs?: number;
   /** Backoff ceiling before the first retry; doubles per attempt (default 1 s). */
   baseDelayMs?: number;
   /** No single wait is longer, retry-after hints included (default 30 s). */
@@ -52,22 +62,42 @@ const USER_REASON: Record<ModelFailureKind, string> = {
 };
 
 /** The model stayed unavailable through every attempt; `userMessage` is safe to show in chat. */
-export class ModelUnavailableError extends Error {
+export class ModelUnavailableError extends UserFacingError {
   readonly kind: ModelFailureKind;
   readonly attempts: number;
-  readonly userMessage: string;
-  constructor(kind: ModelFailureKind, attempts: number, cause: unknown) {
+  constructor(kind: ModelFailureKind, attempts: number, cause: unknown, attemptTimeoutMs?: number) {
     const detail = cause instanceof Error ? cause.message : String(cause);
-    super(`model call failed after ${attempts} attempt(s) (${kind}): ${detail}`, { cause });
+    super(unavailableSentence(kind, attempts, attemptTimeoutMs), {
+      cause,
+      detail: `model call failed after ${attempts} attempt(s) (${kind}): ${detail}`,
+    });
     this.name = "ModelUnavailableError";
     this.kind = kind;
     this.attempts = attempts;
-    this.userMessage = `The model is not answering right now (${USER_REASON[kind]}). Please try again in a minute.`;
   }
 }
 
+function unavailableSentence(kind: ModelFailureKind, attempts: number, attemptTimeoutMs?: number): string {
+  if (kind === "timeout" && attemptTimeoutMs !== undefined) {
+    const each = formatSeconds(attemptTimeoutMs);
+    const tries = attempts === 1 ? `1 attempt of ${each}` : `${attempts} attempts of ${each}`;
+    return `The model did not answer in time (${tries}). Please try again.`;
+  }
+  return `The model is not answering right now (${USER_REASON[kind]}). Please try again in a minute.`;
+}
+
+function formatSeconds(ms: number): string {
+  // 60 s, 1.5 s, 0.02 s: no more digits than the value has (up to milliseconds).
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+/** The reason an attempt's signal carries when its own timer ran out (retried as a timeout). */
+export function attemptTimeoutReason(ms: number): DOMException {
+  return new DOMException(`the model did not answer within ${formatSeconds(ms)}`, "TimeoutError");
+}
+
 export async function invokeWithRetry<T>(
-  call: (attempt: number) => Promise<T>,
+  call: (attempt: number, signal: AbortSignal | undefined) => Promise<T>,
   options: ModelRetryOptions = {},
 ): Promise<T> {
   const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
@@ -80,23 +110,47 @@ export async function invokeWithRetry<T>(
 
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
+    const bounded = boundAttempt(signal, options.attemptTimeoutMs);
     try {
-      return await untilAborted(call(attempt), signal);
+      return await untilAborted(call(attempt, bounded.signal), bounded.signal);
     } catch (error) {
+      bounded.clear();
       signal?.throwIfAborted();
       const failure = classifyModelError(error, { callerAborted: false, now });
       if (failure === undefined) throw error;
-      if (attempt >= maxAttempts) throw new ModelUnavailableError(failure.kind, attempt, error);
+      if (attempt >= maxAttempts) {
+        throw new ModelUnavailableError(failure.kind, attempt, error, options.attemptTimeoutMs);
+      }
       const backoffMs = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
       const delayMs = Math.round(Math.min(maxDelayMs, failure.retryAfterMs ?? backoffMs));
       options.onRetry?.({ attempt, kind: failure.kind, delayMs, error });
       await untilAborted(sleep(delayMs, signal), signal);
+    } finally {
+      bounded.clear();
     }
   }
 }
 
-/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+/** The signal one attempt runs under: the caller's, plus the attempt's own timer when bounded. */
+function boundAttempt(
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): { signal: AbortSignal | undefined; clear: () => void } {
+  if (timeoutMs === undefined) return { signal, clear: () => undefined };
+  // Not AbortSignal.timeout: its timer would outlive a quick answer; this one is cleared at once.
+  const timer = new AbortController();
+  const handle = setTimeout(() => timer.abort(attemptTimeoutReason(timeoutMs)), timeoutMs);
+  return {
+    signal: signal ? AbortSignal.any([signal, timer.signal]) : timer.signal,
+    clear: () => clearTimeout(handle),
+  };
+}
+
+/**
+ * Settles with `promise`, or rejects with the signal's reason as soon as it aborts (also when the
+ * call behind `promise` ignores its signal).
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   // The caller stops waiting; a late rejection of the abandoned call has nobody left to tell.
   promise.catch(() => undefined);
@@ -153,7 +207,11 @@ export class RetryingChatModel extends Runnable<
   ): Promise<AIMessageChunk> {
     const signals = [options?.signal, this.retryOptions.signal].filter((signal) => signal !== undefined);
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-    return invokeWithRetry(() => this.inner.invoke(input, options), { ...this.retryOptions, signal });
+    return invokeWithRetry(
+      (_attempt, attemptSignal) =>
+        this.inner.invoke(input, attemptSignal ? { ...options, signal: attemptSignal } : options),
+      { ...this.retryOptions, signal },
+    );
   }
 
   bindTools(tools: BindToolsInput[], kwargs?: Partial<ChatModelCallOptions>): RetryingChatModel {

@@ -3,6 +3,7 @@ import { describeModel } from "./describe.ts";
 import {
   ModelConfigError,
   type ModelSpec,
+  modelCallPolicy,
   modelRetryOptions,
   parseModelSpec,
   parseModelString,
@@ -112,6 +113,31 @@ describe("modelRetryOptions", () => {
       maxAttempts: 1,
     });
     expect(modelRetryOptions({ provider: "offline" })).toEqual({ maxAttempts: 1 });
+  });
+});
+
+describe("modelCallPolicy", () => {
+  it("bounds each attempt by timeoutSeconds (60 s by default) and counts attempts from maxRetries", () => {
+    expect(modelCallPolicy({ provider: "openai", model: "gpt-4o" })).toEqual({
+      maxAttempts: 4,
+      attemptTimeoutMs: 60_000,
+    });
+    const spec = parseModelSpec({
+      provider: "openai-compatible",
+      baseUrl: "http://127.0.0.1:9/v1",
+      model: "stub",
+      maxRetries: 2,
+      timeoutSeconds: 1.5,
+    });
+    expect(modelCallPolicy(spec)).toEqual({ maxAttempts: 3, attemptTimeoutMs: 1_500 });
+  });
+
+  it("refuses a timeout that is not a positive number of seconds", () => {
+    for (const timeoutSeconds of [0, -1, "60", 7200]) {
+      expect(() => parseModelSpec({ provider: "openai", model: "gpt-4o", timeoutSeconds })).toThrow(
+        /timeoutSeconds/,
+      );
+    }
   });
 });
 

@@ -4,7 +4,7 @@
  *
  * - a string: `offline`, `openai:<model>`, `anthropic:<model>`, `ollama:<model>`
  *   (only the first `:` separates, so `ollama:llama3.1:8b` keeps its tag);
- * - an object: `{ provider, model, baseUrl?, apiKey?, temperature?, maxRetries? }` — the only way to
+ * - an object: `{ provider, model, baseUrl?, apiKey?, temperature?, maxRetries?, timeoutSeconds? }` — the only way to
  *   name an OpenAI-compatible server, because it needs a `baseUrl`.
  *
  * API keys are plain values here: reading the environment is the CLI's job (`apiKeyEnvVar` tells it
@@ -22,9 +22,15 @@ const ACCEPTED_FORMS =
 /** A model configuration that cannot work as written; the message names the value and the fix. */
 export class ModelConfigError extends Error {
   readonly value: string;
-  constructor(value: string, reason: string, options?: { withAcceptedForms?: boolean }) {
+  constructor(
+    value: string,
+    reason: string,
+    options?: { withAcceptedForms?: boolean; valueIsJson?: boolean },
+  ) {
     const forms = options?.withAcceptedForms === false ? "" : ` (${ACCEPTED_FORMS})`;
-    super(`invalid model ${JSON.stringify(value)}: ${reason}${forms}`);
+    // A mapping is shown as the JSON it is, not quoted a second time.
+    const shown = options?.valueIsJson ? value : JSON.stringify(value);
+    super(`invalid model ${shown}: ${reason}${forms}`);
     this.name = "ModelConfigError";
     this.value = value;
   }
@@ -36,6 +42,8 @@ const remoteFields = {
   temperature: z.number().min(0).max(2).optional(),
   /** Retries after the first failed call (rate limits, timeouts, network); see `modelRetryOptions`. */
   maxRetries: z.number().int().min(0).max(10).optional(),
+  /** How long one attempt may take before it is aborted and retried; see `modelCallPolicy`. */
+  timeoutSeconds: z.number().positive().max(3600).optional(),
 };
 
 const httpUrl = z.url({
@@ -52,6 +60,9 @@ export const modelSpecSchema = z.discriminatedUnion("provider", [
 ]);
 
 export type ModelSpec = z.infer<typeof modelSpecSchema>;
+
+/** The providers the object form accepts, as an operator writes them. */
+const PROVIDERS = modelSpecSchema.options.map((option) => option.shape.provider.value);
 
 /** Names a provider's model but not the provider: suggest the spelling the user most likely meant. */
 function guessProvider(model: string): string | undefined {
@@ -96,9 +107,13 @@ export function parseModelSpec(value: unknown): ModelSpec {
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const where = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+    if (issue.code === "invalid_union" && issue.path.join(".") === "provider") {
+      const given = (value as { provider?: unknown }).provider;
+      return `${where}expected one of ${PROVIDERS.join(" | ")}, got ${given === undefined ? "nothing" : safeJson(given)}`;
+    }
     return `${where}${issue.message}`;
   });
-  throw new ModelConfigError(safeJson(value), problems.join("; "));
+  throw new ModelConfigError(safeJson(value), problems.join("; "), { valueIsJson: true });
 }
 
 /** The environment variable the CLI should read for a provider's key; undefined when none is needed. */
@@ -112,6 +127,34 @@ export function apiKeyEnvVar(provider: ModelProvider): string | undefined {
 export function modelRetryOptions(spec: ModelSpec): { maxAttempts: number } {
   const retries = spec.provider === "offline" ? 0 : (spec.maxRetries ?? 3);
   return { maxAttempts: retries + 1 };
+}
+
+/** How every model call of a process is bounded and retried (team, memory, summaries). */
+export interface ModelCallPolicy {
+  /** Calls in total, the first included. */
+  readonly maxAttempts: number;
+  /** One attempt, start to end. */
+  readonly attemptTimeoutMs: number;
+}
+
+/**
+ * Defaults well below the turn's wall time (10 minutes): 4 attempts of at most 60 s, plus backoff,
+ * end a turn on a hung provider in about 4 minutes with a clear sentence instead of a silent wait.
+ */
+export const DEFAULT_MODEL_TIMEOUT_SECONDS = 60;
+
+/** What a process that configures nothing gets: 4 attempts of at most 60 s each. */
+export const DEFAULT_MODEL_CALL_POLICY: ModelCallPolicy = {
+  maxAttempts: 4,
+  attemptTimeoutMs: DEFAULT_MODEL_TIMEOUT_SECONDS * 1000,
+};
+
+export function modelCallPolicy(spec: ModelSpec): ModelCallPolicy {
+  const seconds = spec.provider === "offline" ? undefined : spec.timeoutSeconds;
+  return {
+    ...modelRetryOptions(spec),
+    attemptTimeoutMs: (seconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000,
+  };
 }
 
 /** A JSON rendering for error messages that never carries an API key, even under a misspelt name. */

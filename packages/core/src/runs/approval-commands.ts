@@ -1,11 +1,16 @@
 import type { Command, CommandContext } from "../commands/command.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { AtomicStore } from "../store/types.ts";
+import { decideApproval, NotAwaitingApprovalError } from "./approval-decision.ts";
 import type { RequestTracker } from "./request-tracker.ts";
-import { CONTINUATION, type RunScheduler } from "./tracked-team.ts";
+import type { RunScheduler } from "./tracked-team.ts";
 
 /** /approve and /deny: only the person who asked, or a configured admin, decides. */
 export function approvalCommands(options: {
   tracker: RequestTracker;
   scheduler: () => RunScheduler;
+  atomic: AtomicStore;
+  clock: Clock;
   admins: readonly string[];
 }): Command[] {
   const decide =
@@ -18,17 +23,17 @@ export function approvalCommands(options: {
       const allowed =
         message.author.id === waiting.origin.authorId || options.admins.includes(message.author.id);
       if (!allowed) return { reply: "Only the person who asked, or an admin, can approve or deny this." };
-      // Leaves awaiting_approval at once, so a second /approve cannot resume twice.
-      await options.tracker.setStatus(waiting.id, "active");
-      await options.scheduler().enqueueContinuation(key, {
-        requestId: waiting.id,
-        type: CONTINUATION.approval,
-        data: {
-          approved,
-          by: message.author.displayName ?? message.author.id,
-          parentRunId: waiting.runs.at(-1)?.runId ?? "",
-        },
-      });
+      try {
+        await decideApproval(
+          { tracker: options.tracker, scheduler: options.scheduler(), atomic: options.atomic },
+          waiting,
+          { approved, by: message.author.displayName ?? message.author.id, via: "chat" },
+          options.clock.now(),
+        );
+      } catch (error) {
+        if (!(error instanceof NotAwaitingApprovalError)) throw error;
+        return { reply: "That action was already decided." };
+      }
       return { reply: approved ? "Approved — continuing." : "Denied — that action will not run." };
     };
   return [

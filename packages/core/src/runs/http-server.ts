@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../runtime/logger.ts";
 import type { WebhookReceiver } from "./webhook-receiver.ts";
@@ -11,14 +11,38 @@ export interface HttpServerOptions {
   /** Absent: /webhooks/runs answers 404 (no secret configured). */
   readonly webhooks?: WebhookReceiver;
   readonly health: () => Promise<Record<string, unknown>>;
+  /** Absent: /metrics answers 404. */
+  readonly metrics?: () => Promise<{ contentType: string; body: string }>;
   readonly logger: Logger;
+  /** Further handlers, each owning every path under its prefix (e.g. the operator console at `/console`). */
+  readonly mounts?: readonly { readonly prefix: string; readonly listener: RequestListener }[];
 }
 
-/** The built-in HTTP server: `GET /health` and `POST /webhooks/runs`. */
+/** The built-in HTTP server: `GET /health`, `GET /metrics` and `POST /webhooks/runs`. */
 export async function startHttpServer(
   options: HttpServerOptions,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    const mount = options.mounts?.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`));
+    if (mount) {
+      mount.listener(request, response);
+      return;
+    }
+    if (path === "/metrics" && options.metrics && request.method === "GET") {
+      void options
+        .metrics()
+        .then(({ contentType, body }) => {
+          response.writeHead(200, { "content-type": contentType });
+          response.end(body);
+        })
+        .catch((error: unknown) => {
+          options.logger.error("metrics collection failed", { error });
+          response.writeHead(500, { "content-type": "text/plain" });
+          response.end("metrics collection failed\n");
+        });
+      return;
+    }
     void route(request, options)
       .then(({ status, body }) => {
         response.writeHead(status, { "content-type": "application/json" });
@@ -43,7 +67,11 @@ export async function startHttpServer(
   return {
     url,
     close: () =>
-      new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+      new Promise((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // Open event streams (the console's live pages) would otherwise hold the server open.
+        server.closeAllConnections();
+      }),
   };
 }
 

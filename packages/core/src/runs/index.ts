@@ -1,4 +1,6 @@
+export { NotAwaitingApprovalError, type RecordedDecision } from "./approval-decision.ts";
 export { type HttpServerOptions, startHttpServer } from "./http-server.ts";
+export type { RequestTimeouts } from "./request-due.ts";
 export type { RequestRecord, RequestStatus, RunRecord, RunTrigger } from "./request-record.ts";
 export { RequestSweeper } from "./request-sweeper.ts";
 export { RequestTracker, UnknownRequestError } from "./request-tracker.ts";

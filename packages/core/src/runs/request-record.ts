@@ -1,5 +1,6 @@
 import type { ConversationRef } from "../conversation/ref.ts";
 import type { ApprovalRequest } from "../team/team-graph.ts";
+import type { RecordedDecision } from "./approval-decision.ts";
 
 export type RequestStatus =
   | "active"
@@ -19,6 +20,8 @@ export interface RunRecord {
   readonly startedAt: number;
   readonly endedAt?: number;
   readonly error?: string;
+  /** The webhook event that reported this (external) run's end: a replay of it is a duplicate, not a conflict. */
+  readonly closedByEvent?: string;
 }
 
 /** One user message and every run it caused, wherever and whenever they ran. */
@@ -40,6 +43,8 @@ export interface RequestRecord {
   readonly noticeSent: boolean;
   readonly runs: readonly RunRecord[];
   readonly approval?: ApprovalRequest;
+  /** Who approved or denied the waiting action, once someone did. */
+  readonly decision?: RecordedDecision;
   /** Why it closed, when that is not obvious from its runs ("superseded by a newer message"). */
   readonly note?: string;
 }

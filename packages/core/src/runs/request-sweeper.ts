@@ -1,15 +1,9 @@
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { dueAction, type RequestTimeouts, timeoutSecondsFor } from "./request-due.ts";
 import type { RequestRecord } from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
 import type { RunScheduler } from "./tracked-team.ts";
-
-export interface RequestTimeouts {
-  readonly noticeAfterSeconds: number;
-  readonly timeoutSeconds: number;
-  readonly approvalTimeoutSeconds: number;
-  readonly retentionDays: number;
-}
 
 const duration = (seconds: number) =>
   seconds >= 7200
@@ -18,10 +12,6 @@ const duration = (seconds: number) =>
       ? `${Math.round(seconds / 60)} minutes`
       : `${seconds} seconds`;
 
-/**
- * Walks open requests: one "still working" notice after `noticeAfterSeconds`, closed as timed_out
- * after `timeoutSeconds` (approvals: `approvalTimeoutSeconds`), and old closed records deleted.
- */
 export interface RequestSweeperOptions {
   readonly tracker: RequestTracker;
   readonly scheduler: () => RunScheduler;
@@ -30,6 +20,11 @@ export interface RequestSweeperOptions {
   readonly timeouts: RequestTimeouts;
 }
 
+/**
+ * Reads the requests that are due: one "still working" notice after `noticeAfterSeconds`, closed as
+ * timed_out after `timeoutSeconds` (approvals: `approvalTimeoutSeconds`), and old closed records
+ * deleted. It reads the due index, never the whole store, so a sweep costs what is due.
+ */
 export class RequestSweeper {
   readonly #options: RequestSweeperOptions;
   #timer: NodeJS.Timeout | undefined;
@@ -58,13 +53,18 @@ export class RequestSweeper {
   async sweep(): Promise<void> {
     const { tracker, clock, timeouts } = this.#options;
     const now = clock.now();
-    for (const request of await tracker.openRequests()) {
-      const waitedSeconds = (now - request.waitingSince) / 1000;
-      const approval = request.status === "awaiting_approval";
-      const limit = approval ? timeouts.approvalTimeoutSeconds : timeouts.timeoutSeconds;
-      if (waitedSeconds >= limit) await this.#timeOut(request, limit);
-      else if (!approval && !request.noticeSent && waitedSeconds >= timeouts.noticeAfterSeconds)
-        await this.#notice(request);
+    // Handling a due request moves it past `now` (see nextDueAt), so each batch is new work;
+    // the seen-set only guards against a request whose handling failed to move it.
+    const seen = new Set<string>();
+    for (;;) {
+      const due = (await tracker.dueBy(now)).filter((request) => !seen.has(request.id));
+      if (due.length === 0) break;
+      for (const request of due) {
+        seen.add(request.id);
+        const action = dueAction(request, timeouts, now);
+        if (action === "time-out") await this.#timeOut(request, timeoutSecondsFor(request, timeouts));
+        else if (action === "notice") await this.#notice(request);
+      }
     }
     await tracker.deleteClosedBefore(now - timeouts.retentionDays * 24 * 60 * 60 * 1000);
   }

@@ -2,7 +2,10 @@ import { randomUUID } from "node:crypto";
 import type Keyv from "keyv";
 import type { ConversationRef } from "../conversation/ref.ts";
 import type { Clock } from "../runtime/clock.ts";
+import type { SortedSets } from "../store/sorted-sets.ts";
 import type { Store } from "../store/types.ts";
+import type { RequestTimeouts } from "./request-due.ts";
+import { CLOSED_SET, DUE_SET, indexChanges, keptSetOf, openSetOf } from "./request-indexes.ts";
 import {
   isOpen,
   type RequestRecord,
@@ -21,24 +24,38 @@ export class UnknownRequestError extends Error {
   }
 }
 
+/** More open requests than this in one conversation means something upstream is broken. */
+const MAX_OPEN_PER_CONVERSATION = 1_000;
+/** Requests of one conversation read to find its newest (retention keeps this bounded in practice). */
+const MAX_KEPT_LISTED = 10_000;
+/** How many due or expired requests one read brings back; a sweep reads batch after batch. */
+const SWEEP_BATCH = 500;
+
 /**
  * The persisted record of every request and its runs. Looked up by request id, by run id and by
  * conversation — never by agent: two questions to the same agent are two requests.
+ *
+ * Nothing here lists the whole store: a conversation's open requests, the requests due for a
+ * notice or timeout, and the closed ones due for deletion each have a sorted-set index, so what a
+ * turn or a sweep costs follows what it needs, not how many requests are stored. A record is
+ * written before its index entries, and a reader that finds an entry whose record is gone or no
+ * longer open removes the entry, so the indexes can lag a crash but never keep a request alive.
  */
 export class RequestTracker {
   readonly #requests: Keyv<RequestRecord>;
   readonly #runIndex: Keyv<string>;
   readonly #originIndex: Keyv<string>;
-  /** Open request id → conversation key; what the sweeper walks. */
-  readonly #open: Keyv<string>;
+  readonly #sets: SortedSets;
   readonly #clock: Clock;
+  readonly #timeouts: RequestTimeouts;
 
-  constructor(store: Store, clock: Clock) {
+  constructor(store: Store, clock: Clock, timeouts: RequestTimeouts) {
     this.#requests = store.namespace<RequestRecord>("requests");
     this.#runIndex = store.namespace<string>("request-runs");
     this.#originIndex = store.namespace<string>("request-origins");
-    this.#open = store.namespace<string>("open-requests");
+    this.#sets = store.sortedSets;
     this.#clock = clock;
+    this.#timeouts = timeouts;
   }
 
   async open(input: {
@@ -46,22 +63,28 @@ export class RequestTracker {
     origin: RequestRecord["origin"];
     agent: string | null;
   }): Promise<RequestRecord> {
-    const now = this.#clock.now();
-    const request: RequestRecord = {
-      id: `req-${randomUUID()}`,
-      conversationKey: input.conversationKey,
-      origin: input.origin,
-      agent: input.agent,
-      status: "active",
-      createdAt: now,
-      updatedAt: now,
-      waitingSince: now,
-      noticeSent: false,
-      runs: [],
-    };
+    const request = this.#newRequest(input, []);
     await this.#originIndex.set(input.origin.messageId, request.id);
-    await this.#save(request);
+    await this.#save(request, undefined);
     return request;
+  }
+
+  /** Opens a request with its first run already running: one write of the record instead of two. */
+  async openWithRun(
+    input: { conversationKey: string; origin: RequestRecord["origin"]; agent: string | null },
+    triggeredBy: RunTrigger,
+  ): Promise<{ request: RequestRecord; run: RunRecord }> {
+    const run: RunRecord = {
+      runId: `run-${randomUUID()}`,
+      triggeredBy,
+      status: "running",
+      startedAt: this.#clock.now(),
+    };
+    const request = this.#newRequest(input, [run]);
+    await this.#originIndex.set(input.origin.messageId, request.id);
+    await this.#runIndex.set(run.runId, request.id);
+    await this.#save(request, undefined);
+    return { request, run };
   }
 
   async get(requestId: string): Promise<RequestRecord | undefined> {
@@ -85,19 +108,46 @@ export class RequestTracker {
     return requestId ? this.get(requestId) : undefined;
   }
 
-  /** Open requests of one conversation, oldest first. */
+  /** Open requests of one conversation, oldest first: one index read, one read of their records. */
   async openIn(conversationKey: string): Promise<RequestRecord[]> {
-    return (await this.openRequests()).filter((request) => request.conversationKey === conversationKey);
+    const set = openSetOf(conversationKey);
+    return this.#openListed(
+      set,
+      await this.#sets.upTo(set, Number.POSITIVE_INFINITY, MAX_OPEN_PER_CONVERSATION),
+    );
   }
 
-  async openRequests(): Promise<RequestRecord[]> {
-    const found: RequestRecord[] = [];
-    if (!this.#open.iterator) throw new Error("the store cannot list open requests");
-    for await (const [requestId] of this.#open.iterator(undefined)) {
-      const request = await this.get(String(requestId));
-      if (request && isOpen(request)) found.push(request);
-    }
-    return found.sort((a, b) => a.createdAt - b.createdAt);
+  /** Open requests the sweeper owes a notice or a timeout by `now`, soonest first, at most `limit`. */
+  async dueBy(now: number, limit = SWEEP_BATCH): Promise<RequestRecord[]> {
+    return this.#openListed(DUE_SET, await this.#sets.upTo(DUE_SET, now, limit));
+  }
+
+  /** Every open request (all are in the due index), oldest first, at most `limit`: the console's list. */
+  async openRequests(limit = SWEEP_BATCH): Promise<RequestRecord[]> {
+    const open = await this.#openListed(
+      DUE_SET,
+      await this.#sets.upTo(DUE_SET, Number.POSITIVE_INFINITY, limit),
+    );
+    return open.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** How many requests are open, read from the due index (for health checks). */
+  openCount(): Promise<number> {
+    return this.#sets.count(DUE_SET);
+  }
+
+  /** Every kept request of one conversation (open and closed), newest first, from its index (the console). */
+  async inConversation(conversationKey: string, limit = 50): Promise<RequestRecord[]> {
+    const entries = await this.#sets.upTo(
+      keptSetOf(conversationKey),
+      Number.POSITIVE_INFINITY,
+      MAX_KEPT_LISTED,
+    );
+    const newest = entries.slice(-limit).map((entry) => entry.member);
+    const records = await this.#requests.getMany(newest);
+    return records
+      .filter((record): record is RequestRecord => record !== undefined)
+      .sort((a, b) => b.createdAt - a.createdAt);
   }
 
   async startRun(
@@ -113,7 +163,7 @@ export class RequestTracker {
       startedAt: this.#clock.now(),
     };
     await this.#runIndex.set(record.runId, requestId);
-    await this.#save(withRun(request, record, this.#clock.now()));
+    await this.#save(withRun(request, record, this.#clock.now()), request);
     return record;
   }
 
@@ -122,47 +172,129 @@ export class RequestTracker {
     runId: string,
     status: RunStatus,
     error?: string,
+    closedByEvent?: string,
   ): Promise<RequestRecord> {
     const request = await this.require(requestId);
     const run = request.runs.find((candidate) => candidate.runId === runId);
     if (!run) throw new Error(`request ${requestId} has no run ${runId}`);
     const now = this.#clock.now();
-    const finished: RunRecord = { ...run, status, endedAt: now, ...(error ? { error } : {}) };
+    const finished: RunRecord = {
+      ...run,
+      status,
+      endedAt: now,
+      ...(error ? { error } : {}),
+      ...(closedByEvent ? { closedByEvent } : {}),
+    };
     const updated = withRun(request, finished, now);
-    await this.#save(updated);
+    await this.#save(updated, request);
     return updated;
   }
 
   async setStatus(
     requestId: string,
     status: RequestStatus,
-    changes: Partial<Pick<RequestRecord, "agent" | "approval" | "noticeSent" | "note">> = {},
+    changes: Partial<Pick<RequestRecord, "agent" | "approval" | "noticeSent" | "note" | "decision">> = {},
   ) {
     const request = await this.require(requestId);
     const updated: RequestRecord = { ...withStatus(request, status, this.#clock.now()), ...changes };
-    await this.#save(updated);
+    await this.#save(updated, request);
     return updated;
   }
 
-  /** Deletes closed requests last changed before `before`; returns how many. */
-  async deleteClosedBefore(before: number): Promise<number> {
-    let deleted = 0;
-    if (!this.#requests.iterator) return 0;
-    for await (const [requestId, request] of this.#requests.iterator(undefined)) {
-      const record = request as RequestRecord;
-      if (isOpen(record) || record.updatedAt >= before) continue;
-      await this.#requests.delete(String(requestId));
-      for (const run of record.runs) await this.#runIndex.delete(run.runId);
-      await this.#originIndex.delete(record.origin.messageId);
-      deleted += 1;
-    }
-    return deleted;
+  /** Ends a run and sets the request's status in one read and one write (a run's usual ending). */
+  async settleRun(
+    requestId: string,
+    runId: string,
+    run: { status: RunStatus; error?: string; closedByEvent?: string },
+    status: RequestStatus,
+    changes: Partial<Pick<RequestRecord, "agent" | "approval" | "noticeSent" | "note">> = {},
+  ): Promise<RequestRecord> {
+    const request = await this.require(requestId);
+    const found = request.runs.find((candidate) => candidate.runId === runId);
+    if (!found) throw new Error(`request ${requestId} has no run ${runId}`);
+    const now = this.#clock.now();
+    const finished: RunRecord = {
+      ...found,
+      status: run.status,
+      endedAt: now,
+      ...(run.error ? { error: run.error } : {}),
+      ...(run.closedByEvent ? { closedByEvent: run.closedByEvent } : {}),
+    };
+    const updated: RequestRecord = {
+      ...withStatus(withRun(request, finished, now), status, now),
+      ...changes,
+    };
+    await this.#save(updated, request);
+    return updated;
   }
 
-  async #save(request: RequestRecord): Promise<void> {
+  /** Deletes closed requests last changed before `before`, batch by batch; returns how many. */
+  async deleteClosedBefore(before: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const expired = (await this.#sets.upTo(CLOSED_SET, before, SWEEP_BATCH)).filter(
+        (entry) => entry.score < before,
+      );
+      if (expired.length === 0) return deleted;
+      const ids = expired.map((entry) => entry.member);
+      const records = await this.#requests.getMany(ids);
+      // A request reopened since it closed keeps its record; only its stale closed entry goes.
+      const gone = records.filter(
+        (record): record is RequestRecord => record !== undefined && !isOpen(record),
+      );
+      if (gone.length > 0) {
+        await this.#requests.deleteMany(gone.map((record) => record.id));
+        const runIds = gone.flatMap((record) => record.runs.map((run) => run.runId));
+        if (runIds.length > 0) await this.#runIndex.deleteMany(runIds);
+        await this.#originIndex.deleteMany(gone.map((record) => record.origin.messageId));
+      }
+      await this.#sets.apply([
+        ...ids.map((member) => ({ set: CLOSED_SET, member, score: null })),
+        ...gone.map((record) => ({ set: keptSetOf(record.conversationKey), member: record.id, score: null })),
+      ]);
+      deleted += gone.length;
+      if (expired.length < SWEEP_BATCH) return deleted;
+    }
+  }
+
+  /** The open records behind index entries of `set`; entries whose record is gone or closed are removed. */
+  async #openListed(set: string, entries: ReadonlyArray<{ member: string }>): Promise<RequestRecord[]> {
+    if (entries.length === 0) return [];
+    const ids = entries.map((entry) => entry.member);
+    const records = await this.#requests.getMany(ids);
+    const open: RequestRecord[] = [];
+    const stale: string[] = [];
+    records.forEach((record, index) => {
+      if (record && isOpen(record)) open.push(record);
+      else stale.push(ids[index] as string);
+    });
+    if (stale.length > 0) await this.#sets.apply(stale.map((member) => ({ set, member, score: null })));
+    return open;
+  }
+
+  #newRequest(
+    input: { conversationKey: string; origin: RequestRecord["origin"]; agent: string | null },
+    runs: readonly RunRecord[],
+  ): RequestRecord {
+    const now = this.#clock.now();
+    return {
+      id: `req-${randomUUID()}`,
+      conversationKey: input.conversationKey,
+      origin: input.origin,
+      agent: input.agent,
+      status: "active",
+      createdAt: now,
+      updatedAt: now,
+      waitingSince: now,
+      noticeSent: false,
+      runs,
+    };
+  }
+
+  async #save(request: RequestRecord, previous: RequestRecord | undefined): Promise<void> {
     await this.#requests.set(request.id, request);
-    if (isOpen(request)) await this.#open.set(request.id, request.conversationKey);
-    else await this.#open.delete(request.id);
+    const changes = indexChanges(request, previous, this.#timeouts);
+    if (changes.length > 0) await this.#sets.apply(changes);
   }
 }
 

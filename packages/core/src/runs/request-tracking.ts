@@ -4,6 +4,7 @@ import type { Logger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import type { Team } from "../team/team.ts";
 import { approvalCommands } from "./approval-commands.ts";
+import { decideApproval } from "./approval-decision.ts";
 import { describeRequest } from "./request-record.ts";
 import { RequestSweeper } from "./request-sweeper.ts";
 import { RequestTracker } from "./request-tracker.ts";
@@ -37,7 +38,7 @@ export class RequestTracking {
     webhookSecret?: string;
   }) {
     this.#options = options;
-    this.tracker = new RequestTracker(options.store, options.clock);
+    this.tracker = new RequestTracker(options.store, options.clock, options.config);
     const scheduler = () => this.#requireScheduler();
     this.sweeper = new RequestSweeper({
       tracker: this.tracker,
@@ -51,6 +52,7 @@ export class RequestTracking {
           secret: options.webhookSecret,
           tracker: this.tracker,
           atomic: options.store.atomic,
+          maxMessageChars: options.config.webhookMaxMessageChars,
           scheduler,
           clock: options.clock,
           logger: options.logger,
@@ -75,8 +77,24 @@ export class RequestTracking {
     return approvalCommands({
       tracker: this.tracker,
       scheduler: () => this.#requireScheduler(),
+      atomic: this.#options.store.atomic,
+      clock: this.#options.clock,
       admins: this.#options.config.admins,
     });
+  }
+
+  /**
+   * Approves or denies a waiting action from outside its thread (the operator console, which
+   * counts as an admin); throws UnknownRequestError or NotAwaitingApprovalError.
+   */
+  async decide(requestId: string, decision: { approved: boolean; by: string }): Promise<void> {
+    const request = await this.tracker.require(requestId);
+    await decideApproval(
+      { tracker: this.tracker, scheduler: this.#requireScheduler(), atomic: this.#options.store.atomic },
+      request,
+      { ...decision, via: "console" },
+      this.#options.clock.now(),
+    );
   }
 
   /** Connects to the engine that queues continuations and delivers; starts the sweeper. */

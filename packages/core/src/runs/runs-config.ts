@@ -13,6 +13,8 @@ export const requestsConfigSchema = z.strictObject({
   /** Closed request records are deleted after this many days. */
   retentionDays: z.number().positive().default(7),
   sweepIntervalSeconds: z.number().positive().default(15),
+  /** Longest `message` a run webhook may post (characters); longer ones are refused with 413. */
+  webhookMaxMessageChars: z.number().int().positive().default(40_000),
   /** Platform user ids who may approve anyone's waiting actions. */
   admins: z.array(z.string()).default([]),
 });
@@ -22,6 +24,11 @@ export const httpConfigSchema = z.strictObject({
   port: z.number().int().min(0).max(65_535).default(8787),
   /** Shared secret for POST /webhooks/runs; without it the endpoint is off. */
   webhookSecret: z.string().min(16, "use at least 16 characters").optional(),
+  /**
+   * The operator console's token (`/console`). Absent: one is generated on first start, printed,
+   * and kept in the store so restarts keep it.
+   */
+  consoleToken: z.string().min(16, "use at least 16 characters").optional(),
 });
 
 export type RequestsConfig = z.output<typeof requestsConfigSchema>;

@@ -1,17 +1,26 @@
 import { randomBytes } from "node:crypto";
-import type { Deliverer } from "../delivery/deliverer.ts";
-import type { Continuation, ContinuationHandler, Responder, Turn, TurnAnswer } from "../engine/responder.ts";
-import { userMessageOf } from "../runtime/errors.ts";
+import type { Deliverer, Delivery } from "../delivery/deliverer.ts";
+import type {
+  Continuation,
+  ContinuationHandler,
+  ContinuationWork,
+  Responder,
+  Turn,
+  TurnAnswer,
+} from "../engine/responder.ts";
+import { abortedByShutdown, userMessageOf } from "../runtime/errors.ts";
+import { withLogContext } from "../runtime/log-context.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { approvalPrompt, type RunInput } from "../team/run-outcome.ts";
 import type { Team } from "../team/team.ts";
-import type { RequestRecord, RunRecord } from "./request-record.ts";
+import type { RequestRecord, RunRecord, RunTrigger } from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
 
 /** What tracking needs from the engine, bound once the engine exists. */
 export interface RunScheduler {
   readonly deliverer: Deliverer;
-  enqueueContinuation(key: string, continuation: Continuation): Promise<void>;
+  /** False when a continuation with the same id was queued before. */
+  enqueueContinuation(key: string, continuation: Continuation): Promise<boolean>;
 }
 
 export const CONTINUATION = {
@@ -46,21 +55,35 @@ export class TrackedTeam implements Responder, ContinuationHandler {
   }
 
   async respond(turn: Turn): Promise<TurnAnswer> {
+    // The same message again (a retry after a crash or a stop) continues its request, never opens a second.
+    const earlier = await this.#tracker.byOrigin(turn.message.id);
+    if (earlier) {
+      return this.#execute(
+        earlier,
+        await this.#runFor(earlier, "user_message"),
+        { text: turn.text },
+        turn.signal,
+      );
+    }
     await this.#supersedeApprovals(turn.key);
-    const request = await this.#tracker.open({
-      conversationKey: turn.key,
-      origin: {
-        conversation: turn.conversation,
-        messageId: turn.message.id,
-        authorId: turn.message.author.id,
+    // A new request is written with its first run in one go.
+    const { request, run } = await this.#tracker.openWithRun(
+      {
+        conversationKey: turn.key,
+        origin: {
+          conversation: turn.conversation,
+          messageId: turn.message.id,
+          authorId: turn.message.author.id,
+        },
+        agent: null,
       },
-      agent: null,
-    });
-    const run = await this.#tracker.startRun(request.id, { triggeredBy: "user_message" });
-    return this.#execute(request, run, { text: turn.text }, turn.signal);
+      "user_message",
+    );
+    const input = { text: turn.text, ...(turn.onEvent ? { onEvent: turn.onEvent } : {}) };
+    return this.#execute(request, { ...run, resumed: false }, input, turn.signal);
   }
 
-  async continue(key: string, continuation: Continuation, signal: AbortSignal): Promise<void> {
+  async continue({ key, continuation, signal, deliver }: ContinuationWork): Promise<void> {
     const request = await this.#tracker.get(continuation.requestId);
     if (!request) {
       this.#logger.warn("continuation for an unknown request dropped", {
@@ -74,28 +97,25 @@ export class TrackedTeam implements Responder, ContinuationHandler {
     try {
       switch (continuation.type) {
         case CONTINUATION.toolsAttached: {
-          const run = await this.#tracker.startRun(request.id, {
-            triggeredBy: "tools_attached",
-            ...(parentRunId ? { parentRunId } : {}),
-          });
-          await this.#answer(
-            request,
-            await this.#execute(request, run, { text: followUpText(String(data.tool)) }, signal),
-          );
+          const run = await this.#runFor(request, "tools_attached", parentRunId);
+          const text = followUpText(String(data.tool));
+          await this.#answer(request, await this.#execute(request, run, { text }, signal), deliver);
           return;
         }
         case CONTINUATION.approval: {
-          const run = await this.#tracker.startRun(request.id, {
-            triggeredBy: "approval",
-            ...(parentRunId ? { parentRunId } : {}),
-          });
+          const run = await this.#runFor(request, "approval", parentRunId);
           const resume = { approved: data.approved === true, by: String(data.by ?? "someone") };
-          await this.#answer(request, await this.#execute(request, run, { resume }, signal));
+          await this.#answer(request, await this.#execute(request, run, { resume }, signal), deliver);
           return;
         }
         case CONTINUATION.externalCompleted:
         case CONTINUATION.externalFailed:
-          await this.#finishExternal(request, continuation.type === CONTINUATION.externalCompleted, data);
+          await this.#finishExternal(
+            request,
+            continuation.type === CONTINUATION.externalCompleted,
+            data,
+            deliver,
+          );
           return;
         default:
           this.#logger.error("unknown continuation type", { key, type: continuation.type });
@@ -107,48 +127,90 @@ export class TrackedTeam implements Responder, ContinuationHandler {
       const sentence =
         userMessageOf(error) ??
         `Sorry, something went wrong while finishing your request (reference ${reference}).`;
-      await this.#answer(request, { text: sentence });
+      await this.#answer(request, { text: sentence }, deliver);
     }
+  }
+
+  /**
+   * The run to execute: a run of the same kind that started and never finished (the process died
+   * or stopped under it) is run again under its own id, so what it recorded is reused.
+   */
+  async #runFor(
+    request: RequestRecord,
+    triggeredBy: RunTrigger,
+    parentRunId?: string,
+  ): Promise<RunRecord & { resumed: boolean }> {
+    const unfinished = request.runs.find(
+      (run) => run.status === "running" && run.triggeredBy === triggeredBy && run.parentRunId === parentRunId,
+    );
+    if (unfinished) {
+      if (request.status !== "active") await this.#tracker.setStatus(request.id, "active");
+      this.#logger.info("running an unfinished run again", {
+        requestId: request.id,
+        runId: unfinished.runId,
+      });
+      return { ...unfinished, resumed: true };
+    }
+    const run = await this.#tracker.startRun(request.id, {
+      triggeredBy,
+      ...(parentRunId ? { parentRunId } : {}),
+    });
+    return { ...run, resumed: false };
   }
 
   async #execute(
     request: RequestRecord,
-    run: RunRecord,
-    input: Pick<RunInput, "text" | "resume">,
+    run: RunRecord & { resumed: boolean },
+    input: Pick<RunInput, "text" | "resume" | "onEvent">,
     signal: AbortSignal,
   ): Promise<TurnAnswer> {
     let outcome: Awaited<ReturnType<Team["run"]>>;
     try {
-      outcome = await this.#team.run({
-        key: request.conversationKey,
-        userId: request.origin.authorId,
-        signal,
-        requestId: request.id,
-        runId: run.runId,
-        ...input,
-      });
+      // Every line logged while the run works carries its request and run.
+      outcome = await withLogContext({ requestId: request.id, runId: run.runId }, () =>
+        this.#team.run({
+          key: request.conversationKey,
+          userId: request.origin.authorId,
+          signal,
+          requestId: request.id,
+          runId: run.runId,
+          resumed: run.resumed,
+          trigger: run.triggeredBy,
+          ...input,
+        }),
+      );
     } catch (error) {
+      // Stopping: the run stays "running" and its work stays queued; the next start runs it again.
+      if (abortedByShutdown(signal)) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      await this.#tracker.finishRun(request.id, run.runId, signal.aborted ? "cancelled" : "failed", message);
-      await this.#tracker.setStatus(request.id, "failed", { note: signal.aborted ? "cancelled" : message });
+      await this.#tracker.settleRun(
+        request.id,
+        run.runId,
+        { status: signal.aborted ? "cancelled" : "failed", error: message },
+        "failed",
+        { note: signal.aborted ? "cancelled" : message },
+      );
       throw error;
     }
     switch (outcome.kind) {
       case "answered":
-        await this.#tracker.finishRun(request.id, run.runId, "completed");
-        await this.#tracker.setStatus(request.id, "completed", { agent: outcome.agent });
+        await this.#tracker.settleRun(request.id, run.runId, { status: "completed" }, "completed", {
+          agent: outcome.agent,
+        });
         return { text: outcome.text, agent: outcome.agent };
       case "awaiting-approval":
-        await this.#tracker.finishRun(request.id, run.runId, "interrupted");
-        await this.#tracker.setStatus(request.id, "awaiting_approval", {
+        await this.#tracker.settleRun(request.id, run.runId, { status: "interrupted" }, "awaiting_approval", {
           agent: outcome.agent,
           approval: outcome.approval,
         });
         return { text: approvalPrompt(outcome.approval), agent: outcome.agent };
       case "stopped-for-tool":
-        await this.#tracker.finishRun(request.id, run.runId, "completed");
-        await this.#tracker.setStatus(request.id, "active", { agent: outcome.agent });
+        await this.#tracker.settleRun(request.id, run.runId, { status: "completed" }, "active", {
+          agent: outcome.agent,
+        });
         await this.#requireScheduler().enqueueContinuation(request.conversationKey, {
+          // Queued once even if this run is run again after a crash.
+          id: `${run.runId}:${CONTINUATION.toolsAttached}`,
           requestId: request.id,
           type: CONTINUATION.toolsAttached,
           data: { parentRunId: run.runId, tool: outcome.tool },
@@ -161,28 +223,39 @@ export class TrackedTeam implements Responder, ContinuationHandler {
     request: RequestRecord,
     completed: boolean,
     data: Readonly<Record<string, unknown>>,
+    deliver: (delivery: Delivery) => Promise<void>,
   ): Promise<void> {
     const runId = String(data.runId);
     if (!request.runs.some((run) => run.runId === runId)) {
       await this.#tracker.startRun(request.id, { triggeredBy: "webhook", runId });
     }
     const error = typeof data.error === "string" ? data.error : undefined;
-    await this.#tracker.finishRun(request.id, runId, completed ? "completed" : "failed", error);
-    await this.#tracker.setStatus(
+    const eventId = typeof data.eventId === "string" ? data.eventId : undefined;
+    await this.#tracker.settleRun(
       request.id,
+      runId,
+      {
+        status: completed ? "completed" : "failed",
+        ...(error ? { error } : {}),
+        ...(eventId ? { closedByEvent: eventId } : {}),
+      },
       completed ? "completed" : "failed",
       error ? { note: error } : {},
     );
     const text = completed
       ? String(data.message ?? "")
       : `The job working on this failed${error ? `: ${error}` : ""}.`;
-    if (text.trim() !== "") await this.#answer(request, { text });
+    if (text.trim() !== "") await this.#answer(request, { text }, deliver);
   }
 
   /** Answers always go to the origin's thread, as a reply to the origin message. */
-  async #answer(request: RequestRecord, answer: TurnAnswer): Promise<void> {
+  async #answer(
+    request: RequestRecord,
+    answer: TurnAnswer,
+    deliver: (delivery: Delivery) => Promise<void>,
+  ): Promise<void> {
     if (answer.text.trim() === "") return;
-    await this.#requireScheduler().deliverer.deliver({
+    await deliver({
       conversation: request.origin.conversation,
       text: answer.text,
       replyTo: request.origin.messageId,

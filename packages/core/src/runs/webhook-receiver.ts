@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { AtomicStore } from "../store/types.ts";
+import { isOpen, type RequestRecord } from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
 import { CONTINUATION, type RunScheduler } from "./tracked-team.ts";
 import { verifyWebhookSignature } from "./webhook-signature.ts";
@@ -38,6 +39,8 @@ export interface WebhookReceiverOptions {
   readonly secret: string;
   readonly tracker: RequestTracker;
   readonly atomic: AtomicStore;
+  /** Longest `message` accepted (characters). */
+  readonly maxMessageChars: number;
   readonly scheduler: () => RunScheduler;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -72,12 +75,30 @@ export class WebhookReceiver {
     } catch (error) {
       return { status: 400, body: { error: error instanceof Error ? error.message : "invalid body" } };
     }
+    if (event.message !== undefined && event.message.length > this.#options.maxMessageChars) {
+      return {
+        status: 413,
+        body: {
+          error: `message has ${event.message.length} characters; at most ${this.#options.maxMessageChars} are accepted`,
+        },
+      };
+    }
     const request = await tracker.get(event.requestId);
     if (!request) return { status: 404, body: { error: `unknown request ${event.requestId}` } };
-    if (!(await atomic.setIfAbsent(`webhook-event:${event.eventId}`, "1", EVENT_DEDUPE_TTL_MS))) {
-      return { status: 200, body: { duplicate: true } };
+    const run = request.runs.find((candidate) => candidate.runId === event.runId);
+    if (run?.closedByEvent === event.eventId) return { status: 200, body: { duplicate: true } };
+    const refusal = closedRunReason(request, event);
+    if (refusal) {
+      logger.info("webhook refused: the run is not open", {
+        requestId: request.id,
+        runId: event.runId,
+        refusal,
+      });
+      return { status: 409, body: { error: refusal } };
     }
     if (event.event === "run_triggered") {
+      if (!(await atomic.setIfAbsent(`webhook-event:${event.eventId}`, "1", EVENT_DEDUPE_TTL_MS)))
+        return { status: 200, body: { duplicate: true } };
       await tracker.startRun(request.id, {
         triggeredBy: "webhook",
         runId: event.runId,
@@ -85,17 +106,39 @@ export class WebhookReceiver {
       });
       await tracker.setStatus(request.id, "awaiting_external");
     } else {
-      await this.#options.scheduler().enqueueContinuation(request.conversationKey, {
+      // Queued once per event id, in the same atomic step that marks it seen.
+      const queued = await this.#options.scheduler().enqueueContinuation(request.conversationKey, {
+        id: `webhook:${event.eventId}`,
         requestId: request.id,
         type: event.event === "run_completed" ? CONTINUATION.externalCompleted : CONTINUATION.externalFailed,
         data: {
+          eventId: event.eventId,
           runId: event.runId,
           ...(event.message ? { message: event.message } : {}),
           ...(event.error ? { error: event.error } : {}),
         },
       });
+      if (!queued) return { status: 200, body: { duplicate: true } };
     }
     logger.info("webhook accepted", { event: event.event, requestId: request.id, runId: event.runId });
     return { status: 202, body: { accepted: true } };
   }
+}
+
+/**
+ * Why an event cannot change this request any more, or undefined when it may. A run's result is
+ * taken once, while the run is open; a result for a run never reported as triggered only while the
+ * request is open; a new run may be triggered on a closed request (it opens it again).
+ */
+function closedRunReason(request: RequestRecord, event: WebhookEvent): string | undefined {
+  const run = request.runs.find((candidate) => candidate.runId === event.runId);
+  if (event.event === "run_triggered")
+    return run ? `run ${event.runId} was already reported as triggered` : undefined;
+  if (run)
+    return run.status === "running"
+      ? undefined
+      : `run ${event.runId} is already ${run.status}; nothing was posted`;
+  return isOpen(request)
+    ? undefined
+    : `request ${request.id} is ${request.status.replace("_", " ")} and run ${event.runId} was never reported as triggered; nothing was posted`;
 }

@@ -32,3 +32,13 @@ export function userMessageOf(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** The abort reason of a turn cancelled because the process is stopping: its work stays queued. */
+export const SHUTDOWN_REASON = "shutting down";
+
+/** True when `signal` was aborted by a shutdown (the work is left for the next start), not by /stop. */
+export function abortedByShutdown(signal: AbortSignal | undefined): boolean {
+  if (!signal?.aborted) return false;
+  const reason: unknown = signal.reason;
+  return (reason instanceof Error ? reason.message : String(reason)) === SHUTDOWN_REASON;
+}

@@ -134,47 +134,112 @@ export function defineAtomicStoreSuite(
     });
 
     describe("queues", () => {
-      it("delivers in FIFO order and re-delivers what was peeked but not acked", async () => {
+      const add = (queue: string, item: string, order = 0) => store.enqueue(queue, { item, order });
+      const items = (entries: readonly { item: string }[]) => entries.map((entry) => entry.item);
+      const takeAll = async (queue: string) => {
+        const taken: string[] = [];
+        for (let entry = await store.peek(queue); entry; entry = await store.peek(queue)) {
+          taken.push(entry.item);
+          await store.ack(queue, entry.id);
+        }
+        return taken;
+      };
+
+      it("delivers in arrival order and re-delivers what was peeked but not acked", async () => {
         const queue = unique("fifo");
-        for (const item of ["a", "b", "c"]) await store.enqueue(queue, item);
+        for (const item of ["a", "b", "c"]) await add(queue, item);
         expect(await store.queueLength(queue)).toBe(3);
-        expect(await store.peek(queue)).toBe("a");
-        expect(await store.peek(queue)).toBe("a");
-        await store.ack(queue);
-        expect(await store.peek(queue)).toBe("b");
-        await store.ack(queue);
-        expect(await store.peek(queue)).toBe("c");
-        await store.ack(queue);
+        const first = await store.peek(queue);
+        expect(first?.item).toBe("a");
+        expect((await store.peek(queue))?.item).toBe("a");
+        expect(await store.ack(queue, first?.id ?? "")).toBe(2);
+        expect(await takeAll(queue)).toEqual(["b", "c"]);
         expect(await store.peek(queue)).toBeNull();
         expect(await store.queueLength(queue)).toBe(0);
       });
 
-      it("drains everything oldest first and leaves the queue empty", async () => {
+      it("orders by the given order, whatever the arrival order, ties in arrival order", async () => {
+        const queue = unique("ordered");
+        await add(queue, "third", 300);
+        await add(queue, "first", 100);
+        await add(queue, "second-a", 200);
+        await add(queue, "second-b", 200);
+        await add(queue, "same item twice", 400);
+        await add(queue, "same item twice", 400);
+        expect(await takeAll(queue)).toEqual([
+          "first",
+          "second-a",
+          "second-b",
+          "third",
+          "same item twice",
+          "same item twice",
+        ]);
+      });
+
+      it("acks the peeked entry even when an earlier one arrived meanwhile", async () => {
+        const queue = unique("late");
+        await add(queue, "running", 200);
+        const running = await store.peek(queue);
+        await add(queue, "sent earlier, arrived late", 100);
+        await store.ack(queue, running?.id ?? "");
+        expect(await takeAll(queue)).toEqual(["sent earlier, arrived late"]);
+      });
+
+      it("marks and queues in one step: a duplicate is neither queued nor re-marked", async () => {
+        const queue = unique("intake");
+        const dedupe = { key: unique("seen"), ttlMs: 60_000 };
+        expect(await store.enqueue(queue, { item: "m1", order: 1, dedupe })).toBe(true);
+        expect(await store.enqueue(queue, { item: "m1 again", order: 1, dedupe })).toBe(false);
+        expect(await store.setIfAbsent(dedupe.key, "x", 60_000)).toBe(false);
+        expect(await takeAll(queue)).toEqual(["m1"]);
+      });
+
+      it("lets exactly one of 50 concurrent deliveries of one message in", async () => {
+        const queue = unique("redeliveries");
+        const dedupe = { key: unique("seen"), ttlMs: 60_000 };
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => store.enqueue(queue, { item: `copy-${i}`, order: 1, dedupe })),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.queueLength(queue)).toBe(1);
+      });
+
+      it("takes a mark once", async () => {
+        const key = unique("mark");
+        expect(await store.takeMark(key)).toBe(false);
+        await store.setIfAbsent(key, "1", 60_000);
+        expect(await store.takeMark(key)).toBe(true);
+        expect(await store.takeMark(key)).toBe(false);
+        expect(await store.setIfAbsent(key, "1", 60_000)).toBe(true);
+      });
+
+      it("drains everything in order and leaves the queue empty", async () => {
         const queue = unique("drain");
-        for (const item of ["1", "2", "3", "4"]) await store.enqueue(queue, item);
-        await store.ack(queue);
-        expect(await store.drain(queue)).toEqual(["2", "3", "4"]);
+        for (const item of ["1", "2", "3", "4"]) await add(queue, item);
+        const first = await store.peek(queue);
+        await store.ack(queue, first?.id ?? "");
+        expect(items(await store.drain(queue))).toEqual(["2", "3", "4"]);
         expect(await store.queueLength(queue)).toBe(0);
         expect(await store.drain(queue)).toEqual([]);
       });
 
-      it("keeps queues apart and treats ack on an empty queue as nothing to do", async () => {
+      it("keeps queues apart and treats ack of an unknown entry as nothing to do", async () => {
         const [left, right] = [unique("left"), unique("right")];
-        await store.enqueue(left, "L");
-        await store.ack(right);
+        await add(left, "L");
+        expect(await store.ack(right, "no-such-entry")).toBe(0);
         expect(await store.peek(right)).toBeNull();
-        expect(await store.drain(left)).toEqual(["L"]);
+        expect(items(await store.drain(left))).toEqual(["L"]);
       });
 
       it("lists exactly the queues that hold items", async () => {
         const [acked, drained, untouched] = [unique("q-acked"), unique("q-drained"), unique("q-never")];
-        await store.enqueue(acked, "x");
-        await store.enqueue(drained, "y");
-        await store.enqueue(drained, "z");
+        await add(acked, "x");
+        await add(drained, "y");
+        await add(drained, "z");
         const listed = await store.nonEmptyQueues();
         expect(listed).toEqual(expect.arrayContaining([acked, drained]));
         expect(listed).not.toContain(untouched);
-        await store.ack(acked);
+        await takeAll(acked);
         await store.drain(drained);
         const after = await store.nonEmptyQueues();
         expect(after).not.toContain(acked);
@@ -183,9 +248,9 @@ export function defineAtomicStoreSuite(
 
       it("keeps every item when 50 producers enqueue at once", async () => {
         const queue = unique("producers");
-        const items = Array.from({ length: 50 }, (_, i) => `item-${i}`);
-        await Promise.all(items.map((item) => store.enqueue(queue, item)));
-        expect((await store.drain(queue)).sort()).toEqual([...items].sort());
+        const produced = Array.from({ length: 50 }, (_, i) => `item-${i}`);
+        await Promise.all(produced.map((item) => add(queue, item)));
+        expect(items(await store.drain(queue)).sort()).toEqual([...produced].sort());
       });
     });
 
@@ -215,12 +280,13 @@ export function defineAtomicStoreSuite(
 
       it("re-deliver an item one instance peeked and never acked", async () => {
         const queue = unique("crash-safe");
-        await store.enqueue(queue, "job");
-        expect(await store.peek(queue)).toBe("job");
+        await store.enqueue(queue, { item: "job", order: 0 });
+        expect((await store.peek(queue))?.item).toBe("job");
         // The first instance "crashes" here; the other one must still find the work.
         expect(await sibling().nonEmptyQueues()).toContain(queue);
-        expect(await sibling().peek(queue)).toBe("job");
-        await sibling().ack(queue);
+        const seen = await sibling().peek(queue);
+        expect(seen?.item).toBe("job");
+        await sibling().ack(queue, seen?.id ?? "");
         expect(await store.queueLength(queue)).toBe(0);
       });
     });

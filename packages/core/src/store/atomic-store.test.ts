@@ -4,6 +4,7 @@ import { silentLogger } from "../runtime/logger.ts";
 import { defineAtomicStoreSuite } from "./atomic-store.suite.ts";
 import { openStore } from "./open-store.ts";
 import {
+  describeWithRedis,
   fakeClock,
   realTime,
   removeRedisKeys,
@@ -44,24 +45,26 @@ defineAtomicStoreSuite(
   { hasSiblings: true },
 );
 
-const redisPrefix = uniqueRedisPrefix("atomic");
-afterAll(() => removeRedisKeys(redisPrefix));
+describeWithRedis("against the test Redis", () => {
+  const redisPrefix = uniqueRedisPrefix("atomic");
+  afterAll(() => removeRedisKeys(redisPrefix));
 
-defineAtomicStoreSuite(
-  "redis",
-  async () => {
-    const url = `${TEST_REDIS_URL}?prefix=${redisPrefix}`;
-    const store = await openStore(url, { logger: silentLogger });
-    const sibling = await openStore(url, { logger: silentLogger });
-    return {
-      store: store.atomic,
-      sibling: sibling.atomic,
-      elapse: realTime.elapse,
-      close: async () => {
-        await store.close();
-        await sibling.close();
-      },
-    };
-  },
-  { hasSiblings: true },
-);
+  defineAtomicStoreSuite(
+    "redis",
+    async () => {
+      const url = `${TEST_REDIS_URL}?prefix=${redisPrefix}`;
+      const store = await openStore(url, { logger: silentLogger });
+      const sibling = await openStore(url, { logger: silentLogger });
+      return {
+        store: store.atomic,
+        sibling: sibling.atomic,
+        elapse: realTime.elapse,
+        close: async () => {
+          await store.close();
+          await sibling.close();
+        },
+      };
+    },
+    { hasSiblings: true },
+  );
+});

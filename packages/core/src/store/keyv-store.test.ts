@@ -3,6 +3,7 @@ import { silentLogger } from "../runtime/logger.ts";
 import { defineKeyvStoreSuite } from "./keyv-store.suite.ts";
 import { openStore } from "./open-store.ts";
 import {
+  describeWithRedis,
   fakeClock,
   realTime,
   removeRedisKeys,
@@ -38,17 +39,19 @@ defineKeyvStoreSuite(
   { persistent: true },
 );
 
-defineKeyvStoreSuite(
-  "redis",
-  async () => {
-    const prefix = uniqueRedisPrefix("keyv");
-    return {
-      open: () => openStore(`${TEST_REDIS_URL}?prefix=${prefix}`, { logger: silentLogger }),
-      elapse: realTime.elapse,
-      cleanup: async () => {
-        await removeRedisKeys(prefix);
-      },
-    };
-  },
-  { persistent: true },
-);
+describeWithRedis("against the test Redis", () => {
+  defineKeyvStoreSuite(
+    "redis",
+    async () => {
+      const prefix = uniqueRedisPrefix("keyv");
+      return {
+        open: () => openStore(`${TEST_REDIS_URL}?prefix=${prefix}`, { logger: silentLogger }),
+        elapse: realTime.elapse,
+        cleanup: async () => {
+          await removeRedisKeys(prefix);
+        },
+      };
+    },
+    { persistent: true },
+  );
+});

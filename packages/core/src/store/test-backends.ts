@@ -4,12 +4,26 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "@redis/client";
+import { describe } from "vitest";
 import { silentLogger } from "../runtime/logger.ts";
 import { openStore } from "./open-store.ts";
 import type { Store } from "./types.ts";
 
-/** The shared Redis the test machine runs; other suites use it at the same time. */
-export const TEST_REDIS_URL = "redis://127.0.0.1:6379";
+/**
+ * The Redis this test run uses (`redis://host:port`, no database path): the private one the global
+ * setup started (test/services/), or the developer's own named by SWITCHBOARD_TEST_REDIS_URL.
+ * Other suites use it at the same time. Never a Redis nobody pointed the tests at.
+ */
+const givenRedisUrl = process.env.SWITCHBOARD_TEST_REDIS_URL?.trim() || undefined;
+
+/** Whether this run has a Redis; without one the Redis tests are skipped (the global setup says why). */
+export const TEST_REDIS_AVAILABLE = givenRedisUrl !== undefined;
+
+/** Port 1 refuses at once: a test that forgets to skip without Redis fails fast and touches nothing. */
+export const TEST_REDIS_URL: string = givenRedisUrl ?? "redis://127.0.0.1:1";
+
+/** `describe`, skipped when this run has no Redis. */
+export const describeWithRedis = describe.skipIf(!TEST_REDIS_AVAILABLE);
 
 /** A clock tests move by hand, so TTLs can pass without waiting. */
 export function fakeClock(start = Date.now()): { now: () => number; advance(ms: number): Promise<void> } {
@@ -35,7 +49,7 @@ export function uniqueRedisPrefix(label: string): string {
   return `sbtest:${label}:${randomUUID()}:`;
 }
 
-/** Deletes every key under `prefix` (and only those) from the shared test Redis. */
+/** Deletes every key under `prefix` (and only those) from the test Redis. */
 export async function removeRedisKeys(prefix: string): Promise<number> {
   if (!prefix.startsWith("sbtest:")) throw new Error(`refusing to delete keys outside sbtest:* (${prefix})`);
   const client = createClient({ url: TEST_REDIS_URL });
@@ -57,9 +71,12 @@ export interface TestStore {
   cleanup(): Promise<void>;
 }
 
-/** Memory, a temporary SQLite file and the shared Redis under a fresh prefix, for suites run on all three. */
+/**
+ * Memory, a temporary SQLite file and the test Redis under a fresh prefix, for suites run on all
+ * three (Redis left out when this run has none).
+ */
 export function testStoreBackends(label: string): Array<[string, () => Promise<TestStore>]> {
-  return [
+  const backends: Array<[string, () => Promise<TestStore>]> = [
     ["memory", async () => ({ store: await openStore("memory://"), cleanup: async () => {} })],
     [
       "sqlite",
@@ -82,4 +99,5 @@ export function testStoreBackends(label: string): Array<[string, () => Promise<T
       },
     ],
   ];
+  return TEST_REDIS_AVAILABLE ? backends : backends.filter(([name]) => name !== "redis");
 }

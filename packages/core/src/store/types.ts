@@ -1,4 +1,5 @@
 import type Keyv from "keyv";
+import type { SortedSets } from "./sorted-sets.ts";
 
 /**
  * The operations keyv cannot express atomically. One interface, two implementations
@@ -15,17 +16,37 @@ export interface AtomicStore {
   /** Frees the lock if `token` holds it; false when it had already expired or moved on. */
   releaseLock(key: string, token: string): Promise<boolean>;
 
-  /** Appends to the FIFO queue `queue`. */
-  enqueue(queue: string, item: string): Promise<void>;
-  /** The oldest item, left in place until `ack`: a crash mid-work re-delivers rather than loses. */
-  peek(queue: string): Promise<string | null>;
-  /** Removes the oldest item (the one `peek` returned). */
-  ack(queue: string): Promise<void>;
-  /** Removes and returns every item, oldest first. */
-  drain(queue: string): Promise<string[]>;
+  /** Deletes `key` if a live mark is there; true when this call removed it (a flag taken once). */
+  takeMark(key: string): Promise<boolean>;
+
+  /**
+   * Adds `item` to `queue` in `order` (ascending; ties keep arrival order). With `dedupe`, the
+   * set-if-absent mark and the enqueue are one atomic step: a duplicate is neither marked nor
+   * queued twice, and a message is never marked seen without being queued. False for a duplicate.
+   */
+  enqueue(queue: string, entry: QueueInput): Promise<boolean>;
+  /** The first item in order, left in place until `ack`: a crash mid-work re-delivers rather than loses. */
+  peek(queue: string): Promise<QueueEntry | null>;
+  /** Removes the entry `peek` returned (by id, whatever arrived before it since); returns how many remain. */
+  ack(queue: string, id: string): Promise<number>;
+  /** Removes and returns every entry, in order. */
+  drain(queue: string): Promise<QueueEntry[]>;
   queueLength(queue: string): Promise<number>;
-  /** Names of queues that hold at least one item (for recovery after a restart). */
+  /** Names of queues that hold at least one item (recovery; proportional to queues with work, not to history). */
   nonEmptyQueues(): Promise<string[]>;
+}
+
+export interface QueueInput {
+  readonly item: string;
+  /** Sort position, e.g. the platform's send time in epoch ms. */
+  readonly order: number;
+  readonly dedupe?: { readonly key: string; readonly ttlMs: number };
+}
+
+export interface QueueEntry {
+  /** Identifies the entry for `ack`; opaque. */
+  readonly id: string;
+  readonly item: string;
 }
 
 /** Everything the runtime persists, opened from one URL. */
@@ -35,6 +56,8 @@ export interface Store {
   /** A keyv view of one namespace: active agents, message index, requests, memory… */
   namespace<Value>(name: string): Keyv<Value>;
   readonly atomic: AtomicStore;
+  /** Score-ordered indexes (due times, per-conversation lists): what sweepers read instead of scanning. */
+  readonly sortedSets: SortedSets;
   close(): Promise<void>;
 }
 

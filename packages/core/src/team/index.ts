@@ -1,4 +1,5 @@
 export { type ActiveAgent, ActiveAgentStore } from "./active-agents.ts";
+export { handoffTarget, handoffToolName } from "./handoff.ts";
 export { pairToolCalls, textOf } from "./history.ts";
 export { TeamLimitError } from "./limits.ts";
 export { approvalPrompt, outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
@@ -13,4 +14,9 @@ export {
   type TeamConfig,
   teamConfigSchema,
 } from "./team-config.ts";
-export type { ApprovalDecision, ApprovalRequest } from "./team-graph.ts";
+export {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  acceptsIdempotencyKey,
+  UNKNOWN_OUTCOME,
+} from "./team-graph.ts";

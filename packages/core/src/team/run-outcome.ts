@@ -1,3 +1,4 @@
+import type { TurnEventListener } from "../streaming/turn-events.ts";
 import type { ApprovalDecision, ApprovalRequest } from "./team-graph.ts";
 
 export interface RunInput {
@@ -9,7 +10,17 @@ export interface RunInput {
   /** Resumes a run waiting for approval. */
   readonly resume?: ApprovalDecision;
   readonly requestId?: string;
+  /** Names the run; the same when a run that died (crash, shutdown) is run again. */
   readonly runId?: string;
+  /** What caused the run (request tracking's `triggeredBy`), for the run-steps log. */
+  readonly trigger?: string;
+  /**
+   * This run was started before and did not finish: model replies and tool results it recorded are
+   * reused instead of asking again (no tool runs twice).
+   */
+  readonly resumed?: boolean;
+  /** Sees the answer as it is written, and progress lines. */
+  readonly onEvent?: TurnEventListener;
 }
 
 export type RunOutcome =

@@ -39,7 +39,7 @@ export function teamCommands(team: Team): Command[] {
     {
       name: "status",
       summary: "who is answering here, since when, how many messages, which model",
-      async run({ key }) {
+      async run({ key, message }) {
         const active = await team.activeAgents.get(key);
         const state = await team.conversationState(key);
         const messages = state?.messages.filter((message) => HumanMessage.isInstance(message)).length ?? 0;
@@ -55,7 +55,7 @@ export function teamCommands(team: Team): Command[] {
             `Messages in this conversation: ${messages}.`,
             `Model: ${agent?.model ?? "unknown"}.`,
             `Routing: ${routing}.`,
-            ...(await team.extraStatusLines(key)),
+            ...(await team.extraStatusLines(key, message.author.id)),
           ].join("\n"),
         };
       },

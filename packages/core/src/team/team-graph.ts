@@ -1,13 +1,16 @@
+import { randomUUID } from "node:crypto";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { StructuredToolInterface } from "@langchain/core/tools";
+import { StructuredTool, type StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { Command, END, interrupt, isGraphInterrupt, START, StateGraph } from "@langchain/langgraph";
 import { handoffTarget } from "./handoff.ts";
 import { pairToolCalls } from "./history.ts";
 import { limitMessages, TeamLimitError } from "./limits.ts";
+import type { RunJournal } from "./run-journal.ts";
+import { announceToolCalls, streamedModelCall } from "./streamed-call.ts";
 import type { LimitsConfig } from "./team-config.ts";
 import { SUPERVISOR } from "./team-config.ts";
 import { TeamState, type TeamStateUpdate, type TeamStateValue } from "./team-state.ts";
@@ -33,6 +36,10 @@ export interface TeamGraphOptions {
   readonly attachedTools: (threadId: string, agent: string) => Promise<StructuredToolInterface[]>;
   /** Tools that wait for a person's approval before they run. */
   readonly needsApproval: (toolName: string) => boolean;
+  /** A tool's progress text ("is checking your invoice…"), shown while it runs. */
+  readonly toolStatus?: (toolName: string) => string | undefined;
+  /** Records tool-calling replies and tool results per run, so a re-run never calls a tool twice. */
+  readonly journal?: RunJournal;
 }
 
 /** What an agent asks a person to approve; the interrupt's value. */
@@ -115,15 +122,28 @@ async function callAgent(
   const tools = [...agent.tools, ...(await options.attachedTools(threadId, agent.name))];
   const model = tools.length > 0 ? agent.model.bindTools?.(tools) : agent.model;
   if (!model) throw new Error(`the model of agent ${agent.name} cannot call tools`);
-  const reply = await options.callModel(
-    () => model.invoke([system, ...pairToolCalls(state.messages)], { signal: config.signal }),
-    config.signal,
-  );
+  const run = journaledRun(config, options);
+  const replayed = run?.resumed ? run.journal.reply(run.runId, state.turn.modelCalls) : undefined;
+  const reply =
+    replayed ??
+    (await options.callModel(
+      // Streamed, so the answering agent's text reaches the thread as it is written.
+      streamedModelCall(model, [system, ...pairToolCalls(state.messages)], agent.name, config),
+      config.signal,
+    ));
+  // Tools with side effects follow: the reply is kept first, so a re-run calls the same tools (same ids).
+  if (run && !replayed && reply.tool_calls?.some((call) => handoffTarget(call.name) === undefined))
+    await run.journal.recordReply(run.runId, state.turn.modelCalls, reply);
+  announceToolCalls(config, agent.name, reply.tool_calls ?? [], options.toolStatus ?? (() => undefined));
+  // Our own id, never the provider's: the history's reducer replaces a message whose id it already
+  // holds, and OpenAI-compatible servers may reuse completion ids (per process, or a constant one),
+  // which would overwrite an earlier answer and leave this turn with none.
   const message = new AIMessage({
     content: reply.content,
     tool_calls: reply.tool_calls ?? [],
     name: agent.name,
-    ...(reply.id ? { id: reply.id } : {}),
+    id: randomUUID(),
+    ...(reply.id ? { response_metadata: { id: reply.id } } : {}),
     usage_metadata: reply.usage_metadata,
   });
   return {
@@ -162,7 +182,8 @@ async function runTools(
     });
   }
 
-  // Approvals are asked before anything runs: on resume this node starts over, and nothing runs twice.
+  // Approvals are asked before anything runs: on resume this node starts over, and nothing runs twice
+  // (after a crash, the run journal keeps a re-run from repeating a call).
   const decisions = calls.map((call) =>
     options.needsApproval(call.name)
       ? interrupt<ApprovalRequest, ApprovalDecision>({ agent: agent.name, tool: call.name, args: call.args })
@@ -185,13 +206,58 @@ async function runTools(
       continue;
     }
     const found = tools.find((candidate) => candidate.name === call.name);
-    results.push(await invokeTool(agent, found, call, config));
+    results.push(await invokeAtMostOnce(agent, found, call, config, options));
     if (found?.returnDirect) stoppedBy = call.name;
   }
   const turn = { ...state.turn, streakTool, streakLength };
   // A tool that ends the run (find_tools): the follow-up run starts with what it changed.
   if (stoppedBy) return new Command({ goto: END, update: { messages: results, turn, stoppedBy } });
   return new Command({ goto: agent.name, update: { messages: results, turn } });
+}
+
+/** The run's journal when this run records (tracked runs have an id), and whether it is a re-run. */
+function journaledRun(config: RunnableConfig, options: TeamGraphOptions) {
+  const runId = config.configurable?.run_id;
+  if (!options.journal || typeof runId !== "string") return undefined;
+  return { journal: options.journal, runId, resumed: config.configurable?.resumed === true };
+}
+
+export const UNKNOWN_OUTCOME =
+  "Outcome unknown: the service stopped while this tool was running, so it may or may not have " +
+  "taken effect. Do not call it again without checking with the user first.";
+
+/**
+ * A tool call recorded before and after it runs. On a re-run a recorded result is reused; a call
+ * that started but never finished is sent again only to tools that take an idempotency key (the far
+ * side recognises the repeat), and otherwise reported to the agent as of unknown outcome.
+ */
+async function invokeAtMostOnce(
+  agent: GraphAgent,
+  found: StructuredToolInterface | undefined,
+  call: ToolCall,
+  config: RunnableConfig,
+  options: TeamGraphOptions,
+): Promise<ToolMessage> {
+  const run = journaledRun(config, options);
+  if (!run || !found || !call.id) return invokeTool(agent, found, call, config);
+  const recorded = run.journal.toolCall(run.runId, call.id);
+  if (recorded?.state === "done") return toolResult(call, recorded.content, recorded.status);
+  if (recorded?.state === "started" && !acceptsIdempotencyKey(found))
+    return toolResult(call, UNKNOWN_OUTCOME, "error");
+  await run.journal.recordToolCall(run.runId, call.id, { state: "started" });
+  const result = await invokeTool(agent, found, call, config);
+  const content = typeof result.content === "string" ? result.content : JSON.stringify(result.content);
+  await run.journal.recordToolCall(run.runId, call.id, {
+    state: "done",
+    content,
+    status: result.status === "error" ? "error" : "success",
+  });
+  return result;
+}
+
+/** Tools that send `<run_id>:<tool_call_id>` to the far side as an idempotency key say so in their metadata. */
+export function acceptsIdempotencyKey(tool: StructuredToolInterface): boolean {
+  return tool instanceof StructuredTool && tool.metadata?.acceptsIdempotencyKey === true;
 }
 
 async function invokeTool(
@@ -202,10 +268,11 @@ async function invokeTool(
 ): Promise<ToolMessage> {
   if (!found) return toolResult(call, `Error: ${agent.name} has no tool named ${call.name}.`, "error");
   try {
-    // Tools learn who calls them: the agent joins the conversation key and user in configurable.
+    // Tools learn who calls them: the agent and the tool call id join the conversation key, user,
+    // request and run in configurable (`<run_id>:<tool_call_id>` is the call's idempotency key).
     const output: unknown = await found.invoke(call.args, {
       ...config,
-      configurable: { ...config.configurable, agent: agent.name },
+      configurable: { ...config.configurable, agent: agent.name, tool_call_id: call.id },
     });
     if (ToolMessage.isInstance(output)) return output;
     return toolResult(call, typeof output === "string" ? output : JSON.stringify(output));

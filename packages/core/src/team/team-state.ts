@@ -20,6 +20,8 @@ export const TeamState = Annotation.Root({
   /** The agent whose message ends the turn. */
   answeredBy: lastValue<string | null>(() => null),
   turn: lastValue<TurnCounters>(() => FRESH_TURN),
+  /** The run that last gave this state its input: a re-run of the same run continues its checkpoint. */
+  runId: lastValue<string | null>(() => null),
   /** A tool that ends the run when called (`returnDirect`, e.g. find_tools): a follow-up run continues. */
   stoppedBy: lastValue<string | null>(() => null),
 });

@@ -1,3 +1,4 @@
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -11,13 +12,16 @@ import {
 import type { Command } from "../commands/command.ts";
 import type { Responder, Turn, TurnAnswer } from "../engine/responder.ts";
 import { invokeWithRetry } from "../models/retry.ts";
+import { DEFAULT_MODEL_CALL_POLICY, type ModelCallPolicy } from "../models/spec.ts";
 import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import { ActiveAgentStore } from "./active-agents.ts";
 import { createHandoffTool, handoffToolName } from "./handoff.ts";
 import { textOf } from "./history.ts";
 import { limitMessages, TeamLimitError } from "./limits.ts";
+import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
+import { TURN_EVENTS_KEY } from "./streamed-call.ts";
 import { teamCommands } from "./team-commands.ts";
 import { type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
 import { type ApprovalRequest, buildTeamGraph, type GraphAgent } from "./team-graph.ts";
@@ -41,8 +45,14 @@ export interface TeamOptions {
   readonly attachedTools?: (key: string, agent: string) => Promise<StructuredToolInterface[]>;
   /** Tools that wait for a person's approval before they run. */
   readonly needsApproval?: (toolName: string) => boolean;
-  /** More lines for /status (open requests…). */
-  readonly statusLines?: (key: string) => Promise<string[]>;
+  /** A tool's progress text (its `status`), shown while it runs; undefined → a plain default. */
+  readonly toolStatus?: (toolName: string) => string | undefined;
+  /** More lines for /status (open requests…); `viewer` is who asked, for lines only admins see. */
+  readonly statusLines?: (key: string, viewer: string) => Promise<string[]>;
+  /** LangChain callbacks for one run (the run-steps log records its model and tool calls). */
+  readonly callbacksFor?: (input: RunInput) => Callbacks | undefined;
+  /** Attempts and per-attempt timeout of every model call (the `model:` config); defaults otherwise. */
+  readonly modelCalls?: ModelCallPolicy;
   readonly logger?: Logger;
 }
 
@@ -71,21 +81,27 @@ export class Team implements Responder {
   readonly commands: readonly Command[];
   readonly #options: TeamOptions;
   readonly #graph: ReturnType<typeof buildTeamGraph>;
+  readonly #journal: RunJournal;
   readonly #logger: Logger;
 
   constructor(options: TeamOptions) {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.activeAgents = new ActiveAgentStore(options.store);
+    this.#journal = new RunJournal(options.store);
     this.#graph = buildTeamGraph({
+      journal: this.#journal,
       agents: this.#graphAgents(),
       limits: options.limits,
       checkpointer: options.checkpointer,
       contextFor: options.contextFor ?? (async () => undefined),
       attachedTools: options.attachedTools ?? (async () => []),
       needsApproval: options.needsApproval ?? (() => false),
+      ...(options.toolStatus ? { toolStatus: options.toolStatus } : {}),
       callModel: (call, signal) =>
         invokeWithRetry(call, {
+          maxAttempts: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).maxAttempts,
+          attemptTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).attemptTimeoutMs,
           ...(signal ? { signal } : {}),
           onRetry: (event) =>
             this.#logger.warn("model call failed; retrying", {
@@ -124,6 +140,7 @@ export class Team implements Responder {
       userId: turn.message.author.id,
       signal: turn.signal,
       text: turn.text,
+      ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
     });
     return { text: outcomeText(outcome), agent: outcome.agent };
   }
@@ -145,30 +162,26 @@ export class Team implements Responder {
     );
     timer.unref();
     const signal = AbortSignal.any([input.signal, timeout.signal]);
-    const graphInput =
-      input.resume !== undefined
-        ? new LangGraphCommand({ resume: input.resume })
-        : {
-            messages: [new HumanMessage(input.text ?? "")],
-            activeAgent: active?.agent ?? null,
-            answeredBy: null,
-            stoppedBy: null,
-            turn: FRESH_TURN,
-          };
+    const graphInput = await this.#graphInput(input, active?.agent ?? null);
     let state: Record<string, unknown>;
     try {
+      if (input.runId && input.resumed) await this.#journal.load(input.runId);
       state = await this.#graph.invoke(graphInput, {
         configurable: {
           thread_id: input.key,
           user_id: input.userId,
           ...(input.requestId ? { request_id: input.requestId } : {}),
           ...(input.runId ? { run_id: input.runId } : {}),
+          ...(input.onEvent ? { [TURN_EVENTS_KEY]: input.onEvent } : {}),
+          ...(input.resumed ? { resumed: true } : {}),
         },
         signal,
+        callbacks: this.#options.callbacksFor?.(input),
         recursionLimit: this.#options.limits.maxIterations * 3 + 10,
         // One checkpoint per run, written when it ends (answered, interrupted or failed), instead of
-        // one per step: a turn is re-run whole from its queued message after a crash anyway, and
-        // each step's checkpoint re-serialized the whole history (and cost a store round trip).
+        // one per step: a turn is re-run whole from its queued message after a crash, and each
+        // step's checkpoint re-serialized the whole history (and cost a store round trip). What must
+        // not happen twice in a re-run — tool calls — is kept by the run journal instead.
         durability: "exit",
       });
     } catch (error) {
@@ -177,6 +190,7 @@ export class Team implements Responder {
       throw error;
     } finally {
       clearTimeout(timer);
+      if (input.runId) this.#journal.release(input.runId);
     }
     const values = state as TeamStateValue;
     await this.#persistActiveAgent(input.key, active?.agent ?? null, values.activeAgent ?? null);
@@ -188,6 +202,28 @@ export class Team implements Responder {
     if (values.stoppedBy) return { kind: "stopped-for-tool", tool: values.stoppedBy, agent };
     const last = values.messages.at(-1);
     return { kind: "answered", text: last && AIMessage.isInstance(last) ? textOf(last) : "", agent };
+  }
+
+  /**
+   * The user's text as a fresh turn, an approval decision, or — for a run stopped part-way (its
+   * checkpoint names it and still has steps to take) — nothing: the graph continues where it stopped
+   * instead of hearing the message twice.
+   */
+  async #graphInput(input: RunInput, activeAgent: string | null) {
+    if (input.resume !== undefined) return new LangGraphCommand({ resume: input.resume });
+    if (input.resumed && input.runId) {
+      const snapshot = await this.#graph.getState({ configurable: { thread_id: input.key } });
+      const values = snapshot.values as Partial<TeamStateValue>;
+      if (snapshot.next.length > 0 && values.runId === input.runId) return null;
+    }
+    return {
+      messages: [new HumanMessage(input.text ?? "")],
+      activeAgent,
+      answeredBy: null,
+      stoppedBy: null,
+      runId: input.runId ?? null,
+      turn: FRESH_TURN,
+    };
   }
 
   async #persistActiveAgent(key: string, before: string | null, after: string | null): Promise<void> {
@@ -205,8 +241,8 @@ export class Team implements Responder {
   }
 
   /** Lines other features add to /status (open requests…). */
-  async extraStatusLines(key: string): Promise<string[]> {
-    return (await this.#options.statusLines?.(key)) ?? [];
+  async extraStatusLines(key: string, viewer: string): Promise<string[]> {
+    return (await this.#options.statusLines?.(key, viewer)) ?? [];
   }
 
   /** Back to the supervisor: the active agent is cleared in the store and in the graph state. */

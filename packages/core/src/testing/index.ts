@@ -6,5 +6,5 @@ export {
   type SimulatedPlace,
 } from "./adapter-contract.ts";
 export { RecordingAdapter } from "./recording-adapter.ts";
-export { echoResponder, scriptedResponder } from "./responders.ts";
+export { echoResponder, longAnswerPieces, scriptedResponder, streamedAnswer } from "./responders.ts";
 export { waitFor } from "./wait.ts";

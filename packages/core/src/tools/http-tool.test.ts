@@ -6,7 +6,7 @@ import { createHttpTool, HttpToolTimeoutError, httpToolConfigSchema } from "./ht
 describe("createHttpTool", () => {
   let server: Server;
   let base = "";
-  const seen: { method: string; url: string; body: string }[] = [];
+  const seen: { method: string; url: string; body: string; headers: Record<string, unknown> }[] = [];
   beforeAll(async () => {
     server = createServer((request, response) => {
       let body = "";
@@ -14,9 +14,19 @@ describe("createHttpTool", () => {
         body += chunk;
       });
       request.on("end", () => {
-        seen.push({ method: request.method ?? "", url: request.url ?? "", body });
+        seen.push({ method: request.method ?? "", url: request.url ?? "", body, headers: request.headers });
         // Never answers: the caller's timeout or signal has to end the call.
         if (request.url?.startsWith("/silent")) return;
+        if (request.url?.startsWith("/huge")) {
+          // An endpoint that would answer forever: the tool must stop reading.
+          const chunk = "x".repeat(64 * 1024);
+          const write = () => {
+            while (response.write(chunk)) if (response.destroyed) return;
+            if (!response.destroyed) response.once("drain", write);
+          };
+          write();
+          return;
+        }
         if (request.url?.startsWith("/broken")) {
           response.writeHead(503);
           response.end("down for maintenance");
@@ -36,7 +46,7 @@ describe("createHttpTool", () => {
 
   it("POSTs the model's arguments as JSON and returns the response text", async () => {
     expect(await make({ url: `${base}/lookup` }).invoke({ order: 42 })).toBe("ok POST");
-    expect(seen.at(-1)).toEqual({ method: "POST", url: "/lookup", body: '{"order":42}' });
+    expect(seen.at(-1)).toMatchObject({ method: "POST", url: "/lookup", body: '{"order":42}' });
   });
 
   it("sends GET arguments as the query string", async () => {
@@ -66,8 +76,54 @@ describe("createHttpTool", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
-  it("rejects a config without a usable name or URL", () => {
-    expect(() => httpToolConfigSchema.parse({ name: "Bad Name", description: "x", url: base })).toThrow();
-    expect(() => httpToolConfigSchema.parse({ name: "ok", description: "x", url: "not a url" })).toThrow();
+  it("sends the request id, run id, conversation key and an idempotency key as headers", async () => {
+    await make({ url: `${base}/job` }).invoke(
+      { report: "sales" },
+      {
+        configurable: {
+          request_id: "req-7",
+          run_id: "run-3",
+          thread_id: "console:kitchen ☕",
+          tool_call_id: "call-1",
+        },
+      },
+    );
+    expect(seen.at(-1)?.headers).toMatchObject({
+      "x-switchboard-request-id": "req-7",
+      "x-switchboard-run-id": "run-3",
+      "x-switchboard-conversation": "console:kitchen %E2%98%95",
+      "idempotency-key": "run-3:call-1",
+    });
+  });
+
+  it("sends no request headers outside a tracked run", async () => {
+    await make({ url: `${base}/plain` }).invoke({});
+    expect(Object.keys(seen.at(-1)?.headers ?? {}).filter((h) => h.startsWith("x-switchboard"))).toEqual([]);
+  });
+
+  it("checks the arguments against its parameters before calling, naming what is wrong", async () => {
+    const typed = make({ url: `${base}/forecast`, parameters: { city: "string", days: "integer?" } });
+    const before = seen.length;
+    await expect(typed.invoke({ city: "Oslo", days: "three" })).rejects.toThrow(/days.*integer/s);
+    await expect(typed.invoke({ days: 3 })).rejects.toThrow(/city/);
+    await expect(typed.invoke({ city: "Oslo", colour: "red" })).rejects.toThrow(/colour|additional/i);
+    expect(seen.length).toBe(before);
+    expect(await typed.invoke({ city: "Oslo", days: 3 })).toBe("ok POST");
+    expect(JSON.parse(seen.at(-1)?.body ?? "")).toEqual({ city: "Oslo", days: 3 });
+  });
+
+  it("caps what it reads of a response that never ends", async () => {
+    const text = await make({ url: `${base}/huge`, maxResponseChars: 1_000 }).invoke({});
+    expect(text).toBe(`${"x".repeat(1_000)}… (truncated)`);
+  });
+
+  it("rejects a config without a usable name or URL, or with a name the team or MCP servers use", () => {
+    const parse = (input: object) => () =>
+      httpToolConfigSchema.parse({ description: "x", url: base, ...input });
+    expect(parse({ name: "Bad Name" })).toThrow();
+    expect(parse({ name: "ok", url: "not a url" })).toThrow();
+    expect(parse({ name: "files__read" })).toThrow(/single _/);
+    expect(parse({ name: "find_tools" })).toThrow(/built-in/);
+    expect(parse({ name: "transfer_to_billing" })).toThrow(/built-in/);
   });
 });

@@ -1,19 +1,39 @@
-import { tool } from "@langchain/core/tools";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { httpToolParametersSchema, type ParametersSchema } from "./http-tool-parameters.ts";
+import { readCappedText } from "./read-capped.ts";
+import { requestContextHeaders, toolRequestContext } from "./request-context.ts";
+
+/** Names the team itself uses; a configured tool may not take them. */
+const RESERVED_TOOL_NAMES = new Set(["find_tools", "search_memory"]);
 
 export const httpToolConfigSchema = z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "lowercase letters, digits and _"),
+  name: z
+    .string()
+    // No "__": that separates an MCP server's name from its tools' names, so names never collide.
+    .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, "lowercase letters, digits and single _ between them")
+    .max(64)
+    .refine((name) => !RESERVED_TOOL_NAMES.has(name) && !name.startsWith("transfer_to_"), {
+      error: "find_tools, search_memory and transfer_to_* are built-in names",
+    }),
   description: z.string().min(1, "say what the tool does: agents and find_tools choose by it"),
   url: z.url(),
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
   headers: z.record(z.string(), z.string()).default({}),
+  /** The arguments the model must send; checked before the call. Absent: any JSON object. */
+  parameters: httpToolParametersSchema.optional(),
   requiresApproval: z.boolean().default(false),
+  /** Shown while it runs, after the agent's name: "is checking your invoice…". */
+  status: z.string().min(1).max(100).optional(),
   timeoutSeconds: z.number().positive().default(30),
+  /** The response is cut here before the model sees it (and read no further than a few times this). */
+  maxResponseChars: z.number().int().min(100).max(200_000).default(4_000),
 });
 
 export type HttpToolConfig = z.output<typeof httpToolConfigSchema>;
 
-const MAX_RESULT_CHARS = 4_000;
+const ANY_OBJECT: ParametersSchema = { type: "object", properties: {}, additionalProperties: true };
 
 /** The endpoint took longer than the tool's `timeoutSeconds` (the response body included). */
 export class HttpToolTimeoutError extends Error {
@@ -28,49 +48,66 @@ export class HttpToolTimeoutError extends Error {
 }
 
 /**
- * A tool an operator declares in switchboard.yaml: the model's arguments go to the URL as JSON
- * (as the query string for GET); the response text comes back to the model.
+ * A tool an operator declares in switchboard.yaml. The model's arguments are checked against the
+ * tool's `parameters` (a bad call comes back to the model as an error it can correct), then go to
+ * the URL as JSON (as the query string for GET) with the request id, run id, conversation key and
+ * an idempotency key in headers; the response text comes back to the model, capped.
  */
-export function createHttpTool(config: HttpToolConfig) {
-  return tool(
-    async (args: Record<string, unknown>, runConfig) => {
-      const url = new URL(config.url);
-      const init: RequestInit = {
-        method: config.method,
-        headers: { "content-type": "application/json", ...config.headers },
-      };
-      if (config.method === "GET")
-        for (const [k, v] of Object.entries(args)) url.searchParams.set(k, String(v));
-      else init.body = JSON.stringify(args);
-      // Not AbortSignal.timeout: its timer, and the signals listening to it, would outlive the call
-      // by the whole timeout (held for every call made meanwhile); this one is cleared below.
-      const timeout = new AbortController();
-      const timer = setTimeout(
-        () => timeout.abort(new DOMException(`${config.name} did not answer in time`, "TimeoutError")),
-        config.timeoutSeconds * 1000,
-      );
-      timer.unref();
-      init.signal = runConfig?.signal ? AbortSignal.any([runConfig.signal, timeout.signal]) : timeout.signal;
-      let response: Response;
-      let text: string;
-      try {
-        response = await fetch(url, init);
-        text = await response.text();
-      } catch (error) {
-        if (timeout.signal.aborted && !runConfig?.signal?.aborted)
-          throw new HttpToolTimeoutError(config.name, config.timeoutSeconds);
-        throw error;
-      } finally {
-        clearTimeout(timer);
-      }
-      if (!response.ok)
-        throw new Error(`${config.name} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
-      return text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}… (truncated)` : text;
-    },
+export function createHttpTool(config: HttpToolConfig): StructuredToolInterface {
+  const created = tool(
+    async (args: Record<string, unknown>, runConfig) => callEndpoint(config, args, runConfig),
     {
       name: config.name,
       description: config.description,
-      schema: z.record(z.string(), z.unknown()),
+      schema: config.parameters ?? ANY_OBJECT,
+      // It sends `Idempotency-Key: <run>:<call>`: a call repeated after a crash can be recognised.
+      metadata: { acceptsIdempotencyKey: true },
     },
   );
+  // The model reads the failed keyword and place in the schema, and corrects its call.
+  created.verboseParsingErrors = true;
+  return created;
+}
+
+async function callEndpoint(
+  config: HttpToolConfig,
+  args: Record<string, unknown>,
+  runConfig: RunnableConfig | undefined,
+): Promise<string> {
+  const url = new URL(config.url);
+  const init: RequestInit = {
+    method: config.method,
+    headers: {
+      "content-type": "application/json",
+      ...requestContextHeaders(toolRequestContext(runConfig)),
+      ...config.headers,
+    },
+  };
+  if (config.method === "GET")
+    for (const [k, v] of Object.entries(args))
+      url.searchParams.set(k, typeof v === "object" && v !== null ? JSON.stringify(v) : String(v));
+  else init.body = JSON.stringify(args);
+  // Not AbortSignal.timeout: its timer, and the signals listening to it, would outlive the call
+  // by the whole timeout (held for every call made meanwhile); this one is cleared below.
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new DOMException(`${config.name} did not answer in time`, "TimeoutError")),
+    config.timeoutSeconds * 1000,
+  );
+  timer.unref();
+  init.signal = runConfig?.signal ? AbortSignal.any([runConfig.signal, timeout.signal]) : timeout.signal;
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(url, init);
+    text = await readCappedText(response, config.maxResponseChars);
+  } catch (error) {
+    if (timeout.signal.aborted && !runConfig?.signal?.aborted)
+      throw new HttpToolTimeoutError(config.name, config.timeoutSeconds);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!response.ok) throw new Error(`${config.name} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+  return text;
 }

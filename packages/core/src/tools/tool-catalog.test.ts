@@ -2,7 +2,7 @@ import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openStore } from "../store/open-store.ts";
-import { ToolCatalog } from "./tool-catalog.ts";
+import { type CatalogEntry, ToolCatalog, type ToolSource } from "./tool-catalog.ts";
 
 const named = (name: string, description: string) =>
   tool(async () => name, { name, description, schema: z.object({}) });
@@ -38,5 +38,40 @@ describe("ToolCatalog", () => {
     expect(await catalog.attachedTools("c1", "supervisor")).toEqual([]);
     expect(catalog.needsApproval("refund")).toBe(true);
     expect(catalog.needsApproval("weather")).toBe(false);
+  });
+
+  it("matches parameter names too, and searches a source's current tools", async () => {
+    const lookup = tool(async () => "ok", {
+      name: "orders__lookup",
+      description: "look something up",
+      schema: { type: "object", properties: { invoiceNumber: { type: "string" } } },
+    });
+    let offered: CatalogEntry[] = [];
+    const source: ToolSource = { entries: () => offered };
+    const catalog = new ToolCatalog(entries, await openStore("memory://"), [source]);
+    expect(catalog.search("invoice number")).toEqual([]);
+    offered = [{ tool: lookup, requiresApproval: true }];
+    expect(catalog.search("invoice number").map((entry) => entry.tool.name)).toEqual(["orders__lookup"]);
+    expect(catalog.needsApproval("orders__lookup")).toBe(true);
+  });
+
+  it("gives agents a source's placeholder for a tool it does not list yet, and nothing for unknown names", async () => {
+    const placeholder = named("files__read_file", "not connected yet");
+    const source: ToolSource = {
+      entries: () => [],
+      placeholder: (name) =>
+        name === "files__read_file" ? { tool: placeholder, requiresApproval: false } : undefined,
+    };
+    const catalog = new ToolCatalog(entries, await openStore("memory://"), [source]);
+    const registry = catalog.registry(["files__read_file", "files__nope", "weather"]);
+    expect(registry.files__read_file).toBe(placeholder);
+    expect(registry.files__nope).toBeUndefined();
+    expect(Object.keys(registry).sort()).toEqual([
+      "files__read_file",
+      "find_tools",
+      "refund",
+      "track_parcel",
+      "weather",
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import type { Logger } from "@switchboard/core";
 import { type Client, DiscordAPIError, RESTJSONErrorCodes } from "discord.js";
-import { slashCommandBodies } from "./slash-commands.ts";
+import { type SlashCommand, slashCommandBodies } from "./slash-commands.ts";
 
 export interface CommandRegistration {
   readonly commandGuildIds: readonly string[];
@@ -22,8 +22,9 @@ export async function registerSlashCommands(
   client: Client<true>,
   registration: CommandRegistration,
   logger: Logger,
+  commands?: readonly SlashCommand[],
 ) {
-  const bodies = slashCommandBodies();
+  const bodies = slashCommandBodies(commands);
   const scopes: (string | undefined)[] = [
     ...registration.commandGuildIds,
     ...(registration.globalCommands ? [undefined] : []),

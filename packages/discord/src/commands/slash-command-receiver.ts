@@ -4,13 +4,15 @@ import { type Allowlist, isAllowed } from "../receive/allowlist.ts";
 import { locationOf } from "../receive/message-facts.ts";
 import type { InteractionReplies } from "../send/interaction-replies.ts";
 import { commandMessage } from "./command-message.ts";
-import { findSlashCommand } from "./slash-commands.ts";
+import { findSlashCommand, type SlashCommand } from "./slash-commands.ts";
 
 export interface SlashCommandReceiverOptions {
   readonly allow: Allowlist;
   readonly replies: InteractionReplies;
   readonly sink: InboundSink;
   readonly logger: Logger;
+  /** The slash commands registered for this bot. */
+  readonly commands: () => readonly SlashCommand[];
 }
 
 /** Acknowledges a slash command at once, then hands it to the engine as the chat command it stands for. */
@@ -22,7 +24,7 @@ export class SlashCommandReceiver {
   }
 
   async receive(interaction: ChatInputCommandInteraction): Promise<void> {
-    const command = findSlashCommand(interaction.commandName);
+    const command = findSlashCommand(interaction.commandName, this.#options.commands());
     if (!command) return;
     const { allow, replies, sink, logger } = this.#options;
     try {

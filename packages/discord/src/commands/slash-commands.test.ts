@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { commandText, findSlashCommand, SLASH_COMMANDS, slashCommandBodies } from "./slash-commands.ts";
 
 describe("slash commands", () => {
-  it("registers the six core commands, with /supervisor taking an optional message", () => {
+  it("registers the core commands, with /supervisor and /forget taking an optional word", () => {
     const bodies = slashCommandBodies();
     expect(bodies.map((body) => body.name)).toEqual([
       "supervisor",
@@ -11,6 +11,11 @@ describe("slash commands", () => {
       "status",
       "stop",
       "help",
+      "approve",
+      "deny",
+      "memory",
+      "forget",
+      "usage",
     ]);
     expect(bodies[0]?.options).toEqual([
       expect.objectContaining({ name: "message", required: false, type: 3 }),
@@ -34,6 +39,6 @@ describe("slash commands", () => {
 
   it("answers lists and status privately, conversation changes in the open", () => {
     const ephemeral = SLASH_COMMANDS.filter((command) => command.ephemeral).map((command) => command.name);
-    expect(ephemeral).toEqual(["agents", "status", "help"]);
+    expect(ephemeral).toEqual(["agents", "status", "help", "memory", "usage"]);
   });
 });

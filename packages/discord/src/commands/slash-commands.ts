@@ -1,3 +1,4 @@
+import type { CommandSummary } from "@switchboard/core";
 import {
   ApplicationCommandOptionType,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
@@ -25,15 +26,69 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "status", description: "Show which agent is handling this conversation", ephemeral: true },
   { name: "stop", description: "Cancel the answer being worked on in this conversation", ephemeral: false },
   { name: "help", description: "List the commands", ephemeral: true },
+  { name: "approve", description: "Let the action waiting for your approval run", ephemeral: false },
+  { name: "deny", description: "Refuse the action waiting for your approval", ephemeral: false },
+  { name: "memory", description: "Show what the bot remembers about this conversation", ephemeral: true },
+  {
+    name: "forget",
+    description: "Delete what the bot remembers about this conversation (asks first)",
+    ephemeral: false,
+    argument: { name: "confirm", description: "Write confirm to delete" },
+  },
+  {
+    name: "usage",
+    description: "Show the model calls, tokens and cost of this conversation",
+    ephemeral: true,
+    argument: { name: "all", description: "Write all for the whole workspace today (admins)" },
+  },
 ];
 
-export function findSlashCommand(name: string): SlashCommand | undefined {
-  return SLASH_COMMANDS.find((command) => command.name === name);
+/** Discord's limits on a command's description and option name. */
+const DESCRIPTION_LIMIT = 100;
+const OPTION_NAME = /^[a-z0-9_-]{1,32}$/;
+
+/**
+ * The slash commands to register: the core commands above, plus one for every other command the
+ * engine has registered (made from its own summary) — so a chat command added later still gets
+ * its slash form.
+ */
+export function slashCommandsFor(commands: readonly CommandSummary[]): SlashCommand[] {
+  const extra = commands
+    .filter((command) => !SLASH_COMMANDS.some((written) => written.name === command.name))
+    .map(generatedSlashCommand);
+  return [...SLASH_COMMANDS, ...extra];
+}
+
+function generatedSlashCommand(command: CommandSummary): SlashCommand {
+  const summary = command.summary.charAt(0).toUpperCase() + command.summary.slice(1);
+  const description =
+    summary.length <= DESCRIPTION_LIMIT ? summary : `${summary.slice(0, DESCRIPTION_LIMIT - 1)}…`;
+  const optionName = command.usage
+    ?.replace(/[[\]<>]/g, "")
+    .trim()
+    .toLowerCase();
+  return {
+    name: command.name,
+    description,
+    ephemeral: false,
+    ...(optionName && OPTION_NAME.test(optionName)
+      ? { argument: { name: optionName, description: `${optionName} for /${command.name}` } }
+      : {}),
+  };
+}
+
+export function findSlashCommand(
+  name: string,
+  commands: readonly SlashCommand[] = SLASH_COMMANDS,
+): SlashCommand | undefined {
+  return commands.find((command) => command.name === name);
 }
 
 /** The registration bodies (PUT …/commands overwrites the whole set, so registering is idempotent). */
-export function slashCommandBodies(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
-  return SLASH_COMMANDS.map((command) => ({
+export function slashCommandBodies(
+  commands: readonly SlashCommand[] = SLASH_COMMANDS,
+): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
+  return commands.map((command) => ({
     name: command.name,
     description: command.description,
     ...(command.argument

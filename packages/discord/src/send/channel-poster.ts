@@ -48,11 +48,15 @@ export class ChannelPoster {
     this.#logger = logger;
   }
 
-  /** Sends one message; a reply to `replyTo` when it is a message in the same channel. Returns its id. */
-  async send(place: ConversationPlace, content: string, replyTo?: string): Promise<string> {
+  /**
+   * Sends one message; a reply to `replyTo` when it is a message in the same channel. Returns its id.
+   * With a `nonce`, Discord returns the first message for a repeated send instead of posting again.
+   */
+  async send(place: ConversationPlace, content: string, replyTo?: string, nonce?: string): Promise<string> {
     const channel = await this.#target(place, true);
     const sent = await channel.send({
       content,
+      ...(nonce === undefined ? {} : { nonce, enforceNonce: true }),
       allowedMentions: { ...NO_PINGS, parse: [] },
       // Discord refuses replies across channels; with failIfNotExists off, an origin that sits
       // outside this channel (the thread's starter message in the parent) just leaves it a plain message.
@@ -61,6 +65,15 @@ export class ChannelPoster {
         : {}),
     });
     return sent.id;
+  }
+
+  /**
+   * Replaces the content of a message the bot sent into the conversation's place (its thread once
+   * there is one, else the channel or DM) — how a streamed answer grows.
+   */
+  async edit(place: ConversationPlace, messageId: string, content: string): Promise<void> {
+    const channel = await this.#target(place, false);
+    await channel.messages.edit(messageId, { content, allowedMentions: { ...NO_PINGS, parse: [] } });
   }
 
   /** Where "is typing…" shows: the thread if it exists already, else the channel the question was asked in. */

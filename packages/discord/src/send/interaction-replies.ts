@@ -78,6 +78,17 @@ export class InteractionReplies {
     return followUp.id;
   }
 
+  /** Edits a message posted through the interaction of `messageId` (the reply or a follow-up). */
+  async edit(messageId: string, postedId: string, content: string): Promise<void> {
+    const pending = this.#pending.get(messageId);
+    if (!pending) throw new Error(`no interaction answers ${messageId} any more`);
+    await pending.interaction.editReply({
+      message: postedId,
+      content,
+      allowedMentions: { ...NO_PINGS, parse: [] },
+    });
+  }
+
   #sweep(): void {
     const now = this.#now();
     for (const [id, pending] of this.#pending) if (pending.expiresAt <= now) this.#pending.delete(id);

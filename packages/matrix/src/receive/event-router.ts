@@ -3,18 +3,25 @@ import type { MatrixClient } from "matrix-bot-sdk";
 import type { EncryptionState } from "../connect/encryption.ts";
 import { decideInvite, type InvitePolicy } from "../connect/invite-policy.ts";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
-import type { BatchHandler } from "../sync/sync-loop.ts";
+import type { BatchFacts, BatchHandler } from "../sync/sync-loop.ts";
+import {
+  ENCRYPTED_ROOM_DECLINE_REASON,
+  ENCRYPTED_ROOM_NOTICE,
+  type EncryptedRoomPolicy,
+} from "./encrypted-rooms.ts";
 import { mapRoomMessage } from "./map-message.ts";
 import { asEvent, type MatrixEvent } from "./matrix-event.ts";
 import type { BotIdentity } from "./mentions.ts";
 import type { RoomDirectory } from "./room-directory.ts";
 
 export interface EventRouterOptions {
-  readonly client: Pick<MatrixClient, "joinRoom" | "leaveRoom">;
+  readonly client: Pick<MatrixClient, "joinRoom" | "leaveRoom" | "sendMessage">;
   readonly bot: BotIdentity;
   readonly rooms: RoomDirectory;
   readonly invites: InvitePolicy;
   readonly encryption: EncryptionState;
+  /** Invited to an encrypted room while E2EE is not active: join and say so, or decline. */
+  readonly encryptedRooms: EncryptedRoomPolicy;
   readonly sink: InboundSink;
   readonly logger: Logger;
 }
@@ -27,14 +34,16 @@ export interface EventRouterOptions {
 export class EventRouter implements BatchHandler {
   readonly #options: EventRouterOptions;
   #historical: ReadonlySet<string> = new Set();
+  #encryptedInvites: ReadonlySet<string> = new Set();
   readonly #warnedEncryptedRooms = new Set<string>();
 
   constructor(options: EventRouterOptions) {
     this.#options = options;
   }
 
-  beginBatch(historical: ReadonlySet<string>): void {
-    this.#historical = historical;
+  beginBatch(facts: BatchFacts): void {
+    this.#historical = facts.historical;
+    this.#encryptedInvites = facts.encryptedInvites;
   }
 
   async handle(eventName: string, payload: readonly unknown[]): Promise<void> {
@@ -69,7 +78,9 @@ export class EventRouter implements BatchHandler {
     const { client, invites, logger } = this.#options;
     const decision = decideInvite(invite.sender, invites);
     try {
-      if (decision.accept) {
+      if (decision.accept && this.#unreadable(roomId)) {
+        await this.#onUnreadableInvite(roomId, invite);
+      } else if (decision.accept) {
         await client.joinRoom(roomId);
         logger.info("joined Matrix room on invite", { roomId, inviter: invite.sender, why: decision.reason });
       } else {
@@ -87,6 +98,33 @@ export class EventRouter implements BatchHandler {
         },
       );
     }
+  }
+
+  /** An encrypted room while end-to-end encryption is not running: nothing in it can be read. */
+  #unreadable(roomId: string): boolean {
+    return !this.#options.encryption.active && this.#encryptedInvites.has(roomId);
+  }
+
+  async #onUnreadableInvite(roomId: string, invite: MatrixEvent): Promise<void> {
+    const { client, logger, encryptedRooms, encryption } = this.#options;
+    const fields = {
+      roomId,
+      inviter: invite.sender,
+      reason: encryption.active ? undefined : encryption.reason,
+    };
+    if (encryptedRooms === "decline") {
+      await client.leaveRoom(roomId, ENCRYPTED_ROOM_DECLINE_REASON);
+      logger.info(
+        "declined an invite to an encrypted Matrix room (end-to-end encryption is not active)",
+        fields,
+      );
+      return;
+    }
+    await client.joinRoom(roomId);
+    // Plain on purpose: the members' clients show it even though the room expects encryption.
+    await client.sendMessage(roomId, { msgtype: "m.notice", body: ENCRYPTED_ROOM_NOTICE });
+    this.#warnedEncryptedRooms.add(roomId);
+    logger.warn("joined an encrypted Matrix room and explained that its messages cannot be read", fields);
   }
 
   async #onMessage(roomId: string, event: MatrixEvent): Promise<void> {

@@ -62,6 +62,18 @@ describe("withoutLeadingAddress", () => {
   });
 });
 
+describe("withoutLeadingAddress with a display name unlike the user name", () => {
+  const helpdesk = { userId: "@switchboard:example.org", displayName: "Helpdesk" };
+  it.each([
+    ["switchboard: what is up", "what is up"],
+    ["@switchboard, what is up", "what is up"],
+    ["Helpdesk: what is up", "what is up"],
+    ["switchboarding is fun", "switchboarding is fun"],
+  ])("%j → %j", (body, expected) => {
+    expect(withoutLeadingAddress(body, helpdesk)).toBe(expected);
+  });
+});
+
 describe("withoutReplyFallback", () => {
   it.each([
     ["> <@alice:hs> original\n> second line\n\nmy reply", "my reply"],

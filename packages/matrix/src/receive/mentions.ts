@@ -56,12 +56,21 @@ export function mentionsBot(content: Readonly<Record<string, unknown>>, bot: Bot
   );
 }
 
+/** `@switchboard:example.org` → `switchboard`: people address a bot by its user name too. */
+function localpartOf(userId: string): string {
+  const colon = userId.indexOf(":");
+  return userId.slice(1, colon === -1 ? undefined : colon);
+}
+
 /**
- * `Switchboard: !reset` → `!reset`: a leading address (as clients write a pill into the plain body)
- * is not part of what the user asks, and commands must start the text.
+ * `Switchboard: !reset` → `!reset`: a leading address (as clients write a pill into the plain body,
+ * or as people type the MXID, display name or user name) is not part of what the user asks, and
+ * commands must start the text.
  */
 export function withoutLeadingAddress(body: string, bot: BotIdentity): string {
-  const names = [bot.userId, bot.displayName?.trim()].filter((name): name is string => !!name);
+  const names = [bot.userId, bot.displayName?.trim(), localpartOf(bot.userId)].filter(
+    (name): name is string => !!name,
+  );
   for (const name of names) {
     const match = new RegExp(`^\\s*@?${escapeRegExp(name)}(?!${NAME_CHAR})\\s*[:,]?\\s*`, "iu").exec(body);
     if (match && match[0].length < body.length) return body.slice(match[0].length);

@@ -9,6 +9,7 @@ function directory(options: {
   dms?: string[];
   encrypted?: boolean;
   events?: Record<string, unknown>;
+  rule?: "marked" | "marked-or-two-members";
 }) {
   const calls: string[] = [];
   const client = {
@@ -30,7 +31,7 @@ function directory(options: {
     },
   };
   const logger = createMemoryLogger();
-  return { rooms: new RoomDirectory(client, logger), calls, logger };
+  return { rooms: new RoomDirectory(client, logger, options.rule), calls, logger };
 }
 
 const member = {
@@ -45,19 +46,33 @@ const member = {
 describe("RoomDirectory", () => {
   it.each([
     ["listed in m.direct", { dms: ["!r"], members: ["@a", "@b", "@c"] }, true],
-    ["two joined members", { members: ["@bot", "@alice"] }, true],
-    ["three joined members", { members: ["@bot", "@alice", "@bob"] }, false],
+    ["with two joined members, not marked", { members: ["@bot", "@alice"] }, false],
+    [
+      "with two joined members, under the fallback",
+      { members: ["@bot", "@alice"], rule: "marked-or-two-members" as const },
+      true,
+    ],
+    [
+      "with three joined members, under the fallback",
+      { members: ["@bot", "@alice", "@bob"], rule: "marked-or-two-members" as const },
+      false,
+    ],
   ])("a room %s is direct: %s", async (_name, options, expected) => {
     expect(await directory(options).rooms.isDirect("!r")).toBe(expected);
   });
 
-  it("asks for members once, and again after a membership change", async () => {
+  it("never asks for members when only m.direct decides", async () => {
     const { rooms, calls } = directory({ members: ["@bot", "@alice"] });
     await rooms.isDirect("!r");
-    await rooms.isDirect("!r");
+    expect(calls).toEqual([]);
+  });
+
+  it("under the fallback, decides once and keeps the decision through membership changes", async () => {
+    const { rooms, calls } = directory({ members: ["@bot", "@alice"], rule: "marked-or-two-members" });
+    expect(await rooms.isDirect("!r")).toBe(true);
     rooms.observe("!r", member);
-    await rooms.isDirect("!r");
-    expect(calls).toEqual(["members !r", "members !r"]);
+    expect(await rooms.isDirect("!r")).toBe(true);
+    expect(calls).toEqual(["members !r"]);
   });
 
   it("knows a room is encrypted from its state, or from an m.room.encryption event", async () => {

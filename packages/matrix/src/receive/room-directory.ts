@@ -9,6 +9,8 @@ type DirectoryClient = Pick<MatrixClient, "getJoinedRoomMembers" | "getRoomState
 
 const REMEMBERED_THREADS = 5_000;
 
+export type DirectRoomRule = "marked" | "marked-or-two-members";
+
 /**
  * What the adapter needs to know about rooms, asked of the homeserver once and kept up to date from
  * the events that change it. Only presentation and safety facts live here; where conversations
@@ -17,25 +19,34 @@ const REMEMBERED_THREADS = 5_000;
 export class RoomDirectory {
   readonly #client: DirectoryClient;
   readonly #logger: Logger;
-  readonly #memberCounts = new Map<string, number>();
+  readonly #rule: DirectRoomRule;
+  /** Fallback rule: the decision made at first sight, kept while members come and go. */
+  readonly #twoMemberRooms = new Map<string, boolean>();
   readonly #encrypted = new Map<string, boolean>();
   /** event id → thread root ("" for none), for placing answers; refetched when forgotten. */
   readonly #threads = new Map<string, string>();
 
-  constructor(client: DirectoryClient, logger: Logger) {
+  constructor(client: DirectoryClient, logger: Logger, rule: DirectRoomRule = "marked") {
     this.#client = client;
     this.#logger = logger;
+    this.#rule = rule;
   }
 
-  /** A direct chat: marked as one in the account's `m.direct`, or just the bot and one other person. */
+  /**
+   * A direct chat, as the Matrix spec defines it: the room is in the account's `m.direct` (the SDK
+   * adds it when an invite carries `is_direct`). Member counts do not decide it — a two-person room
+   * is not a DM, and a DM stays one when a third person joins — except under the configured
+   * fallback, which decides once per room and keeps that decision.
+   */
   async isDirect(roomId: string): Promise<boolean> {
     if (this.#client.dms.isDm(roomId)) return true;
-    let count = this.#memberCounts.get(roomId);
-    if (count === undefined) {
-      count = (await this.#client.getJoinedRoomMembers(roomId)).length;
-      this.#memberCounts.set(roomId, count);
+    if (this.#rule === "marked") return false;
+    let twoMembers = this.#twoMemberRooms.get(roomId);
+    if (twoMembers === undefined) {
+      twoMembers = (await this.#client.getJoinedRoomMembers(roomId)).length === 2;
+      this.#twoMemberRooms.set(roomId, twoMembers);
     }
-    return count === 2;
+    return twoMembers;
   }
 
   async isEncrypted(roomId: string): Promise<boolean> {
@@ -55,7 +66,6 @@ export class RoomDirectory {
 
   /** Keeps the facts current from a room's timeline. */
   observe(roomId: string, event: MatrixEvent): void {
-    if (event.type === "m.room.member") this.#memberCounts.delete(roomId);
     if (event.type === "m.room.encryption" && event.state_key === "") this.#encrypted.set(roomId, true);
   }
 
@@ -89,7 +99,7 @@ export class RoomDirectory {
   }
 
   forget(roomId: string): void {
-    this.#memberCounts.delete(roomId);
+    this.#twoMemberRooms.delete(roomId);
     this.#encrypted.delete(roomId);
   }
 }

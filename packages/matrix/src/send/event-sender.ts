@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Logger } from "@switchboard/core";
 import { MatrixSendError } from "../errors.ts";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
@@ -34,9 +34,16 @@ export class EventSender {
     this.#options = options;
   }
 
-  async send(roomId: string, type: string, content: object): Promise<string> {
+  /**
+   * With `idempotencyKey`, the transaction id is derived from it, so a send repeated after a crash
+   * (same access token) returns the event the homeserver already made.
+   */
+  async send(roomId: string, type: string, content: object, idempotencyKey?: string): Promise<string> {
     const { request, logger, sleep = wait, newTransactionId = randomTransactionId } = this.#options;
-    const transactionId = newTransactionId();
+    const transactionId =
+      idempotencyKey === undefined
+        ? newTransactionId()
+        : `sb.${createHash("sha256").update(idempotencyKey).digest("base64url").slice(0, 32)}`;
     const path = `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/${encodeURIComponent(type)}/${encodeURIComponent(transactionId)}`;
     for (let attempt = 1; ; attempt++) {
       try {

@@ -32,7 +32,7 @@ export class MessagePoster {
   }
 
   async post(message: OutboundMessage): Promise<PostedMessage> {
-    const { sender, rooms, replyMode, msgtype, encryption, encrypt } = this.#options;
+    const { rooms, replyMode, msgtype } = this.#options;
     const place = placeOf(message.conversation);
     const { roomId } = place;
     const replyToThread =
@@ -57,18 +57,39 @@ export class MessagePoster {
       ...relationField,
     };
 
-    let id: string;
-    if (await rooms.isEncrypted(roomId)) {
-      if (!encryption.active || encrypt === undefined) {
-        throw new EncryptedRoomError(
-          roomId,
-          encryption.active ? "no encryption function" : encryption.reason,
-        );
-      }
-      id = await sender.send(roomId, "m.room.encrypted", await encrypt(roomId, "m.room.message", content));
-    } else {
-      id = await sender.send(roomId, "m.room.message", content);
-    }
+    const id = await this.#send(roomId, content, message.idempotencyKey);
     return { id, conversation: message.conversation };
+  }
+
+  /**
+   * Replaces a posted message's text with an `m.replace` edit. The thread relation stays on the
+   * original (an edit carries only the replace relation); clients that do not render edits show
+   * the edit's own body, `* <new text>`, so the latest one they see is still the whole answer.
+   */
+  async edit(posted: PostedMessage, text: string): Promise<void> {
+    const { msgtype } = this.#options;
+    const { roomId } = placeOf(posted.conversation);
+    const relation = { rel_type: "m.replace", event_id: posted.id };
+    const fixed = { msgtype, "m.mentions": {}, "m.relates_to": relation };
+    const newContent = { msgtype, ...renderText(text, { msgtype, "m.mentions": {} }), "m.mentions": {} };
+    const fallback = renderText(`* ${text}`, { ...fixed, "m.new_content": newContent });
+    await this.#send(roomId, {
+      msgtype,
+      ...fallback,
+      "m.new_content": newContent,
+      "m.mentions": {},
+      "m.relates_to": relation,
+    });
+  }
+
+  async #send(roomId: string, content: Record<string, unknown>, idempotencyKey?: string): Promise<string> {
+    const { sender, rooms, encryption, encrypt } = this.#options;
+    if (!(await rooms.isEncrypted(roomId)))
+      return sender.send(roomId, "m.room.message", content, idempotencyKey);
+    if (!encryption.active || encrypt === undefined) {
+      throw new EncryptedRoomError(roomId, encryption.active ? "no encryption function" : encryption.reason);
+    }
+    const encrypted = await encrypt(roomId, "m.room.message", content);
+    return sender.send(roomId, "m.room.encrypted", encrypted, idempotencyKey);
   }
 }

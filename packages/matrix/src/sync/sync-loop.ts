@@ -5,10 +5,18 @@ import { type FetchMessages, fillTimelineGaps } from "./gap-filler.ts";
 import { historicalEventIds } from "./history.ts";
 import { readSyncBatch } from "./sync-response.ts";
 
+/** What the loop learned of a batch before its events are handed on. */
+export interface BatchFacts {
+  /** Event ids that are history, never to be answered. */
+  readonly historical: ReadonlySet<string>;
+  /** Invited rooms that are end-to-end encrypted (from the invite's stripped state). */
+  readonly encryptedInvites: ReadonlySet<string>;
+}
+
 /** Receives what the SDK extracts from each batch. */
 export interface BatchHandler {
-  /** Called before a batch's events are handed on: which of them are history, never to be answered. */
-  beginBatch(historical: ReadonlySet<string>): void;
+  /** Called before a batch's events are handed on. */
+  beginBatch(facts: BatchFacts): void;
   /** One SDK event (`room.message`, `room.invite`, `room.event`…); the batch waits for it. */
   handle(eventName: string, payload: readonly unknown[]): Promise<void>;
 }
@@ -141,7 +149,7 @@ export class SyncLoop {
         logger,
       });
     }
-    handler.beginBatch(historical);
+    handler.beginBatch({ historical, encryptedInvites: batch.encryptedInvites });
     const emit: SyncEmit = async (eventName, ...payload) => {
       // The SDK's own listeners (DM map, crypto) first, as its own loop would.
       client.emit(eventName, ...payload);

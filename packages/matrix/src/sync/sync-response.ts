@@ -13,6 +13,8 @@ export interface SyncBatch {
   readonly joinedTimelines: ReadonlyMap<string, Timeline>;
   readonly joinedRooms: readonly string[];
   readonly leftRooms: readonly string[];
+  /** Rooms the bot is invited to whose invite state says they are end-to-end encrypted. */
+  readonly encryptedInvites: ReadonlySet<string>;
 }
 
 export class MalformedSyncError extends Error {
@@ -22,7 +24,10 @@ export class MalformedSyncError extends Error {
   }
 }
 
-function roomsOf(response: Record<string, unknown>, section: "join" | "leave"): Record<string, unknown> {
+function roomsOf(
+  response: Record<string, unknown>,
+  section: "join" | "leave" | "invite",
+): Record<string, unknown> {
   const rooms = response.rooms;
   const inSection = isRecord(rooms) ? rooms[section] : undefined;
   return isRecord(inSection) ? inSection : {};
@@ -40,9 +45,21 @@ export function readSyncBatch(response: unknown): SyncBatch {
       joinedTimelines.set(roomId, timeline as unknown as Timeline);
   }
   return {
+    encryptedInvites: encryptedInvitesOf(roomsOf(response, "invite")),
     nextBatch: response.next_batch,
     joinedTimelines,
     joinedRooms: Object.keys(joined),
     leftRooms: Object.keys(roomsOf(response, "leave")),
   };
+}
+
+/** The stripped state of an invite carries `m.room.encryption` when the room is encrypted. */
+function encryptedInvitesOf(invited: Record<string, unknown>): ReadonlySet<string> {
+  const encrypted = new Set<string>();
+  for (const [roomId, room] of Object.entries(invited)) {
+    const state = isRecord(room) ? room.invite_state : undefined;
+    const events = isRecord(state) && Array.isArray(state.events) ? state.events : [];
+    if (events.some((event) => isRecord(event) && event.type === "m.room.encryption")) encrypted.add(roomId);
+  }
+  return encrypted;
 }

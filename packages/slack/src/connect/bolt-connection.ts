@@ -1,8 +1,11 @@
-import type { AddressInfo } from "node:net";
 import { App, type Logger as BoltLogger, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
 import type { WebClientOptions } from "@slack/web-api";
 import type { Logger } from "@switchboard/core";
 import type { SlackConnection } from "../config.ts";
+import { HttpIntake } from "../intake/http-intake.ts";
+import { isNotAccepted } from "../intake/not-accepted.ts";
+import { RejectionLog } from "../intake/rejection-log.ts";
+import { ackSocketEventsAfterIntake } from "../intake/socket-intake.ts";
 import { platformErrorCode } from "../slack-api-errors.ts";
 import { boltLoggerFrom } from "./bolt-logger.ts";
 import { type BotIdentity, SlackAuthError } from "./verify-credentials.ts";
@@ -26,27 +29,49 @@ export interface BoltConnection {
 interface ReceiverHandle {
   readonly receiver: HTTPReceiver | SocketModeReceiver;
   start(): Promise<{ port?: number }>;
+  stop(): Promise<void>;
 }
 
 function httpReceiver(
   connection: Extract<SlackConnection, { mode: "http" }>,
   logger: BoltLogger,
+  rejections: RejectionLog,
+  operatorLog: Logger,
 ): ReceiverHandle {
   const receiver = new HTTPReceiver({
     signingSecret: connection.signingSecret,
     endpoints: [connection.path],
     logger,
-    // Every request is checked against X-Slack-Signature (v0, 5-minute window); there is no way to turn it off.
+    // Checked again here after the intake's own check; there is no way to turn it off.
     signatureVerification: true,
-    // Events are acknowledged before any listener runs: Slack retries whatever is not acked within 3 s.
-    processBeforeResponse: false,
+    // The response (the ack) is written once the listeners finished, i.e. once the engine accepted
+    // the event: an event the engine refused gets a 503 and Slack delivers it again.
+    processBeforeResponse: true,
+    processEventErrorHandler: async ({ error, response }) => {
+      if (response.headersSent) return false;
+      if (isNotAccepted(error)) {
+        operatorLog.warn("a Slack event was not accepted; answered 503 so Slack sends it again", { error });
+        response.writeHead(503);
+      } else {
+        rejections.note("event processing failed", { error });
+        response.writeHead(500);
+      }
+      response.end();
+      return true;
+    },
+  });
+  const intake = new HttpIntake({
+    path: connection.path,
+    signingSecret: connection.signingSecret,
+    rejections,
+    handOn: (request, response) => receiver.requestListener(request, response),
   });
   return {
     receiver,
     async start() {
-      const server = await receiver.start({ port: connection.port, host: connection.host });
-      return { port: (server.address() as AddressInfo).port };
+      return { port: await intake.listen(connection.port, connection.host) };
     },
+    stop: () => intake.close(),
   };
 }
 
@@ -76,16 +101,18 @@ function socketModeReceiver(
       }
       return {};
     },
+    stop: () => receiver.stop(),
   };
 }
 
 export function createBoltConnection(options: BoltConnectionOptions): BoltConnection {
   const { connection, botToken, identity } = options;
   const logger = boltLoggerFrom(options.logger);
+  const rejections = new RejectionLog({ logger: options.logger });
   const clientOptions: WebClientOptions = { slackApiUrl: options.apiUrl };
   const handle =
     connection.mode === "http"
-      ? httpReceiver(connection, logger)
+      ? httpReceiver(connection, logger, rejections, options.logger)
       : socketModeReceiver(connection, logger, clientOptions);
   const app = new App({
     receiver: handle.receiver,
@@ -99,9 +126,14 @@ export function createBoltConnection(options: BoltConnectionOptions): BoltConnec
     ignoreSelf: false,
     convoStore: false,
   });
+  if (handle.receiver instanceof SocketModeReceiver)
+    ackSocketEventsAfterIntake(handle.receiver, app, rejections, options.logger);
   return {
     app,
     start: () => handle.start(),
-    stop: () => handle.receiver.stop(),
+    async stop() {
+      await handle.stop();
+      rejections.close();
+    },
   };
 }

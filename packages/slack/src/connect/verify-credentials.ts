@@ -34,6 +34,34 @@ export class SlackScopeError extends Error {
   }
 }
 
+/** Slack's Web API could not be reached at all (network, proxy, DNS, a wrong apiUrl). */
+export class SlackUnreachableError extends Error {
+  readonly apiUrl: string;
+  constructor(apiUrl: string, cause: unknown) {
+    super(
+      `could not reach Slack's Web API at ${apiUrl} (${networkReason(cause)}): check this machine's network, ` +
+        "proxy and DNS, or correct slack.apiUrl if it is set",
+      { cause },
+    );
+    this.name = "SlackUnreachableError";
+    this.apiUrl = apiUrl;
+  }
+}
+
+/** The innermost useful words of a network failure (`ECONNREFUSED`, `getaddrinfo ENOTFOUND …`). */
+function networkReason(error: unknown): string {
+  let current: unknown = error;
+  let reason = error instanceof Error ? error.message : String(error);
+  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    const code = "code" in current && typeof current.code === "string" ? current.code : undefined;
+    if (code && !code.startsWith("slack_"))
+      return code === current.message ? code : `${code}: ${current.message}`;
+    reason = current.message;
+    current = "original" in current && current.original !== undefined ? current.original : current.cause;
+  }
+  return reason;
+}
+
 const BOT_TOKEN_ADVICE =
   "use the Bot User OAuth Token (xoxb-…) from OAuth & Permissions of an app installed to the workspace";
 
@@ -52,9 +80,7 @@ export async function verifyBotToken(
   } catch (error) {
     const code = platformErrorCode(error);
     if (code !== undefined) throw new SlackAuthError("bot token", code, BOT_TOKEN_ADVICE);
-    throw new Error(`could not reach Slack to check the bot token: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new SlackUnreachableError(client.slackApiUrl, error);
   }
   const { user_id: userId, bot_id: botId, team_id: teamId, user: name } = result;
   if (!userId || !teamId) throw new SlackAuthError("bot token", "not_a_bot", BOT_TOKEN_ADVICE);

@@ -2,6 +2,7 @@ import type { App } from "@slack/bolt";
 import type { InboundMessage, InboundSink, Logger } from "@switchboard/core";
 import { BoundedMap } from "../bounded-map.ts";
 import { isDirectChannel, parseMessageId } from "../conversations.ts";
+import { EventNotAccepted, isNotAccepted } from "../intake/not-accepted.ts";
 import { type EventKind, isServedPlace, mapMessageEvent, type ReceiveSettings } from "./message-event.ts";
 import { mapSlashCommand } from "./slash-command.ts";
 
@@ -24,8 +25,10 @@ function stringField(record: Record<string, unknown>, key: string): string | und
 }
 
 /**
- * Bolt → engine. Bolt has already acknowledged each event when a listener runs (HTTP response or
- * Socket Mode ack), so Slack's 3-second deadline never waits on our work.
+ * Bolt → engine. The acknowledgement (HTTP response or Socket Mode ack) goes out once these
+ * listeners resolved, i.e. once the engine accepted the message — the engine only queues it, so
+ * Slack's 3-second deadline waits on the intake, never on a turn. A refusal by the engine
+ * (stopping, store down) becomes `EventNotAccepted`, and Slack delivers the event again.
  */
 export function registerListeners(app: App, options: ListenerOptions): void {
   const { settings, sink, logger } = options;
@@ -64,7 +67,7 @@ export function registerListeners(app: App, options: ListenerOptions): void {
       await sink(message);
     } catch (error) {
       for (const mark of marks) handedOn.delete(mark);
-      throw error;
+      throw new EventNotAccepted(error);
     }
   };
 
@@ -78,14 +81,25 @@ export function registerListeners(app: App, options: ListenerOptions): void {
       await ack({ response_type: "ephemeral", text: "Switchboard is not enabled here." });
       return;
     }
-    // An empty ack shows nothing; the answer arrives ephemerally once the engine has it.
-    await ack();
     const message = mapSlashCommand(command, settings, Date.now());
     options.onResponseUrl(message.id, command.response_url);
-    await sink(message);
+    try {
+      await sink(message);
+    } catch (error) {
+      logger.warn("the engine did not accept a slash command", { error, id: message.id });
+      await ack({
+        response_type: "ephemeral",
+        text: "Switchboard cannot take this right now; please try again.",
+      });
+      return;
+    }
+    // An empty ack shows nothing; the answer arrives ephemerally once the engine has it.
+    await ack();
   });
 
   app.error(async (error) => {
+    // Rethrown so the receiver withholds the ack; it logs the refusal itself.
+    if (isNotAccepted(error)) throw error;
     logger.error("handling a Slack event failed", { error });
   });
 }

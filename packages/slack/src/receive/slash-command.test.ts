@@ -11,6 +11,8 @@ const payload = (text: string, channel = "C01"): SlashCommandPayload => ({
   channel_id: channel,
 });
 
+const SETTINGS = { dmConversations: "per-dm", commandWords: ["status", "reset", "supervisor"] } as const;
+
 describe("mapSlashCommand", () => {
   const cases = [
     {
@@ -21,15 +23,26 @@ describe("mapSlashCommand", () => {
     { name: "a bare command", text: "status", expected: "/status" },
     { name: "nothing after the command asks for help", text: "   ", expected: "/help" },
     { name: "a leading slash typed out of habit", text: "/reset", expected: "/reset" },
+    {
+      name: "a question is passed on as written, without a slash",
+      text: "I was charged twice for my plan",
+      expected: "I was charged twice for my plan",
+    },
+    { name: "a command word is matched regardless of case", text: "Status", expected: "/status" },
+    {
+      name: "a word that only starts like a command is a question",
+      text: "statuses?",
+      expected: "statuses?",
+    },
   ];
   for (const { name, text, expected } of cases) {
     it(name, () => {
-      expect(mapSlashCommand(payload(text), { dmConversations: "per-dm" }, 0).text).toBe(expected);
+      expect(mapSlashCommand(payload(text), SETTINGS, 0).text).toBe(expected);
     });
   }
 
   it("runs in the user's private channel-level conversation, addressed to the bot", () => {
-    const message = mapSlashCommand(payload("status"), { dmConversations: "per-dm" }, 42);
+    const message = mapSlashCommand(payload("status"), SETTINGS, 42);
     expect(encodeConversationKey(message.conversation)).toBe("slack:T01:C01:@U0ALICE");
     expect(message).toMatchObject({
       id: "slash:123.456.abc",
@@ -41,13 +54,17 @@ describe("mapSlashCommand", () => {
   });
 
   it("runs in the DM's conversation when the DM is one conversation", () => {
-    const message = mapSlashCommand(payload("reset", "D01"), { dmConversations: "per-dm" }, 0);
+    const message = mapSlashCommand(payload("reset", "D01"), SETTINGS, 0);
     expect(encodeConversationKey(message.conversation)).toBe("slack:T01:D01");
     expect(message.isDirect).toBe(true);
   });
 
   it("stays private in a DM split into threads", () => {
-    const message = mapSlashCommand(payload("reset", "D01"), { dmConversations: "per-thread" }, 0);
+    const message = mapSlashCommand(
+      payload("reset", "D01"),
+      { ...SETTINGS, dmConversations: "per-thread" },
+      0,
+    );
     expect(encodeConversationKey(message.conversation)).toBe("slack:T01:D01:@U0ALICE");
   });
 });

@@ -18,10 +18,27 @@ export interface SlashCommandPayload {
 
 export interface SlashSettings {
   readonly dmConversations: "per-dm" | "per-thread";
+  /** Words that name a command (`/switchboard reset`); any other text is a question. */
+  readonly commandWords: readonly string[];
 }
 
 /**
- * `/switchboard <command> args` → the core command `/<command> args` (bare `/switchboard` → `/help`).
+ * The text after the slash command, as the engine reads it: a known command word (or a `/`
+ * typed out of habit) is a command; anything else is a question, passed on as written.
+ */
+function readSlashText(text: string, commandWords: readonly string[]): string {
+  const trimmed = text.trim();
+  if (trimmed === "" || /^\/+$/.test(trimmed)) return "/help";
+  if (trimmed.startsWith("/")) return `/${trimmed.replace(/^\/+/, "")}`;
+  const word = /^([A-Za-z][\w-]*)(?:\s|$)/.exec(trimmed)?.[1]?.toLowerCase();
+  return word !== undefined && commandWords.includes(word)
+    ? `/${word}${trimmed.slice(word.length)}`
+    : trimmed;
+}
+
+/**
+ * `/switchboard <command> args` → the core command `/<command> args` (bare `/switchboard` → `/help`);
+ * `/switchboard <question>` → the question.
  * In a channel it runs in the user's private channel-level conversation and is answered
  * ephemerally; in a DM kept as one conversation it runs in that conversation.
  */
@@ -30,7 +47,6 @@ export function mapSlashCommand(
   settings: SlashSettings,
   now: number,
 ): InboundMessage {
-  const words = payload.text.trim().replace(/^\/+/, "");
   const isDirect = isDirectChannel(payload.channel_id);
   const conversation =
     isDirect && settings.dmConversations === "per-dm"
@@ -45,7 +61,7 @@ export function mapSlashCommand(
       isBot: false,
       isSelf: false,
     },
-    text: words === "" ? "/help" : `/${words}`,
+    text: readSlashText(payload.text, settings.commandWords),
     isDirect,
     // Typing the app's own command is addressing it.
     mentionsBot: true,

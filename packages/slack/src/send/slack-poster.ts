@@ -1,5 +1,6 @@
 import type { WebClient } from "@slack/web-api";
 import {
+  type ConversationRef,
   chunkMarkdown,
   encodeConversationKey,
   type OutboundMessage,
@@ -51,6 +52,46 @@ export class SlackPoster {
     return { id: first, conversation: message.conversation };
   }
 
+  /**
+   * Our message marked with `idempotencyKey` in the conversation's thread (or channel), if Slack has
+   * it. Ephemeral posts cannot be looked up; they are never found.
+   */
+  async findPosted(
+    conversation: ConversationRef,
+    idempotencyKey: string,
+  ): Promise<PostedMessage | undefined> {
+    const target = postTargetOf(conversation);
+    if (target.kind === "ephemeral") return undefined;
+    const { client } = this.#options;
+    let cursor: string | undefined;
+    do {
+      const page =
+        target.kind === "thread"
+          ? await client.conversations
+              .replies({
+                channel: target.channel,
+                ts: target.threadTs,
+                include_all_metadata: true,
+                limit: 200,
+                ...(cursor ? { cursor } : {}),
+              })
+              .catch((error: unknown) => explainSlackError("conversations.replies", error))
+          : await client.conversations
+              .history({ channel: target.channel, include_all_metadata: true, limit: 100 })
+              .catch((error: unknown) => explainSlackError("conversations.history", error));
+      const found = page.messages?.find((message) => {
+        if (message.metadata?.event_type !== METADATA_EVENT_TYPE) return false;
+        // The Web API types the payload as {}; it is the object we posted.
+        const payload: Record<string, unknown> = { ...message.metadata.event_payload };
+        return payload.idempotency_key === idempotencyKey;
+      });
+      if (found?.ts) return { id: messageId(target.channel, found.ts), conversation };
+      // A channel's newest messages are enough: a post being recovered is recent.
+      cursor = target.kind === "thread" ? page.response_metadata?.next_cursor || undefined : undefined;
+    } while (cursor);
+    return undefined;
+  }
+
   /** Replaces a posted message's text; what does not fit follows as new messages in the same place. */
   async edit(posted: PostedMessage, markdown: string): Promise<void> {
     const target = postTargetOf(posted.conversation);
@@ -87,6 +128,8 @@ export class SlackPoster {
           event_payload: {
             conversation: encodeConversationKey(message.conversation),
             ...(message.replyTo === undefined ? {} : { in_reply_to: message.replyTo }),
+            // Slack has no idempotency key: the mark lets recovery find a post that did land.
+            ...(message.idempotencyKey === undefined ? {} : { idempotency_key: message.idempotencyKey }),
           },
         },
       })

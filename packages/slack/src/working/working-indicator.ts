@@ -88,6 +88,20 @@ export class WorkingIndicator {
       });
   }
 
+  /**
+   * Puts what the team is doing into the thread status ("is checking your invoice…") while one is
+   * shown; false when this conversation shows no status (a reaction, or nothing): the caller shows
+   * it another way.
+   */
+  async progress(conversation: ConversationRef, text: string): Promise<boolean> {
+    const shown = this.#shown.get(encodeConversationKey(conversation));
+    if (shown?.kind !== "status") return false;
+    await this.#options.client.assistant.threads
+      .setStatus({ channel_id: shown.channel, thread_ts: shown.threadTs, status: text })
+      .catch((error: unknown) => explainSlackError("assistant.threads.setStatus", error));
+    return true;
+  }
+
   /** True when the status shows; false when Slack refused it here and `auto` may fall back. */
   async #showStatus(key: string, channel: string, threadTs: string): Promise<boolean> {
     const { client, status, mode, logger } = this.#options;

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../runtime/logger.ts";
 import { openStore } from "../../store/open-store.ts";
 import {
+  describeWithRedis,
   removeRedisKeys,
   TEST_REDIS_URL,
   tempDirectory,
@@ -32,21 +33,23 @@ defineArchiveStoreSuite("sqlite (FTS5)", async () => {
   };
 });
 
-defineArchiveStoreSuite("redis (keyv scan)", async () => {
-  const prefix = uniqueRedisPrefix("memory-archive");
-  const url = `${TEST_REDIS_URL}/?prefix=${prefix}`;
-  const stores: Store[] = [];
-  return {
-    open: async () => {
-      const store = await openStore(url, { logger: silentLogger });
-      stores.push(store);
-      return openArchiveStore(store, url);
-    },
-    cleanup: async () => {
-      for (const store of stores) await store.close();
-      await removeRedisKeys(prefix);
-    },
-  };
+describeWithRedis("against the test Redis", () => {
+  defineArchiveStoreSuite("redis (keyv scan)", async () => {
+    const prefix = uniqueRedisPrefix("memory-archive");
+    const url = `${TEST_REDIS_URL}/?prefix=${prefix}`;
+    const stores: Store[] = [];
+    return {
+      open: async () => {
+        const store = await openStore(url, { logger: silentLogger });
+        stores.push(store);
+        return openArchiveStore(store, url);
+      },
+      cleanup: async () => {
+        for (const store of stores) await store.close();
+        await removeRedisKeys(prefix);
+      },
+    };
+  });
 });
 
 defineArchiveStoreSuite("memory (keyv scan)", async () => {

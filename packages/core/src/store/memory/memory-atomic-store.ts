@@ -1,6 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { assertValidTtl } from "../ttl.ts";
-import type { AtomicStore } from "../types.ts";
+import type { AtomicStore, QueueEntry, QueueInput } from "../types.ts";
+
+interface Queued extends QueueEntry {
+  readonly order: number;
+}
 
 interface Expiring {
   readonly value: string;
@@ -15,7 +19,8 @@ export class MemoryAtomicStore implements AtomicStore {
   readonly #now: () => number;
   readonly #onceKeys = new Map<string, Expiring>();
   readonly #locks = new Map<string, Expiring>();
-  readonly #queues = new Map<string, string[]>();
+  readonly #queues = new Map<string, Queued[]>();
+  #nextId = 0;
   #writesSinceSweep = 0;
 
   constructor(options: { now?: () => number } = {}) {
@@ -52,26 +57,46 @@ export class MemoryAtomicStore implements AtomicStore {
     return true;
   }
 
-  async enqueue(queue: string, item: string): Promise<void> {
+  async takeMark(key: string): Promise<boolean> {
+    const present = this.#live(this.#onceKeys, key) !== undefined;
+    this.#onceKeys.delete(key);
+    return present;
+  }
+
+  async enqueue(queue: string, entry: QueueInput): Promise<boolean> {
+    if (entry.dedupe) {
+      assertValidTtl(entry.dedupe.ttlMs);
+      if (this.#live(this.#onceKeys, entry.dedupe.key)) return false;
+      this.#onceKeys.set(entry.dedupe.key, { value: "1", expiresAt: this.#now() + entry.dedupe.ttlMs });
+      this.#sweepOccasionally();
+    }
+    const queued: Queued = { id: String(++this.#nextId), item: entry.item, order: entry.order };
+    const items = this.#queues.get(queue) ?? [];
+    // After every entry of the same or an earlier order: ties keep arrival order.
+    const at = items.findIndex((existing) => existing.order > entry.order);
+    items.splice(at === -1 ? items.length : at, 0, queued);
+    this.#queues.set(queue, items);
+    return true;
+  }
+
+  async peek(queue: string): Promise<QueueEntry | null> {
+    const first = this.#queues.get(queue)?.[0];
+    return first ? { id: first.id, item: first.item } : null;
+  }
+
+  async ack(queue: string, id: string): Promise<number> {
     const items = this.#queues.get(queue);
-    if (items) items.push(item);
-    else this.#queues.set(queue, [item]);
+    if (!items) return 0;
+    const at = items.findIndex((entry) => entry.id === id);
+    if (at !== -1) items.splice(at, 1);
+    if (items.length === 0) this.#queues.delete(queue);
+    return items.length;
   }
 
-  async peek(queue: string): Promise<string | null> {
-    return this.#queues.get(queue)?.[0] ?? null;
-  }
-
-  async ack(queue: string): Promise<void> {
-    const items = this.#queues.get(queue);
-    items?.shift();
-    if (items?.length === 0) this.#queues.delete(queue);
-  }
-
-  async drain(queue: string): Promise<string[]> {
+  async drain(queue: string): Promise<QueueEntry[]> {
     const items = this.#queues.get(queue) ?? [];
     this.#queues.delete(queue);
-    return items;
+    return items.map(({ id, item }) => ({ id, item }));
   }
 
   async queueLength(queue: string): Promise<number> {

@@ -2,6 +2,7 @@ import Keyv from "keyv";
 import { keyvPerNamespace } from "../keyv-namespaces.ts";
 import type { Store } from "../types.ts";
 import { MemoryAtomicStore } from "./memory-atomic-store.ts";
+import { MemorySortedSets } from "./memory-sorted-sets.ts";
 
 /**
  * Everything in this process's memory and gone on exit: for tests. Each namespace gets its own
@@ -11,6 +12,7 @@ export class MemoryStore implements Store {
   readonly description = "memory://";
   readonly atomic: MemoryAtomicStore;
   readonly namespace: <Value>(name: string) => Keyv<Value>;
+  readonly sortedSets = new MemorySortedSets();
 
   constructor(options: { now?: () => number } = {}) {
     this.atomic = new MemoryAtomicStore(options);

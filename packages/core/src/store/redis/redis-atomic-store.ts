@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { assertValidTtl } from "../ttl.ts";
-import type { AtomicStore } from "../types.ts";
+import type { AtomicStore, QueueEntry, QueueInput } from "../types.ts";
 import { luaScript, runLuaScript } from "./lua-script.ts";
 import type { RedisConnection } from "./redis-connection.ts";
 
@@ -13,16 +13,34 @@ const EXTEND_IF_HELD = luaScript(`
 const RELEASE_IF_HELD = luaScript(`
   if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end
   return 0`);
+// A queue is a sorted set scored by order. Members are "<arrival sequence>:<item>": the zero-padded
+// sequence keeps ties in arrival order (equal scores sort by member) and makes equal items distinct.
 const ENQUEUE = luaScript(`
-  redis.call("RPUSH", KEYS[1], ARGV[1])
-  redis.call("SADD", KEYS[2], ARGV[2])
+  if ARGV[4] ~= "" then
+    if not redis.call("SET", ARGV[4], "1", "NX", "PX", ARGV[5]) then return 0 end
+  end
+  local sequence = redis.call("INCR", KEYS[3])
+  redis.call("ZADD", KEYS[1], ARGV[1], string.format("%016d", sequence) .. ":" .. ARGV[2])
+  redis.call("SADD", KEYS[2], ARGV[3])
   return 1`);
 const ACK = luaScript(`
-  redis.call("LPOP", KEYS[1])
-  if redis.call("LLEN", KEYS[1]) == 0 then redis.call("SREM", KEYS[2], ARGV[1]) end
-  return 1`);
-const DRAIN = luaScript(`
+  redis.call("ZREM", KEYS[1], ARGV[1])
+  local remaining = redis.call("ZCARD", KEYS[1])
+  if remaining == 0 then redis.call("SREM", KEYS[2], ARGV[2]) end
+  return remaining`);
+// Earlier versions kept each queue as a list under "queue:<name>"; moved into the sorted set in
+// their original order (scored 0, so they come before anything queued since).
+const MIGRATE_LIST = luaScript(`
+  if redis.call("TYPE", KEYS[1]).ok ~= "list" then return 0 end
   local items = redis.call("LRANGE", KEYS[1], 0, -1)
+  for _, item in ipairs(items) do
+    local sequence = redis.call("INCR", KEYS[3])
+    redis.call("ZADD", KEYS[2], 0, string.format("%016d", sequence) .. ":" .. item)
+  end
+  redis.call("DEL", KEYS[1])
+  return #items`);
+const DRAIN = luaScript(`
+  local items = redis.call("ZRANGE", KEYS[1], 0, -1)
   redis.call("DEL", KEYS[1])
   redis.call("SREM", KEYS[2], ARGV[1])
   return items`);
@@ -62,30 +80,64 @@ export class RedisAtomicStore implements AtomicStore {
     return (await runLuaScript(this.#client, RELEASE_IF_HELD, [this.#lockKey(key)], [token])) === 1;
   }
 
-  async enqueue(queue: string, item: string): Promise<void> {
-    await runLuaScript(this.#client, ENQUEUE, [this.#queueKey(queue), this.#queueIndexKey], [item, queue]);
+  async takeMark(key: string): Promise<boolean> {
+    return (await this.#client.del(`${this.#prefix}once:${key}`)) === 1;
   }
 
-  async peek(queue: string): Promise<string | null> {
-    return this.#client.lIndex(this.#queueKey(queue), 0);
+  async enqueue(queue: string, entry: QueueInput): Promise<boolean> {
+    if (entry.dedupe) assertValidTtl(entry.dedupe.ttlMs);
+    const dedupeKey = entry.dedupe ? `${this.#prefix}once:${entry.dedupe.key}` : "";
+    const reply = await runLuaScript(
+      this.#client,
+      ENQUEUE,
+      [this.#queueKey(queue), this.#queueIndexKey, `${this.#prefix}queue-sequence`],
+      [`${entry.order}`, entry.item, queue, dedupeKey, `${entry.dedupe?.ttlMs ?? 0}`],
+    );
+    return reply === 1;
   }
 
-  async ack(queue: string): Promise<void> {
-    await runLuaScript(this.#client, ACK, [this.#queueKey(queue), this.#queueIndexKey], [queue]);
+  async peek(queue: string): Promise<QueueEntry | null> {
+    const [member] = await this.#client.zRange(this.#queueKey(queue), 0, 0);
+    return member === undefined ? null : queueEntry(member);
   }
 
-  async drain(queue: string): Promise<string[]> {
+  async ack(queue: string, id: string): Promise<number> {
+    const reply = await runLuaScript(
+      this.#client,
+      ACK,
+      [this.#queueKey(queue), this.#queueIndexKey],
+      [id, queue],
+    );
+    return Number(reply);
+  }
+
+  async drain(queue: string): Promise<QueueEntry[]> {
     const reply = await runLuaScript(
       this.#client,
       DRAIN,
       [this.#queueKey(queue), this.#queueIndexKey],
       [queue],
     );
-    return stringArray(reply);
+    return stringArray(reply).map(queueEntry);
+  }
+
+  /** Moves queues written by earlier versions (lists) into today's sorted sets; returns items moved. */
+  async migrateListQueues(): Promise<number> {
+    let moved = 0;
+    for (const queue of await this.nonEmptyQueues()) {
+      const reply = await runLuaScript(
+        this.#client,
+        MIGRATE_LIST,
+        [`${this.#prefix}queue:${queue}`, this.#queueKey(queue), `${this.#prefix}queue-sequence`],
+        [],
+      );
+      moved += Number(reply);
+    }
+    return moved;
   }
 
   async queueLength(queue: string): Promise<number> {
-    return this.#client.lLen(this.#queueKey(queue));
+    return this.#client.zCard(this.#queueKey(queue));
   }
 
   async nonEmptyQueues(): Promise<string[]> {
@@ -101,12 +153,18 @@ export class RedisAtomicStore implements AtomicStore {
   }
 
   #queueKey(queue: string): string {
-    return `${this.#prefix}queue:${queue}`;
+    // "zqueue:" and not "queue:": earlier versions kept lists under "queue:", which a sorted-set
+    // command would fail on. `migrateListQueues` moves those over at start.
+    return `${this.#prefix}zqueue:${queue}`;
   }
 
   get #queueIndexKey(): string {
     return `${this.#prefix}queues`;
   }
+}
+
+function queueEntry(member: string): QueueEntry {
+  return { id: member, item: member.slice(member.indexOf(":") + 1) };
 }
 
 function stringArray(reply: unknown): string[] {

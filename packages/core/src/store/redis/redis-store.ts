@@ -5,6 +5,7 @@ import { keyvPerNamespace } from "../keyv-namespaces.ts";
 import type { Store } from "../types.ts";
 import { RedisAtomicStore } from "./redis-atomic-store.ts";
 import { connectRedis, type RedisConnection } from "./redis-connection.ts";
+import { RedisSortedSets } from "./redis-sorted-sets.ts";
 
 export interface RedisStoreOptions {
   readonly clientUrl: string;
@@ -15,17 +16,19 @@ export interface RedisStoreOptions {
   readonly onBackgroundError: (error: Error) => void;
 }
 
-/** The scaled-out store: keyv namespaces via @keyv/redis and Lua-backed atomics over ONE client. */
+/** The scaled-out store: keyv namespaces via @keyv/redis and Lua-backed atomics and sorted sets over ONE client. */
 export class RedisStore implements Store {
   readonly description: string;
   readonly atomic: RedisAtomicStore;
   readonly namespace: <Value>(name: string) => Keyv<Value>;
+  readonly sortedSets: RedisSortedSets;
   readonly #client: RedisConnection;
 
   private constructor(client: RedisConnection, options: RedisStoreOptions) {
     this.#client = client;
     this.description = options.description;
     this.atomic = new RedisAtomicStore(client, options.keyPrefix);
+    this.sortedSets = new RedisSortedSets(client, options.keyPrefix);
     this.namespace = keyvPerNamespace((name) => {
       const namespace = `${options.keyPrefix}kv:${name}`;
       const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true });
@@ -49,7 +52,9 @@ export class RedisStore implements Store {
           { cause },
         ),
     });
-    return new RedisStore(client, options);
+    const store = new RedisStore(client, options);
+    await store.atomic.migrateListQueues();
+    return store;
   }
 
   async close(): Promise<void> {

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { assertValidTtl } from "../ttl.ts";
-import type { AtomicStore } from "../types.ts";
+import type { AtomicStore, QueueEntry, QueueInput } from "../types.ts";
 import { inImmediateTransaction, textColumn as text } from "./sqlite-database.ts";
 
 /**
  * AtomicStore over the embedded SQLite file. Each operation is one statement (atomic on its own,
- * also against other processes on the same file) except `drain`, which reads then deletes inside
- * `BEGIN IMMEDIATE`. Expiry compares against the injected clock, never SQLite's own time, so
+ * also against other processes on the same file) except deduplicated `enqueue`, `ack` and `drain`,
+ * which run inside `BEGIN IMMEDIATE`. Expiry compares against the injected clock, never SQLite's own time, so
  * tests can move time forward and every process agrees on what "expired" means.
  */
 export class SqliteAtomicStore implements AtomicStore {
@@ -44,24 +44,46 @@ export class SqliteAtomicStore implements AtomicStore {
     return this.#sql.deleteLiveLock.run(key, token, this.#now()).changes === 1;
   }
 
-  async enqueue(queue: string, item: string): Promise<void> {
-    this.#sql.enqueue.run(queue, item);
+  async takeMark(key: string): Promise<boolean> {
+    return this.#sql.deleteLiveOnce.run(key, this.#now()).changes === 1;
   }
 
-  async peek(queue: string): Promise<string | null> {
-    const row = this.#sql.oldest.get(queue);
-    return row === undefined ? null : text(row.item);
-  }
-
-  async ack(queue: string): Promise<void> {
-    this.#sql.deleteOldest.run(queue);
-  }
-
-  async drain(queue: string): Promise<string[]> {
+  async enqueue(queue: string, entry: QueueInput): Promise<boolean> {
+    const { dedupe } = entry;
+    if (!dedupe) {
+      this.#sql.enqueue.run(queue, entry.item, entry.order);
+      return true;
+    }
+    assertValidTtl(dedupe.ttlMs);
     return inImmediateTransaction(this.#db, () => {
-      const items = this.#sql.allInOrder.all(queue).map((row) => text(row.item));
+      const now = this.#now();
+      if (this.#sql.insertOnceUnlessLive.run(dedupe.key, "1", now + dedupe.ttlMs, now).changes !== 1)
+        return false;
+      this.#sql.enqueue.run(queue, entry.item, entry.order);
+      return true;
+    });
+  }
+
+  async peek(queue: string): Promise<QueueEntry | null> {
+    const row = this.#sql.first.get(queue);
+    return row === undefined ? null : { id: String(row.id), item: text(row.item) };
+  }
+
+  async ack(queue: string, id: string): Promise<number> {
+    return inImmediateTransaction(this.#db, () => {
+      this.#sql.deleteEntry.run(queue, Number(id));
+      return Number(this.#sql.count.get(queue)?.count ?? 0);
+    });
+  }
+
+  async drain(queue: string): Promise<QueueEntry[]> {
+    return inImmediateTransaction(this.#db, () => {
+      const entries = this.#sql.allInOrder.all(queue).map((row) => ({
+        id: String(row.id),
+        item: text(row.item),
+      }));
       this.#sql.deleteQueue.run(queue);
-      return items;
+      return entries;
     });
   }
 
@@ -90,12 +112,11 @@ function prepareStatements(db: DatabaseSync) {
       "UPDATE atomic_locks SET expires_at = ?1 WHERE key = ?2 AND token = ?3 AND expires_at > ?4",
     ),
     deleteLiveLock: prepare("DELETE FROM atomic_locks WHERE key = ?1 AND token = ?2 AND expires_at > ?3"),
-    enqueue: prepare("INSERT INTO atomic_queue_items (queue, item) VALUES (?, ?)"),
-    oldest: prepare("SELECT item FROM atomic_queue_items WHERE queue = ? ORDER BY id LIMIT 1"),
-    deleteOldest: prepare(`
-      DELETE FROM atomic_queue_items
-      WHERE id = (SELECT id FROM atomic_queue_items WHERE queue = ? ORDER BY id LIMIT 1)`),
-    allInOrder: prepare("SELECT item FROM atomic_queue_items WHERE queue = ? ORDER BY id"),
+    deleteLiveOnce: prepare("DELETE FROM atomic_once WHERE key = ?1 AND expires_at > ?2"),
+    enqueue: prepare("INSERT INTO atomic_queue_items (queue, item, position) VALUES (?, ?, ?)"),
+    first: prepare("SELECT id, item FROM atomic_queue_items WHERE queue = ? ORDER BY position, id LIMIT 1"),
+    deleteEntry: prepare("DELETE FROM atomic_queue_items WHERE queue = ? AND id = ?"),
+    allInOrder: prepare("SELECT id, item FROM atomic_queue_items WHERE queue = ? ORDER BY position, id"),
     deleteQueue: prepare("DELETE FROM atomic_queue_items WHERE queue = ?"),
     count: prepare("SELECT count(*) AS count FROM atomic_queue_items WHERE queue = ?"),
     queueNames: prepare("SELECT DISTINCT queue FROM atomic_queue_items ORDER BY queue"),

@@ -37,12 +37,24 @@ const SCHEMA = `
   ) WITHOUT ROWID;
 
   CREATE TABLE IF NOT EXISTS atomic_queue_items (
-    id    INTEGER PRIMARY KEY AUTOINCREMENT,
-    queue TEXT NOT NULL,
-    item  TEXT NOT NULL
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    queue    TEXT NOT NULL,
+    item     TEXT NOT NULL,
+    position REAL NOT NULL DEFAULT 0
   );
-  CREATE INDEX IF NOT EXISTS atomic_queue_items_order ON atomic_queue_items (queue, id);
 `;
+
+/** Run after SCHEMA: brings files written by earlier versions up to date, then builds what needs the new columns. */
+function upgradeSchema(db: DatabaseSync): void {
+  const columns = db.prepare("PRAGMA table_info(atomic_queue_items)").all();
+  if (!columns.some((column) => column.name === "position")) {
+    db.exec("ALTER TABLE atomic_queue_items ADD COLUMN position REAL NOT NULL DEFAULT 0");
+  }
+  db.exec("DROP INDEX IF EXISTS atomic_queue_items_order");
+  db.exec(
+    "CREATE INDEX IF NOT EXISTS atomic_queue_items_position ON atomic_queue_items (queue, position, id)",
+  );
+}
 
 /**
  * Opens (creating if needed) the SQLite file at `path` with WAL journaling, so readers never block
@@ -58,6 +70,7 @@ export function openSqliteDatabase(path: string): DatabaseSync {
     // Safe with WAL: a power cut can lose the last commits but never corrupts the file.
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec(SCHEMA);
+    upgradeSchema(db);
     return db;
   } catch (error) {
     if (db?.isOpen) db.close();

@@ -98,7 +98,7 @@ describe("SqliteStore", () => {
       let wins = 0;
       for (let i = 0; i < 300; i++) {
         if (await store.setIfAbsent("key-" + i, process.pid + "", 60000)) wins++;
-        await store.enqueue("shared", process.pid + ":" + i);
+        await store.enqueue("shared", { item: process.pid + ":" + i, order: i });
       }
       console.log(wins);`;
     const processes = Array.from({ length: 4 }, () =>

@@ -5,6 +5,7 @@ import type { Store } from "../types.ts";
 import { SqliteAtomicStore } from "./sqlite-atomic-store.ts";
 import { openSqliteDatabase } from "./sqlite-database.ts";
 import { SqliteKeyvAdapter } from "./sqlite-keyv-adapter.ts";
+import { SqliteSortedSets } from "./sqlite-sorted-sets.ts";
 
 export interface SqliteStoreOptions {
   readonly description: string;
@@ -17,11 +18,12 @@ export interface SqliteStoreOptions {
 
 const DEFAULT_PURGE_INTERVAL_MS = 60_000;
 
-/** The embedded store: keyv namespaces and the AtomicStore over one SQLite connection. */
+/** The embedded store: keyv namespaces, the AtomicStore and the sorted sets over one SQLite connection. */
 export class SqliteStore implements Store {
   readonly description: string;
   readonly atomic: SqliteAtomicStore;
   readonly namespace: <Value>(name: string) => Keyv<Value>;
+  readonly sortedSets: SqliteSortedSets;
   readonly #db: DatabaseSync;
   readonly #now: () => number;
   readonly #purgeTimer: NodeJS.Timeout;
@@ -34,6 +36,7 @@ export class SqliteStore implements Store {
     this.#now = now;
     this.description = options.description;
     this.atomic = new SqliteAtomicStore(db, { now });
+    this.sortedSets = new SqliteSortedSets(db);
     this.namespace = keyvPerNamespace(
       (name) =>
         new Keyv(new SqliteKeyvAdapter(db, { url: options.description, namespace: name, now }), {

@@ -1,0 +1,141 @@
+/**
+ * The operator console's wiring: the web chat adapter, the recording of every adapter's traffic,
+ * the recent-problems log and, once the engine exists, the console's routes under `/console`.
+ */
+import type { RequestListener } from "node:http";
+import {
+  type Adapter,
+  DEFAULT_USAGE_CONFIG,
+  type Engine,
+  type Logger,
+  type Memory,
+  type RequestTracking,
+  RunStepsLog,
+  type RunStepsReader,
+  type Store,
+  stepsConfigSchema,
+  systemClock,
+  type Team,
+  UsageBook,
+} from "@switchboard/core";
+import {
+  type ConsoleTokenResolution,
+  ConversationLog,
+  consoleRequestListener,
+  createConsoleApp,
+  createWebAdapter,
+  healthReport,
+  LiveFeed,
+  PlatformActivity,
+  RecentProblems,
+  recordedAdapter,
+  resolveConsoleToken,
+  stepsFromLog,
+  usageFromBook,
+  type WebAdapter,
+} from "@switchboard/web";
+import { cliVersion } from "../version.ts";
+
+export const CONSOLE_PATH = "/console";
+
+export interface ConsoleParts {
+  readonly engine: Engine;
+  readonly team: Team;
+  readonly tracking: RequestTracking;
+  readonly memory: Memory | undefined;
+  /**
+   * The run-steps log and usage roll-ups the process records into. Absent: the console opens its
+   * own readers over the same store, which see everything any process recorded there.
+   */
+  readonly steps?: RunStepsReader;
+  readonly usage?: UsageBook;
+}
+
+export interface MountedConsole {
+  readonly prefix: string;
+  readonly listener: RequestListener;
+  readonly token: ConsoleTokenResolution;
+}
+
+export class OperatorConsole {
+  readonly chat: WebAdapter = createWebAdapter();
+  readonly feed = new LiveFeed();
+  readonly activity = new PlatformActivity();
+  readonly problems = new RecentProblems({ onProblem: () => this.feed.publish({ topic: "health" }) });
+  /** The process logger, with warnings and errors also kept for the health page. */
+  readonly logger: Logger;
+  readonly #startedAt = Date.now();
+  #log: ConversationLog | undefined;
+  #store: Store | undefined;
+
+  constructor(logger: Logger) {
+    this.logger = this.problems.logger(logger);
+  }
+
+  /** Opens the console's records in the process's store. Call before `record`. */
+  open(store: Store): void {
+    this.#store = store;
+    this.#log = new ConversationLog(store, {
+      onChange: (key) => this.feed.publish({ topic: "conversations", key }),
+    });
+  }
+
+  /** The adapter the engine gets: the same one, with its traffic recorded for the console. */
+  record(adapter: Adapter): Adapter {
+    return recordedAdapter(adapter, {
+      log: this.#requireLog(),
+      feed: this.feed,
+      activity: this.activity,
+      logger: this.logger,
+    });
+  }
+
+  async mount(parts: ConsoleParts, configuredToken: string | undefined): Promise<MountedConsole> {
+    const store = this.#requireStore();
+    const token = await resolveConsoleToken(store, configuredToken);
+    const app = createConsoleApp({
+      token: token.token,
+      log: this.#requireLog(),
+      feed: this.feed,
+      chat: this.chat,
+      team: parts.team,
+      requests: parts.tracking.tracker,
+      decide: (requestId, decision) => parts.tracking.decide(requestId, decision),
+      commands: parts.engine.commands,
+      ...(parts.memory ? { memory: { book: parts.memory.book, archive: parts.memory.archive } } : {}),
+      steps: stepsFromLog(
+        parts.steps ??
+          new RunStepsLog(store, {
+            retentionDays: stepsConfigSchema.parse({}).retentionDays,
+            clock: systemClock,
+          }),
+      ),
+      usage: usageFromBook(
+        parts.usage ??
+          new UsageBook(store, { retentionDays: DEFAULT_USAGE_CONFIG.retentionDays, clock: systemClock }),
+      ),
+      health: () =>
+        healthReport({
+          version: cliVersion(),
+          startedAt: this.#startedAt,
+          atomic: store.atomic,
+          activity: this.activity,
+          problems: this.problems,
+          engine: () => parts.engine.health(),
+        }),
+      isWorking: (key) => this.activity.runningTurns().some((turn) => turn.key === key),
+      onError: (error, path) => this.logger.error("console request failed", { path, error }),
+    });
+    return { prefix: CONSOLE_PATH, listener: consoleRequestListener(app), token };
+  }
+
+  #requireLog(): ConversationLog {
+    if (!this.#log) throw new Error("OperatorConsole.open(store) was not called");
+    return this.#log;
+  }
+
+  #requireStore(): Store {
+    if (!this.#store) throw new Error("OperatorConsole.open(store) was not called");
+    return this.#store;
+  }
+}

@@ -1,0 +1,47 @@
+import type { AtomicStore } from "../store/types.ts";
+
+export interface LockHeartbeatOptions {
+  readonly atomic: AtomicStore;
+  readonly lockKey: string;
+  readonly token: string;
+  readonly ttlMs: number;
+  readonly onLost: () => void;
+  /** True when another instance asked to stop the turn running under this lock. */
+  readonly stopRequested: () => Promise<boolean>;
+  readonly onError: (error: unknown) => void;
+}
+
+/**
+ * Renews a conversation lock every third of its TTL while a turn runs, so a long model call never
+ * loses it; cancels the attached turn when the lock was lost or another instance asked to stop.
+ */
+export class LockHeartbeat {
+  readonly #timer: NodeJS.Timeout;
+  #current: AbortController | undefined;
+
+  constructor(options: LockHeartbeatOptions) {
+    this.#timer = setInterval(
+      () => {
+        void (async () => {
+          const kept = await options.atomic.extendLock(options.lockKey, options.token, options.ttlMs);
+          if (!kept) {
+            options.onLost();
+            this.#current?.abort(new Error("conversation lock lost"));
+          } else if (this.#current && (await options.stopRequested())) {
+            this.#current.abort(new Error("stopped by user"));
+          }
+        })().catch(options.onError);
+      },
+      Math.max(10, Math.floor(options.ttlMs / 3)),
+    );
+    this.#timer.unref?.();
+  }
+
+  attach(controller: AbortController): void {
+    this.#current = controller;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}

@@ -1,0 +1,1 @@
+export { SwitchboardMetrics } from "./switchboard-metrics.ts";

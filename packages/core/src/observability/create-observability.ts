@@ -1,0 +1,174 @@
+import type { Callbacks } from "@langchain/core/callbacks/manager";
+import type { Command } from "../commands/command.ts";
+import { encodeConversationKey } from "../conversation/ref.ts";
+import type { DeliveryObserver } from "../delivery/deliverer.ts";
+import type { ContinuationHandler, Responder, TurnObserver } from "../engine/responder.ts";
+import type { MemoryWorkRecorder } from "../memory/memory-work.ts";
+import type { SwitchboardMetrics } from "../metrics/switchboard-metrics.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { RunStepsLog } from "../steps/run-steps-log.ts";
+import { newRunId, type StepListener, StepRecorder, type TeamRunContext } from "../steps/step-recorder.ts";
+import type { StepsConfig } from "../steps/steps-config.ts";
+import type { Store } from "../store/types.ts";
+import { LimitedResponder } from "../usage/limited-responder.ts";
+import { PriceTable } from "../usage/price-table.ts";
+import { UsageBook } from "../usage/usage-book.ts";
+import { usageCommand } from "../usage/usage-command.ts";
+import type { UsageConfig } from "../usage/usage-config.ts";
+import { UsageLimits } from "../usage/usage-limits.ts";
+import { usageListener } from "../usage/usage-listener.ts";
+import { logListener } from "./log-listener.ts";
+import { ObservedResponder } from "./observed-responder.ts";
+
+export interface ObservabilityOptions {
+  readonly store: Store;
+  readonly steps: StepsConfig;
+  readonly usage: UsageConfig;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Present when the HTTP server runs: `/metrics`. */
+  readonly metrics?: SwitchboardMetrics | undefined;
+  /** The agent a tool call hands off to (the team's handoff tools). */
+  readonly handoffTargetOf?: (toolName: string) => string | undefined;
+}
+
+/** Everything that records what the team does and what it costs, ready to hand to the pieces. */
+export interface Observability {
+  readonly steps: RunStepsLog | undefined;
+  readonly usage: UsageBook | undefined;
+  readonly prices: PriceTable;
+  readonly metrics: SwitchboardMetrics | undefined;
+  /** Team `callbacksFor`. */
+  readonly teamCallbacks: ((context: TeamRunContext) => Callbacks | undefined) | undefined;
+  /** Memory's `recorder`. */
+  readonly memoryWork: MemoryWorkRecorder | undefined;
+  /** Engine `deliveryObserver`. */
+  readonly deliveryObserver: DeliveryObserver;
+  /** Engine `observers` to add. */
+  readonly observers: readonly TurnObserver[];
+  /** `/usage`. */
+  readonly commands: readonly Command[];
+  /** Wraps the responder: limits first, then log context and timing. */
+  observe(responder: Responder & ContinuationHandler): Responder & ContinuationHandler;
+  /** Wraps commands so each is a run of its own in the steps log. */
+  recordCommands(commands: readonly Command[]): Command[];
+  /** Resolves when every step and usage write so far is done. */
+  flushed(): Promise<void>;
+}
+
+export function createObservability(options: ObservabilityOptions): Observability {
+  const { store, clock, logger, metrics } = options;
+  const prices = new PriceTable(options.usage.prices);
+  const enabled = options.steps.enabled;
+  const usage = enabled
+    ? new UsageBook(store, { retentionDays: options.usage.retentionDays, clock })
+    : undefined;
+  const listeners: StepListener[] = [logListener(logger)];
+  if (usage) listeners.push(usageListener(usage, logger, () => clock.now()));
+  if (metrics) listeners.push(metrics.stepListener);
+  const log = enabled
+    ? new RunStepsLog(store, { retentionDays: options.steps.retentionDays, clock })
+    : undefined;
+  const recorder = log
+    ? new StepRecorder({
+        log,
+        clock,
+        logger,
+        costOf: (step) => prices.costOf(step.model, step),
+        listeners,
+        ...(options.handoffTargetOf ? { handoffTargetOf: options.handoffTargetOf } : {}),
+      })
+    : undefined;
+  const limits = usage ? new UsageLimits(usage, options.usage.limits, clock) : undefined;
+  const deliveryObserver: DeliveryObserver = {
+    posted(message, posted, latencyMs) {
+      metrics?.deliveryObserver.posted?.(message, posted, latencyMs);
+      recorder?.recordDelivery(encodeConversationKey(message.conversation), {
+        kind: "delivery",
+        platform: message.conversation.platform,
+        chunks: 1,
+        messageIds: [posted.id],
+        latencyMs: Math.round(latencyMs),
+      });
+    },
+    failed(message, error, latencyMs) {
+      metrics?.deliveryObserver.failed?.(message, error, latencyMs);
+      logger.warn("posting failed", { platform: message.conversation.platform, error });
+    },
+  };
+  return {
+    steps: log,
+    usage,
+    prices,
+    metrics,
+    teamCallbacks: recorder ? (context) => recorder.teamCallbacks(context) : undefined,
+    memoryWork: recorder
+      ? {
+          begin(conversationKey, userId) {
+            const recording = recorder.begin(
+              { runId: newRunId(), conversationKey, userId, trigger: "memory" },
+              { agent: "memory", finishWithGraph: false },
+            );
+            return {
+              callbacks: recording.callbacks,
+              finish({ control, messages, latencyMs, error }) {
+                const message =
+                  error === undefined ? undefined : error instanceof Error ? error.message : String(error);
+                recording.step({
+                  kind: "memory",
+                  control,
+                  messages,
+                  latencyMs,
+                  ...(message ? { error: message } : {}),
+                });
+                recording.finish(message ? "failed" : "completed", message);
+              },
+            };
+          },
+        }
+      : undefined,
+    deliveryObserver,
+    observers: metrics ? [metrics.turnObserver] : [],
+    commands: usage ? [usageCommand({ book: usage, clock, admins: options.usage.admins })] : [],
+    observe(responder) {
+      const limited =
+        limits?.active === true
+          ? new LimitedResponder({
+              inner: responder,
+              limits,
+              logger,
+              onRefused: () => metrics?.refused("usage-limit"),
+            })
+          : responder;
+      return new ObservedResponder(limited, metrics);
+    },
+    recordCommands(commands) {
+      if (!recorder) return [...commands];
+      return commands.map((command) => ({
+        ...command,
+        async run(context) {
+          const recording = recorder.begin({
+            runId: newRunId(),
+            conversationKey: context.key,
+            userId: context.message.author.id,
+            trigger: "command",
+          });
+          recording.step({ kind: "command", name: command.name });
+          try {
+            const result = await command.run(context);
+            recording.finish("completed");
+            return result;
+          } catch (error) {
+            recording.finish("failed", error instanceof Error ? error.message : String(error));
+            throw error;
+          }
+        },
+      }));
+    },
+    async flushed() {
+      await recorder?.flushed();
+      await usage?.flushed();
+    },
+  };
+}

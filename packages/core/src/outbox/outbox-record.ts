@@ -1,0 +1,39 @@
+import type { ConversationRef } from "../conversation/ref.ts";
+
+/** One answer (or notice) a unit of work sends, split into the chunks its platform takes. */
+export interface OutboxDelivery {
+  readonly conversation: ConversationRef;
+  readonly chunks: readonly string[];
+  readonly replyTo?: string;
+  readonly recipientId?: string;
+  readonly agent?: string;
+  /**
+   * Messages the answer was streamed into while it was written (platform ids): chunk n replaces
+   * the n-th by an edit instead of being posted.
+   */
+  readonly placeholders?: readonly string[];
+  /** Platform ids of the chunks posted so far, in order. */
+  readonly posted: readonly string[];
+  /**
+   * The chunk whose post was started but not confirmed: after a crash it may or may not be on the
+   * platform, so recovery asks the platform (or re-posts with the same idempotency key).
+   */
+  readonly attempting?: number;
+  /** Why the rest of this delivery was given up (after retries), for the log and /status. */
+  readonly failed?: string;
+}
+
+/**
+ * Everything one unit of queued work has decided to say, written before anything is posted. The
+ * record outlives a crash: the retried unit delivers what is left instead of computing it again.
+ */
+export interface OutboxRecord {
+  readonly workId: string;
+  readonly deliveries: readonly OutboxDelivery[];
+  /** The turn's answer is among the deliveries: a retry delivers, it does not run the team again. */
+  readonly answered: boolean;
+}
+
+export function idempotencyKeyOf(workId: string, delivery: number, chunk: number): string {
+  return `${workId}:${delivery}:${chunk}`;
+}

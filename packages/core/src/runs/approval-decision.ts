@@ -1,0 +1,50 @@
+import type { AtomicStore } from "../store/types.ts";
+import type { RequestRecord } from "./request-record.ts";
+import type { RequestTracker } from "./request-tracker.ts";
+import { CONTINUATION, type RunScheduler } from "./tracked-team.ts";
+
+/** Who decided on a waiting action, and how; kept on the request record. */
+export interface RecordedDecision {
+  readonly approved: boolean;
+  /** The name shown in the thread and on the record. */
+  readonly by: string;
+  /** Where the decision was made: `chat` (/approve, /deny) or `console`. */
+  readonly via: "chat" | "console";
+  readonly at: number;
+}
+
+export class NotAwaitingApprovalError extends Error {
+  readonly requestId: string;
+  constructor(requestId: string) {
+    super(`request ${requestId} is not waiting for approval (already decided, superseded or closed)`);
+    this.name = "NotAwaitingApprovalError";
+    this.requestId = requestId;
+  }
+}
+
+/** Decisions are claimed once per request for this long: far beyond any approval timeout. */
+const CLAIM_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Records the decision and queues the run that resumes the request in its own thread. Claimed
+ * atomically first, so two operators (or an operator and the user) deciding at once resume it once.
+ */
+export async function decideApproval(
+  deps: { tracker: RequestTracker; scheduler: RunScheduler; atomic: AtomicStore },
+  request: RequestRecord,
+  decision: Omit<RecordedDecision, "at">,
+  now: number,
+): Promise<void> {
+  if (request.status !== "awaiting_approval") throw new NotAwaitingApprovalError(request.id);
+  const parentRunId = request.runs.at(-1)?.runId ?? "";
+  if (!(await deps.atomic.setIfAbsent(`approval-decided:${request.id}:${parentRunId}`, "1", CLAIM_TTL_MS)))
+    throw new NotAwaitingApprovalError(request.id);
+  await deps.tracker.setStatus(request.id, "active", { decision: { ...decision, at: now } });
+  await deps.scheduler.enqueueContinuation(request.conversationKey, {
+    // One resume per waiting run, however often a decision is retried after a crash.
+    id: `${request.id}:approval:${parentRunId}`,
+    requestId: request.id,
+    type: CONTINUATION.approval,
+    data: { approved: decision.approved, by: decision.by, parentRunId },
+  });
+}

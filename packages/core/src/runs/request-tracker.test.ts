@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { testStoreBackends } from "../store/test-backends.ts";
+import type { RequestTimeouts } from "./request-due.ts";
+import { RequestTracker } from "./request-tracker.ts";
+
+const timeouts: RequestTimeouts = {
+  noticeAfterSeconds: 60,
+  timeoutSeconds: 300,
+  approvalTimeoutSeconds: 3_600,
+  retentionDays: 7,
+};
+
+const origin = (conversationKey: string, messageId: string) => ({
+  conversation: { platform: "slack", path: conversationKey.split(":").slice(1) },
+  messageId,
+  authorId: "u1",
+});
+
+describe.each(testStoreBackends("request-tracker"))("RequestTracker indexes on %s", (_name, open) => {
+  const withTracker = async (test: (tracker: RequestTracker, clock: { now: number }) => Promise<void>) => {
+    const { store, cleanup } = await open();
+    const clock = { now: 1_000_000 };
+    try {
+      await test(new RequestTracker(store, { now: () => clock.now }, timeouts), clock);
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  };
+  const openIn = (tracker: RequestTracker, key: string, id: string) =>
+    tracker.open({ conversationKey: key, origin: origin(key, id), agent: null });
+
+  it("lists a conversation's open requests, oldest first, and none of another's", () =>
+    withTracker(async (tracker, clock) => {
+      const first = await openIn(tracker, "slack:T1:C1:1.1", "m1");
+      clock.now += 10;
+      const second = await openIn(tracker, "slack:T1:C1:1.1", "m2");
+      await openIn(tracker, "slack:T1:C2:2.2", "m3");
+      expect((await tracker.openIn("slack:T1:C1:1.1")).map((r) => r.id)).toEqual([first.id, second.id]);
+      await tracker.setStatus(first.id, "completed");
+      expect((await tracker.openIn("slack:T1:C1:1.1")).map((r) => r.id)).toEqual([second.id]);
+      expect(await tracker.openIn("slack:T1:C9:9.9")).toEqual([]);
+      expect(await tracker.openCount()).toBe(2);
+    }));
+
+  it("brings back only what is due: notices first, then timeouts, nothing once closed", () =>
+    withTracker(async (tracker, clock) => {
+      const request = await openIn(tracker, "slack:T1:C1:1.1", "m1");
+      const start = clock.now;
+      expect(await tracker.dueBy(start + 59_999)).toEqual([]);
+      expect((await tracker.dueBy(start + 60_000)).map((r) => r.id)).toEqual([request.id]);
+      await tracker.setStatus(request.id, "active", { noticeSent: true });
+      expect(await tracker.dueBy(start + 299_999)).toEqual([]);
+      expect((await tracker.dueBy(start + 300_000)).map((r) => r.id)).toEqual([request.id]);
+      await tracker.setStatus(request.id, "timed_out");
+      expect(await tracker.dueBy(start + 10_000_000)).toEqual([]);
+    }));
+
+  it("reopening a closed request puts it back in its conversation and the due index", () =>
+    withTracker(async (tracker) => {
+      const request = await openIn(tracker, "slack:T1:C1:1.1", "m1");
+      await tracker.setStatus(request.id, "completed");
+      await tracker.setStatus(request.id, "awaiting_external");
+      expect((await tracker.openIn("slack:T1:C1:1.1")).map((r) => r.id)).toEqual([request.id]);
+      expect(await tracker.openCount()).toBe(1);
+    }));
+
+  it("deletes closed requests older than the cut-off with their run and origin lookups, and keeps the rest", () =>
+    withTracker(async (tracker, clock) => {
+      const old = await openIn(tracker, "slack:T1:C1:1.1", "m1");
+      const run = await tracker.startRun(old.id, { triggeredBy: "user_message" });
+      await tracker.setStatus(old.id, "completed");
+      clock.now += 1_000;
+      const recent = await openIn(tracker, "slack:T1:C1:1.1", "m2");
+      await tracker.setStatus(recent.id, "failed");
+      clock.now += 10;
+      const stillOpen = await openIn(tracker, "slack:T1:C1:1.1", "m3");
+      expect(await tracker.deleteClosedBefore(clock.now - 10)).toBe(1);
+      expect(await tracker.get(old.id)).toBeUndefined();
+      expect(await tracker.byRun(run.runId)).toBeUndefined();
+      expect(await tracker.byOrigin("m1")).toBeUndefined();
+      expect(await tracker.get(recent.id)).toBeDefined();
+      expect(await tracker.get(stillOpen.id)).toBeDefined();
+      expect(await tracker.deleteClosedBefore(clock.now - 10)).toBe(0);
+      // The console's list of the conversation's requests forgets the deleted one too.
+      expect((await tracker.inConversation("slack:T1:C1:1.1")).map((r) => r.id)).toEqual([
+        stillOpen.id,
+        recent.id,
+      ]);
+    }));
+
+  it("lists every kept request of a conversation, open or closed, newest first, from its index", () =>
+    withTracker(async (tracker, clock) => {
+      const first = await openIn(tracker, "slack:T1:C1:1.1", "m1");
+      await tracker.setStatus(first.id, "completed");
+      clock.now += 10;
+      const second = await openIn(tracker, "slack:T1:C1:1.1", "m2");
+      clock.now += 10;
+      const third = await openIn(tracker, "slack:T1:C1:1.1", "m3");
+      await openIn(tracker, "slack:T1:C2:2.2", "m4");
+      expect((await tracker.inConversation("slack:T1:C1:1.1")).map((r) => r.id)).toEqual([
+        third.id,
+        second.id,
+        first.id,
+      ]);
+      expect((await tracker.inConversation("slack:T1:C1:1.1", 2)).map((r) => r.id)).toEqual([
+        third.id,
+        second.id,
+      ]);
+      expect(await tracker.inConversation("slack:T1:C9:9.9")).toEqual([]);
+    }));
+
+  it("deletes more closed requests than one batch holds", () =>
+    withTracker(async (tracker, clock) => {
+      const ids: string[] = [];
+      for (let index = 0; index < 520; index += 1) {
+        const request = await openIn(tracker, `slack:T1:C${index}:1.1`, `m${index}`);
+        await tracker.setStatus(request.id, "completed");
+        ids.push(request.id);
+      }
+      clock.now += 1;
+      expect(await tracker.deleteClosedBefore(clock.now)).toBe(520);
+      expect(await tracker.get(ids[519] as string)).toBeUndefined();
+    }));
+});

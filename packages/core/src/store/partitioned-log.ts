@@ -1,0 +1,131 @@
+import { randomUUID } from "node:crypto";
+import type Keyv from "keyv";
+import type { AtomicStore, Store } from "./types.ts";
+
+export interface PartitionedLogOptions {
+  /** Namespace prefix: the log keeps `<name>-writers`, `<name>-counts` and `<name>-items`. */
+  readonly name: string;
+  /** Every key expires this long after its last write: the log's retention. */
+  readonly ttlMs: number;
+  /** This process's partition; a fresh random id per process by default. */
+  readonly writerId?: string;
+  /** How many buckets' counters and writer registrations are remembered in process memory. */
+  readonly cacheSize?: number;
+}
+
+/**
+ * An append-only list per bucket (a run's steps, a conversation's runs, an hour's runs) that many
+ * processes may append to at once, on every backend keyv offers and without scanning the store.
+ *
+ * keyv has no atomic append, so every process writes only its own partition of a bucket: item
+ * `n` of writer `w` is its own key, and `w`'s count is only ever written by `w` (appends inside a
+ * process are serialized per bucket). Readers find the partitions through the bucket's writer
+ * slots. A writer joins a bucket by claiming the first free slot with the atomic store's
+ * set-if-absent, so two processes joining at the same moment never take the same slot.
+ */
+export class PartitionedLog<Item> {
+  readonly writerId: string;
+  readonly #atomic: AtomicStore;
+  readonly #name: string;
+  readonly #slots: Keyv<string>;
+  readonly #counts: Keyv<number>;
+  readonly #items: Keyv<Item>;
+  readonly #ttlMs: number;
+  readonly #cacheSize: number;
+  /** Own count per bucket, so an append costs two writes and no read. */
+  readonly #ownCounts = new Map<string, number>();
+  readonly #pending = new Map<string, Promise<unknown>>();
+
+  constructor(store: Store, options: PartitionedLogOptions) {
+    this.writerId = options.writerId ?? randomUUID().slice(0, 12);
+    this.#atomic = store.atomic;
+    this.#name = options.name;
+    this.#slots = store.namespace<string>(`${options.name}-writers`);
+    this.#counts = store.namespace<number>(`${options.name}-counts`);
+    this.#items = store.namespace<Item>(`${options.name}-items`);
+    this.#ttlMs = options.ttlMs;
+    this.#cacheSize = options.cacheSize ?? 10_000;
+  }
+
+  /** Appends `item` to `bucket`; appends to one bucket from one process keep their order. */
+  append(bucket: string, item: Item): Promise<void> {
+    return this.#serialized(bucket, async () => {
+      let count = this.#ownCounts.get(bucket);
+      if (count === undefined) count = (await this.#counts.get(partitionKey(bucket, this.writerId))) ?? 0;
+      if (count === 0) await this.#join(bucket);
+      await this.#items.set(itemKey(bucket, this.writerId, count), item, this.#ttlMs);
+      await this.#counts.set(partitionKey(bucket, this.writerId), count + 1, this.#ttlMs);
+      this.#remember(bucket, count + 1);
+    });
+  }
+
+  /** Every item of `bucket`, grouped by partition (each partition in append order). */
+  async read(bucket: string): Promise<Item[][]> {
+    const writers = await this.#writersOf(bucket);
+    if (writers.length === 0) return [];
+    const counts = await this.#counts.getMany(writers.map((writer) => partitionKey(bucket, writer)));
+    const partitions: Item[][] = [];
+    for (const [index, writer] of writers.entries()) {
+      const count = counts[index] ?? 0;
+      if (count === 0) continue;
+      const keys = Array.from({ length: count }, (_, n) => itemKey(bucket, writer, n));
+      const items = await this.#items.getMany(keys);
+      partitions.push(items.filter((item): item is Awaited<Item> => item !== undefined) as Item[]);
+    }
+    return partitions;
+  }
+
+  /** Resolves when every append started so far has been written. */
+  async flushed(): Promise<void> {
+    await Promise.allSettled([...this.#pending.values()]);
+  }
+
+  /** Claims the bucket's first free writer slot; the slot's keyv copy is what readers see. */
+  async #join(bucket: string): Promise<void> {
+    for (let slot = 0; ; slot += 1) {
+      const key = slotKey(bucket, slot);
+      if (await this.#atomic.setIfAbsent(`${this.#name}:${key}`, this.writerId, this.#ttlMs)) {
+        await this.#slots.set(key, this.writerId, this.#ttlMs);
+        return;
+      }
+      // Taken: by this writer already (its count expired or was evicted from the cache), or another.
+      if ((await this.#slots.get(key)) === this.writerId) return;
+    }
+  }
+
+  async #writersOf(bucket: string): Promise<string[]> {
+    const writers: string[] = [];
+    for (let first = 0; ; first += SLOT_BATCH) {
+      const keys = Array.from({ length: SLOT_BATCH }, (_, n) => slotKey(bucket, first + n));
+      const found = await this.#slots.getMany(keys);
+      for (const writer of found) if (writer !== undefined) writers.push(writer);
+      // Slots fill in order; a batch with a gap is the last (a slot claimed this instant shows up next read).
+      if (found.some((writer) => writer === undefined)) return [...new Set(writers)];
+    }
+  }
+
+  #remember(bucket: string, count: number): void {
+    this.#ownCounts.delete(bucket);
+    this.#ownCounts.set(bucket, count);
+    if (this.#ownCounts.size > this.#cacheSize) {
+      const oldest = this.#ownCounts.keys().next().value;
+      if (oldest !== undefined) this.#ownCounts.delete(oldest);
+    }
+  }
+
+  #serialized(bucket: string, work: () => Promise<void>): Promise<void> {
+    const previous = this.#pending.get(bucket) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(work);
+    this.#pending.set(bucket, next);
+    const forget = () => {
+      if (this.#pending.get(bucket) === next) this.#pending.delete(bucket);
+    };
+    next.then(forget, forget);
+    return next;
+  }
+}
+
+const SLOT_BATCH = 8;
+const slotKey = (bucket: string, slot: number) => `${bucket}#${slot}`;
+const partitionKey = (bucket: string, writer: string) => `${bucket}|${writer}`;
+const itemKey = (bucket: string, writer: string, n: number) => `${bucket}|${writer}|${n}`;

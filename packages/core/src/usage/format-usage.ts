@@ -1,0 +1,41 @@
+import type { UsageRow, UsageTotals } from "./usage-book.ts";
+
+export function formatCost(usd: number): string {
+  if (usd === 0) return "$0";
+  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+const number = (value: number) => value.toLocaleString("en-US");
+
+/** "12 model calls, 3,400 tokens in (1,000 cached), 560 out, $0.0021". */
+export function describeTotals(totals: UsageTotals): string {
+  if (totals.calls === 0) return "no model calls";
+  const cached = totals.cachedTokens > 0 ? ` (${number(totals.cachedTokens)} cached)` : "";
+  return (
+    `${number(totals.calls)} model call${totals.calls === 1 ? "" : "s"}, ` +
+    `${number(totals.inputTokens)} tokens in${cached}, ${number(totals.outputTokens)} out, ${formatCost(totals.costUsd)}`
+  );
+}
+
+/** A fixed-width table: one row per id, columns calls, tokens in, tokens out, cost. */
+export function usageTable(title: string, rows: readonly UsageRow[]): string {
+  if (rows.length === 0) return `${title}: none`;
+  const header = [title, "calls", "tokens in", "tokens out", "cost"];
+  const body = rows.map((row) => [
+    row.id,
+    number(row.calls),
+    number(row.inputTokens),
+    number(row.outputTokens),
+    formatCost(row.costUsd),
+  ]);
+  const widths = header.map((cell, column) =>
+    Math.max(cell.length, ...body.map((line) => line[column]?.length ?? 0)),
+  );
+  const render = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join("  ");
+  return [render(header), ...body.map(render)].join("\n");
+}

@@ -1,0 +1,166 @@
+import type Keyv from "keyv";
+import type { Clock } from "../runtime/clock.ts";
+import { NO_TOKENS, type TokenCounts } from "../steps/run-step.ts";
+import { PartitionedLog } from "../store/partitioned-log.ts";
+import type { Store } from "../store/types.ts";
+
+const DAY_MS = 86_400_000;
+
+/** The roll-ups: one total per day and per conversation, user, agent and model. */
+export type UsageDimension = "conversation" | "user" | "agent" | "model";
+export const USAGE_DIMENSIONS: readonly UsageDimension[] = ["conversation", "user", "agent", "model"];
+
+export interface UsageTotals extends TokenCounts {
+  readonly calls: number;
+  readonly costUsd: number;
+}
+
+export const NO_USAGE: UsageTotals = { ...NO_TOKENS, calls: 0, costUsd: 0 };
+
+/** One model call's usage, attributed. */
+export interface UsageEvent extends TokenCounts {
+  readonly at: number;
+  readonly conversationKey: string;
+  readonly userId?: string;
+  readonly agent: string;
+  readonly model: string;
+  readonly costUsd: number;
+}
+
+export interface UsageRow extends UsageTotals {
+  readonly id: string;
+}
+
+/** `2026-11-23` (UTC), the unit every roll-up is kept in. */
+export function usageDay(at: number): string {
+  return new Date(at).toISOString().slice(0, 10);
+}
+
+/** The UTC days from `from` to `to`, both included, oldest first. */
+export function daysBetween(from: number, to: number): string[] {
+  const days: string[] = [];
+  for (let day = Math.floor(from / DAY_MS); day <= Math.floor(to / DAY_MS); day += 1) {
+    days.push(usageDay(day * DAY_MS));
+  }
+  return days;
+}
+
+/**
+ * Token and cost roll-ups in the store, on every backend. keyv cannot add atomically, so every
+ * process adds only to its own partition of a total (`<day>|<dimension>|<id>|<writer>`, written
+ * by that process alone, in order) and readers sum the partitions; which ids and which writers a
+ * day has is kept in a `PartitionedLog`. Reading one total costs a handful of keys, never a scan.
+ */
+export class UsageBook {
+  readonly #totals: Keyv<UsageTotals>;
+  readonly #ids: PartitionedLog<string>;
+  readonly #ttlMs: number;
+  readonly #writerId: string;
+  readonly #known = new Set<string>();
+  readonly #ownTotals = new Map<string, UsageTotals>();
+  #chain: Promise<unknown> = Promise.resolve();
+
+  constructor(store: Store, options: { retentionDays: number; clock: Clock; writerId?: string }) {
+    this.#ttlMs = options.retentionDays * DAY_MS;
+    this.#ids = new PartitionedLog(store, {
+      name: "usage-ids",
+      ttlMs: this.#ttlMs,
+      ...(options.writerId ? { writerId: options.writerId } : {}),
+    });
+    this.#writerId = this.#ids.writerId;
+    this.#totals = store.namespace<UsageTotals>("usage-totals");
+  }
+
+  /** Adds one model call to every roll-up it belongs to. Calls are applied in order. */
+  record(event: UsageEvent): Promise<void> {
+    const next = this.#chain.catch(() => undefined).then(() => this.#apply(event));
+    this.#chain = next;
+    return next;
+  }
+
+  /** The sum of `id`'s totals over `days`. */
+  async total(dimension: UsageDimension, id: string, days: readonly string[]): Promise<UsageTotals> {
+    let sum = NO_USAGE;
+    for (const day of days) {
+      const writers = await this.#writersOf(day, dimension, id);
+      const found = await this.#totals.getMany(writers.map((writer) => totalKey(day, dimension, id, writer)));
+      for (const totals of found) if (totals) sum = addUsage(sum, totals);
+    }
+    return sum;
+  }
+
+  /** Every id with usage over `days`, highest cost first (tokens break ties). */
+  async top(dimension: UsageDimension, days: readonly string[], limit = 10): Promise<UsageRow[]> {
+    const ids = new Set<string>();
+    for (const day of days)
+      for (const id of (await this.#ids.read(`${day}|${dimension}`)).flat()) ids.add(id);
+    const rows: UsageRow[] = [];
+    for (const id of ids) rows.push({ id, ...(await this.total(dimension, id, days)) });
+    return rows
+      .sort(
+        (a, b) => b.costUsd - a.costUsd || b.inputTokens + b.outputTokens - (a.inputTokens + a.outputTokens),
+      )
+      .slice(0, limit);
+  }
+
+  /** Resolves when every recorded call has been written. */
+  async flushed(): Promise<void> {
+    await this.#chain.catch(() => undefined);
+    await this.#ids.flushed();
+  }
+
+  async #apply(event: UsageEvent): Promise<void> {
+    const day = usageDay(event.at);
+    const ids: Array<[UsageDimension, string | undefined]> = [
+      ["conversation", event.conversationKey],
+      ["user", event.userId],
+      ["agent", event.agent],
+      ["model", event.model],
+    ];
+    for (const [dimension, id] of ids) {
+      if (id === undefined) continue;
+      await this.#register(day, dimension, id);
+      const key = totalKey(day, dimension, id, this.#writerId);
+      const before = this.#ownTotals.get(key) ?? (await this.#totals.get(key)) ?? NO_USAGE;
+      const after = addUsage(before, { ...event, calls: 1 });
+      await this.#totals.set(key, after, this.#ttlMs);
+      this.#cache(key, after);
+    }
+  }
+
+  /** The id joins the day's list once per process, and the id's own writer list names this process. */
+  async #register(day: string, dimension: UsageDimension, id: string): Promise<void> {
+    const known = `${day}|${dimension}|${id}`;
+    if (this.#known.has(known)) return;
+    await this.#ids.append(`${day}|${dimension}`, id);
+    await this.#ids.append(`${day}|${dimension}|${id}`, this.#writerId);
+    this.#known.add(known);
+    if (this.#known.size > 50_000) this.#known.clear();
+  }
+
+  async #writersOf(day: string, dimension: UsageDimension, id: string): Promise<string[]> {
+    return [...new Set((await this.#ids.read(`${day}|${dimension}|${id}`)).flat())];
+  }
+
+  #cache(key: string, totals: UsageTotals): void {
+    this.#ownTotals.delete(key);
+    this.#ownTotals.set(key, totals);
+    if (this.#ownTotals.size > 20_000) {
+      const oldest = this.#ownTotals.keys().next().value;
+      if (oldest !== undefined) this.#ownTotals.delete(oldest);
+    }
+  }
+}
+
+export function addUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
+  return {
+    calls: a.calls + b.calls,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+    costUsd: a.costUsd + b.costUsd,
+  };
+}
+
+const totalKey = (day: string, dimension: UsageDimension, id: string, writer: string) =>
+  `${day}|${dimension}|${id}|${writer}`;

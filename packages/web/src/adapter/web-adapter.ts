@@ -1,0 +1,147 @@
+import { randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import type {
+  Adapter,
+  ConversationRef,
+  InboundSink,
+  OutboundMessage,
+  PostedMessage,
+} from "@switchboard/core";
+
+export const WEB_PLATFORM = "web";
+
+/** `@bot` or `@switchboard` anywhere in the text addresses the bot in a shared (`#name`) thread. */
+const MENTION = /(^|\s)@(bot|switchboard)\b/i;
+
+export interface WebAdapterConfig {
+  /** Longest answer shown as one message; longer ones are split by the engine. */
+  readonly maxMessageLength?: number;
+}
+
+/** One chat message typed in the console's chat page. */
+export interface WebChatInput {
+  /** The browser session (a random id kept in a cookie). */
+  readonly session: string;
+  /** The thread within the session: `main`, a named thread, or `#name` for a shared channel. */
+  readonly thread: string;
+  readonly text: string;
+  readonly author: { readonly id: string; readonly displayName: string };
+  /** A bot message id this message answers, outside any thread. */
+  readonly replyTo?: string;
+}
+
+export interface WebPost {
+  readonly id: string;
+  readonly conversation: ConversationRef;
+  readonly text: string;
+  readonly replyTo?: string;
+  readonly agent?: string;
+}
+
+interface WebAdapterEvents {
+  post: [WebPost];
+  typing: [ConversationRef, boolean];
+}
+
+export class WebAdapterNotStartedError extends Error {
+  constructor() {
+    super("the web chat is not running yet");
+    this.name = "WebAdapterNotStartedError";
+  }
+}
+
+/**
+ * The console's chat: a platform whose places are browser sessions and their threads, so an
+ * operator talks to the team through the same pipeline as Matrix, Discord and Slack users.
+ * Conversation key: `web:<session>:<thread>`. Threads are direct conversations; a thread named
+ * `#name` behaves as a group channel, where a mention starts a thread of its own (`#name/<id>`).
+ */
+export class WebAdapter implements Adapter {
+  readonly platform = WEB_PLATFORM;
+  readonly limits: { maxMessageLength: number };
+  readonly #events = new EventEmitter<WebAdapterEvents>();
+  readonly #idPrefix = randomBytes(3).toString("hex");
+  #sequence = 0;
+  #sink: InboundSink | undefined;
+
+  constructor(config: WebAdapterConfig = {}) {
+    this.limits = { maxMessageLength: config.maxMessageLength ?? 8_000 };
+    // Every open chat page listens; the default cap of 10 would warn with a dozen tabs.
+    this.#events.setMaxListeners(0);
+  }
+
+  /** The chat lives in this process: reachable whenever the process is. */
+  async check(): Promise<void> {}
+
+  async start(sink: InboundSink): Promise<void> {
+    this.#sink = sink;
+  }
+
+  async stop(): Promise<void> {
+    this.#sink = undefined;
+  }
+
+  /** Hands a typed message to the engine; resolves with its message id once accepted. */
+  async send(input: WebChatInput): Promise<string> {
+    const sink = this.#sink;
+    if (!sink) throw new WebAdapterNotStartedError();
+    const id = `w-${this.#nextId()}`;
+    const mentionsBot = MENTION.test(input.text);
+    const inChannel = input.thread.startsWith("#") && !input.thread.includes("/");
+    await sink({
+      id,
+      conversation: webConversation(
+        input.session,
+        inChannel && mentionsBot && !input.replyTo ? `${input.thread}/${id}` : input.thread,
+      ),
+      author: { id: input.author.id, displayName: input.author.displayName, isBot: false, isSelf: false },
+      text: input.text,
+      isDirect: !input.thread.startsWith("#"),
+      mentionsBot,
+      isEdit: false,
+      sentAt: Date.now(),
+      ...(input.replyTo ? { replyTo: input.replyTo } : {}),
+    });
+    return id;
+  }
+
+  async post(message: OutboundMessage): Promise<PostedMessage> {
+    const id = `wb-${this.#nextId()}`;
+    this.#events.emit("post", {
+      id,
+      conversation: message.conversation,
+      text: message.text,
+      ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+      ...(message.agent ? { agent: message.agent } : {}),
+    });
+    return { id, conversation: message.conversation };
+  }
+
+  async setTyping(conversation: ConversationRef, active: boolean): Promise<void> {
+    this.#events.emit("typing", conversation, active);
+  }
+
+  /** Calls `listener` with every message the bot posts; returns the function that stops it. */
+  onPost(listener: (post: WebPost) => void): () => void {
+    this.#events.on("post", listener);
+    return () => this.#events.off("post", listener);
+  }
+
+  onTyping(listener: (conversation: ConversationRef, active: boolean) => void): () => void {
+    this.#events.on("typing", listener);
+    return () => this.#events.off("typing", listener);
+  }
+
+  #nextId(): string {
+    this.#sequence += 1;
+    return `${this.#idPrefix}${this.#sequence}`;
+  }
+}
+
+export function webConversation(session: string, thread: string): ConversationRef {
+  return { platform: WEB_PLATFORM, path: [session, thread] };
+}
+
+export function createWebAdapter(config: WebAdapterConfig = {}): WebAdapter {
+  return new WebAdapter(config);
+}

@@ -1,0 +1,177 @@
+import {
+  ActiveAgentStore,
+  type Command,
+  openStore,
+  RequestTracker,
+  requestsConfigSchema,
+  type Store,
+} from "@switchboard/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConversationLog } from "../activity/conversation-log.ts";
+import { LiveFeed } from "../activity/live-feed.ts";
+import { WebAdapter } from "../adapter/web-adapter.ts";
+import { healthReport } from "../health/health-report.ts";
+import { PlatformActivity } from "../health/platform-activity.ts";
+import { RecentProblems } from "../health/recent-problems.ts";
+import { EMPTY_USAGE } from "../insight/usage-report.ts";
+import { createConsoleApp } from "./console-app.ts";
+import { FRAGMENT_HEADER } from "./views/render.ts";
+
+const TOKEN = "console-app-test-token";
+const auth = { authorization: `Bearer ${TOKEN}` };
+const KEY = "slack:T1:C1:1700.1";
+
+let store: Store;
+let ran: { name: string; key: string; args: string }[];
+let decisions: { requestId: string; approved: boolean; by: string }[];
+let feed: LiveFeed;
+let log: ConversationLog;
+
+function command(name: string, reply: string): Command {
+  return {
+    name,
+    summary: name,
+    async run({ key, args }) {
+      ran.push({ name, key, args });
+      return { reply };
+    },
+  };
+}
+
+function app() {
+  const problems = new RecentProblems();
+  const activity = new PlatformActivity();
+  const commands = new Map(
+    [command("reset", "Fresh start."), command("forget", "Forgotten: 3.")].map((c) => [c.name, c]),
+  );
+  return createConsoleApp({
+    token: TOKEN,
+    log,
+    feed,
+    chat: new WebAdapter(),
+    team: {
+      activeAgents: new ActiveAgentStore(store),
+      agents: () => [{ name: "billing", description: "money", model: "m" }],
+    },
+    requests: new RequestTracker(store, { now: () => Date.now() }, requestsConfigSchema.parse({})),
+    decide: async (requestId, decision) => {
+      decisions.push({ requestId, ...decision });
+    },
+    commands,
+    steps: { stepsOfRun: async () => [] },
+    usage: { report: async () => EMPTY_USAGE },
+    health: () =>
+      healthReport({
+        version: "test",
+        startedAt: 0,
+        atomic: store.atomic,
+        activity,
+        problems,
+        engine: () => ({ lockWaits: 4, waitingForSlot: 0 }),
+      }),
+    isWorking: () => false,
+  });
+}
+
+beforeEach(async () => {
+  store = await openStore("memory://");
+  ran = [];
+  decisions = [];
+  feed = new LiveFeed();
+  log = new ConversationLog(store);
+  await log.noteInbound({
+    id: "m1",
+    conversation: { platform: "slack", path: ["T1", "C1", "1700.1"] },
+    author: { id: "U1", displayName: "Ana <script>", isBot: false, isSelf: false },
+    text: "<img src=x onerror=alert(1)> I was charged twice",
+    isDirect: true,
+    mentionsBot: false,
+    isEdit: false,
+    sentAt: 1_000,
+  });
+});
+afterEach(async () => {
+  await store.close();
+});
+
+describe("the console app", () => {
+  it("escapes what users wrote and sends a strict content security policy", async () => {
+    const response = await app().request(`/console/conversations/${encodeURIComponent(KEY)}`, {
+      headers: auth,
+    });
+    const page = await response.text();
+    expect(response.status).toBe(200);
+    expect(page).toContain("&lt;img src=x onerror=alert(1)&gt; I was charged twice");
+    expect(page).not.toContain("<img src=x");
+    expect(page).toContain("Ana &lt;script&gt;");
+    expect(response.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(page).not.toContain(TOKEN);
+  });
+
+  it("shows the engine's lock waits on the health page", async () => {
+    const page = await (await app().request("/console/health", { headers: auth })).text();
+    expect(page).toContain('Lock waits: <strong data-figure="lock-waits">4</strong>');
+  });
+
+  it("answers a live update with the page's live region only", async () => {
+    const response = await app().request("/console/conversations", {
+      headers: { ...auth, [FRAGMENT_HEADER]: "1" },
+    });
+    const fragment = await response.text();
+    expect(fragment).toContain("<h1>Conversations</h1>");
+    expect(fragment).not.toContain("<html");
+  });
+
+  it("runs an action as its chat command, and forgets only after the confirmation is ticked", async () => {
+    const console = app();
+    const path = `/console/conversations/${encodeURIComponent(KEY)}/actions`;
+    const post = (body: Record<string, string>) =>
+      console.request(path, { method: "POST", headers: auth, body: new URLSearchParams(body) });
+    const unconfirmed = await post({ action: "forget" });
+    expect(decodeURIComponent(unconfirmed.headers.get("location") ?? "")).toContain("tick the confirmation");
+    expect(ran).toEqual([]);
+    const forgotten = await post({ action: "forget", confirm: "yes" });
+    expect(decodeURIComponent(forgotten.headers.get("location") ?? "")).toContain("Forgotten: 3.");
+    await post({ action: "reset" });
+    expect(ran).toEqual([
+      { name: "forget", key: KEY, args: "confirm" },
+      { name: "reset", key: KEY, args: "" },
+    ]);
+    const missing = await post({ action: "supervisor" });
+    expect(decodeURIComponent(missing.headers.get("location") ?? "")).toContain("not enabled");
+    expect((await post({ action: "drop tables" })).status).toBe(400);
+    const badKey = await console.request("/console/conversations/Not%20a%20key/actions", {
+      method: "POST",
+      headers: auth,
+      body: new URLSearchParams({ action: "reset" }),
+    });
+    expect(badKey.status).toBe(404);
+  });
+
+  it("records an approval as the console operator, and refuses anything but approve or deny", async () => {
+    const console = app();
+    const decide = (decision: string) =>
+      console.request("/console/requests/req-1/decision", {
+        method: "POST",
+        headers: auth,
+        body: new URLSearchParams({ decision }),
+      });
+    expect((await decide("approve")).status).toBe(303);
+    expect((await decide("maybe")).status).toBe(400);
+    expect(decisions).toEqual([{ requestId: "req-1", approved: true, by: "console operator" }]);
+  });
+
+  it("streams change notices to the live pages", async () => {
+    const response = await app().request("/console/events", { headers: auth });
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = response.body?.getReader();
+    if (!reader) throw new Error("no stream");
+    const decoder = new TextDecoder();
+    let received = decoder.decode((await reader.read()).value);
+    expect(received).toContain("event: ready");
+    feed.publish({ topic: "requests" });
+    while (!received.includes("event: change")) received += decoder.decode((await reader.read()).value);
+    expect(received).toContain('"topic":"requests"');
+    await reader.cancel();
+  });
+});

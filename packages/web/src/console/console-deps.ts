@@ -1,0 +1,43 @@
+import type {
+  ActiveAgentStore,
+  AgentSummary,
+  ArchiveStore,
+  Command,
+  MemoryBook,
+  RequestTracker,
+} from "@switchboard/core";
+import type { ConversationLog } from "../activity/conversation-log.ts";
+import type { LiveFeed } from "../activity/live-feed.ts";
+import type { WebAdapter } from "../adapter/web-adapter.ts";
+import type { HealthReport } from "../health/health-report.ts";
+import type { TimelineStepSource } from "../insight/run-timeline.ts";
+import type { UsageSource } from "../insight/usage-report.ts";
+
+/** Everything the console reads and the few things it may do; wired once by the CLI. */
+export interface ConsoleDeps {
+  /** Checked on every request; never rendered. */
+  readonly token: string;
+  /** Mark the session cookie `Secure` (set when the console is served behind HTTPS). */
+  readonly secureCookie?: boolean;
+  readonly log: ConversationLog;
+  readonly feed: LiveFeed;
+  readonly chat: WebAdapter;
+  readonly team: { readonly activeAgents: ActiveAgentStore; agents(): AgentSummary[] };
+  readonly requests: RequestTracker;
+  /** Approves or denies a waiting action as an admin. */
+  readonly decide: (requestId: string, decision: { approved: boolean; by: string }) => Promise<void>;
+  /** The chat commands (`reset`, `supervisor`, `forget`) the conversation page's actions run. */
+  readonly commands: { get(name: string): Command | undefined };
+  /** Absent when memory is off. */
+  readonly memory?: { readonly book: MemoryBook; readonly archive: ArchiveStore };
+  readonly steps: TimelineStepSource;
+  readonly usage: UsageSource;
+  readonly health: () => Promise<HealthReport>;
+  /** A turn is running in this conversation now (in this process). */
+  readonly isWorking: (key: string) => boolean;
+  /** Told about a request the console failed to answer (the log). */
+  readonly onError?: (error: Error, path: string) => void;
+}
+
+/** How the console operator appears on records and in threads. */
+export const OPERATOR = { id: "console-operator", displayName: "console operator" } as const;

@@ -1,0 +1,57 @@
+import { decodeConversationKey } from "@switchboard/core";
+
+/** `2026-11-23 19:04:53` in UTC: the same on every operator's screen, sortable, unambiguous. */
+export function formatTime(epochMs: number | undefined): string {
+  if (epochMs === undefined) return "—";
+  return new Date(epochMs).toISOString().replace("T", " ").slice(0, 19);
+}
+
+/** `12s`, `4m 5s`, `2h 3m`, `3d 4h`. */
+export function formatAge(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${seconds % 60}s`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h ${minutes % 60}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+}
+
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined) return "—";
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function formatNumber(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
+export function formatCost(usd: number): string {
+  return usd < 0.01 && usd > 0 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+const PLACE_LABELS: Readonly<Record<string, readonly string[]>> = {
+  slack: ["workspace", "channel", "thread"],
+  discord: ["server", "channel", "thread"],
+  matrix: ["room", "thread"],
+  web: ["session", "thread"],
+  console: ["thread"],
+};
+
+/** `channel C2 · thread 1700…` — the platform's place, named by what each part of the key is. */
+export function describePlace(key: string): { platform: string; place: string } {
+  try {
+    const { platform, path } = decodeConversationKey(key);
+    const labels = PLACE_LABELS[platform] ?? [];
+    const place = path
+      .map((part, index) => `${labels[index] ?? "part"} ${part.length > 24 ? `${part.slice(0, 22)}…` : part}`)
+      .join(" · ");
+    return { platform, place };
+  } catch {
+    return { platform: "?", place: key };
+  }
+}
+
+export function conversationHref(key: string): string {
+  return `/console/conversations/${encodeURIComponent(key)}`;
+}

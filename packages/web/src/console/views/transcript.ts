@@ -1,0 +1,20 @@
+import { html } from "hono/html";
+import type { TranscriptMessage } from "../../activity/conversation-log.ts";
+import { formatTime } from "./format.ts";
+import type { Html } from "./layout.ts";
+import { markdownHtml } from "./markdown.ts";
+
+/** The messages as the users saw them; the writer is named in text, never told by colour alone. */
+export function transcriptView(messages: readonly TranscriptMessage[], working: boolean): Html {
+  return html`<ol class="transcript" aria-label="Transcript">
+  ${messages.length === 0 ? html`<li class="empty">No messages yet.</li>` : ""}
+  ${messages.map(
+    (message) => html`<li class="message ${message.role}" data-message-id="${message.id}">
+    <div class="meta"><span class="who">${message.role === "bot" ? html`bot · <span class="agent">${message.agent ?? "switchboard"}</span>` : html`${message.author}`}</span>
+      <time datetime="${new Date(message.at).toISOString()}">${formatTime(message.at)}</time></div>
+    ${message.role === "bot" ? html`<div class="markdown">${markdownHtml(message.text)}</div>` : html`<div class="text">${message.text}</div>`}
+  </li>`,
+  )}
+  ${working ? html`<li class="working" role="status">The team is working on an answer…</li>` : ""}
+</ol>`;
+}

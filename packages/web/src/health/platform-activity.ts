@@ -1,0 +1,83 @@
+import type { Adapter } from "@switchboard/core";
+
+export interface PlatformState {
+  readonly platform: string;
+  /** `connected`: the last probe reached the platform; `unreachable`: it failed; `unchecked`: the adapter has no probe. */
+  readonly state: "connected" | "unreachable" | "unchecked";
+  readonly detail?: string;
+  readonly checkedAt?: number;
+  readonly lastEventAt?: number;
+}
+
+/** Probes are cached this long: an open health page must not hammer a platform's API. */
+const PROBE_TTL_MS = 5_000;
+const PROBE_TIMEOUT_MS = 5_000;
+
+/**
+ * What the health page knows about each platform connection: when its last event arrived, which
+ * turns are running now (the working indicator is on from a turn's start to its end), and whether
+ * the platform answers the adapter's own credential and reachability check.
+ */
+export class PlatformActivity {
+  readonly #adapters = new Map<string, Adapter>();
+  readonly #lastEvent = new Map<string, number>();
+  readonly #running = new Map<string, number>();
+  readonly #probes = new Map<string, { at: number; result: Promise<PlatformState> }>();
+
+  watch(adapter: Adapter): void {
+    this.#adapters.set(adapter.platform, adapter);
+  }
+
+  noteEvent(platform: string, at = Date.now()): void {
+    this.#lastEvent.set(platform, at);
+  }
+
+  noteWorking(key: string, active: boolean, at = Date.now()): void {
+    if (active) this.#running.set(key, at);
+    else this.#running.delete(key);
+  }
+
+  /** Conversations with a turn running in this process, and since when. */
+  runningTurns(): { key: string; since: number }[] {
+    return [...this.#running].map(([key, since]) => ({ key, since })).sort((a, b) => a.since - b.since);
+  }
+
+  async states(now = Date.now()): Promise<PlatformState[]> {
+    return Promise.all([...this.#adapters.values()].map((adapter) => this.#probe(adapter, now)));
+  }
+
+  #probe(adapter: Adapter, now: number): Promise<PlatformState> {
+    const cached = this.#probes.get(adapter.platform);
+    const result = cached && now - cached.at < PROBE_TTL_MS ? cached.result : this.#check(adapter, now);
+    if (result !== cached?.result) this.#probes.set(adapter.platform, { at: now, result });
+    const lastEventAt = this.#lastEvent.get(adapter.platform);
+    return result.then((state) => ({ ...state, ...(lastEventAt ? { lastEventAt } : {}) }));
+  }
+
+  async #check(adapter: Adapter, now: number): Promise<PlatformState> {
+    const base = { platform: adapter.platform, checkedAt: now };
+    if (!adapter.check)
+      return { ...base, state: "unchecked", detail: "this adapter has no reachability check" };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        adapter.check(),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS / 1000} s`)),
+            PROBE_TIMEOUT_MS,
+          );
+        }),
+      ]);
+      return { ...base, state: "connected" };
+    } catch (error) {
+      return {
+        ...base,
+        state: "unreachable",
+        detail: error instanceof Error ? error.message : String(error),
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

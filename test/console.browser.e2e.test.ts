@@ -1,0 +1,155 @@
+/**
+ * The operator console in a real browser (Debian's Chromium, driven by playwright-core): a whole
+ * Switchboard process with the web chat and Slack (the local stand-in), a scripted team whose
+ * billing agent needs approval to refund. Screenshots of each page land in test/artefacts/console/.
+ */
+import { waitFor } from "@switchboard/core/testing";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumInstalled, launchChromium, screenshot } from "./support/console/chromium.ts";
+import { CONSOLE_TOKEN, startConsoleStack } from "./support/console/console-stack.ts";
+import { BOT_USER_ID, GENERAL } from "./support/slack/workspace-state.ts";
+
+if (!chromiumInstalled) console.warn("console browser tests skipped: /usr/bin/chromium is not installed");
+
+describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
+  let stack: Awaited<ReturnType<typeof startConsoleStack>>;
+  let browser: Browser;
+  let page: Page;
+  const url = (path: string) => `${stack.consoleUrl}${path}`;
+
+  beforeAll(async () => {
+    stack = await startConsoleStack();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  it("answers 401 without the token, and never shows the token in a page or the address", async () => {
+    expect((await fetch(url("/conversations"))).status).toBe(401);
+    const refused = await page.goto(url("/conversations"));
+    expect(refused?.status()).toBe(401);
+    expect((await fetch(url("/events"))).status).toBe(401);
+
+    const opened = await page.goto(url(`?token=${CONSOLE_TOKEN}`));
+    expect(opened?.status()).toBe(200);
+    expect(page.url()).toBe(url("/conversations"));
+    expect(await page.content()).not.toContain(CONSOLE_TOKEN);
+    await expect.poll(() => page.locator("#live-state").textContent()).toBe("live");
+  });
+
+  it("lists a Slack conversation as it happens, without reloading", async () => {
+    await stack.slack.say(GENERAL, `<@${BOT_USER_ID}> hello from slack`);
+    const row = page.locator("table.conversations tbody tr", { hasText: "slack" });
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.textContent()).toContain("supervisor");
+    await page.selectOption("select[name=platform]", "slack");
+    await page.click("form.filters button");
+    await expect.poll(() => page.locator("table.conversations tbody tr").count()).toBe(1);
+    await page.fill("input[name=q]", "no such words anywhere");
+    await page.click("form.filters button");
+    expect(await page.locator("table.conversations tbody").textContent()).toContain("match these filters");
+  });
+
+  it("chats through the web adapter: the answer and the agent that gave it appear live", async () => {
+    await page.goto(url("/chat"));
+    await page.fill("#chat-text", "hello team");
+    await page.keyboard.press("Enter");
+    const answer = page.locator(".message.bot", { hasText: "Hello from the supervisor" });
+    await answer.waitFor({ timeout: 10_000 });
+    expect(await answer.locator(".agent").textContent()).toBe("supervisor");
+
+    await page.fill("#chat-text", "I was charged twice, please refund me");
+    await page.click("form.composer button");
+    const prompt = page.locator(".message.bot", { hasText: "wants to run" });
+    await prompt.waitFor({ timeout: 10_000 });
+    expect(await prompt.locator(".agent").textContent()).toBe("billing");
+    expect(await prompt.textContent()).toContain("refund");
+    await screenshot(page, "chat");
+  });
+
+  it("shows the conversation: transcript, run timeline with the model calls and the handoff, memory", async () => {
+    await page.click("text=Inspect this conversation");
+    await page.locator("h2", { hasText: "Run timeline" }).waitFor();
+    const transcript = page.locator("ol.transcript");
+    expect(await transcript.textContent()).toContain("I was charged twice");
+    const timeline = page.locator("ol.timeline");
+    expect(await timeline.textContent()).toContain("user message");
+    expect(await timeline.textContent()).toContain("interrupted");
+    await expect.poll(() => timeline.locator(".step.handoff").first().textContent()).toContain("billing");
+    expect(await timeline.locator(".step.model").count()).toBeGreaterThanOrEqual(3);
+    expect(await timeline.locator(".step.model").first().textContent()).toMatch(/\d+ in \/ \d+ out tokens/);
+    expect(await page.locator("h2", { hasText: "Memory of this thread" }).count()).toBe(1);
+  });
+
+  it("approves the waiting refund from the Requests page; the follow-up answer lands in the thread", async () => {
+    await page.goto(url("/requests"));
+    const waiting = page.locator("li.request", { hasText: "awaiting approval" });
+    await waiting.waitFor();
+    expect(await waiting.textContent()).toContain("refund");
+    await screenshot(page, "requests");
+    await waiting.locator("button", { hasText: "Approve" }).click();
+    await page.locator(".notice", { hasText: "Approved" }).waitFor();
+
+    await page.goto(url("/chat"));
+    await page.locator(".message.bot", { hasText: "Refund done" }).waitFor({ timeout: 10_000 });
+    expect(stack.refunds.calls).toEqual([{ amount: 42 }]);
+    await stack.app.idle();
+    await page.goto(url("/requests"));
+    expect(await page.locator("li.request").count()).toBe(0);
+
+    // The refund ran in the run the approval started: its tool call is on that run's timeline.
+    await page.goto(url("/chat"));
+    await page.click("text=Inspect this conversation");
+    const approvalRun = page.locator("ol.timeline > li", { hasText: "approval" }).first();
+    await approvalRun.waitFor();
+    expect(await approvalRun.textContent()).toContain("approved by console operator (console)");
+    await expect.poll(() => approvalRun.locator(".step.tool", { hasText: "refund" }).count()).toBe(1);
+    expect(await page.locator("ol.transcript").textContent()).toContain("Refund done");
+    await screenshot(page, "conversation");
+  });
+
+  it("charts the usage of the day", async () => {
+    await page.goto(url("/usage"));
+    await expect.poll(() => page.locator("figure.chart rect.bar").count()).toBeGreaterThan(0);
+    expect(await page.locator("section", { hasText: "Per agent" }).textContent()).toContain("billing");
+    await screenshot(page, "usage");
+  });
+
+  it("shows a stopped platform on the health page", async () => {
+    await page.goto(url("/health"));
+    const slackRow = page.locator("tr[data-platform=slack]");
+    expect(await slackRow.textContent()).toContain("connected");
+    await stack.stopSlack();
+    await waitFor(
+      "the health page to report Slack unreachable",
+      async () => {
+        await page.goto(url("/health"));
+        return (await slackRow.textContent())?.includes("UNREACHABLE");
+      },
+      20_000,
+    );
+    expect(await page.locator("tr[data-platform=web]").textContent()).toContain("connected");
+    await screenshot(page, "health");
+  });
+
+  it("lists both conversations with their agents and request counts at the end", async () => {
+    await page.goto(url("/conversations"));
+    const rows = page.locator("table.conversations tbody tr");
+    expect(await rows.count()).toBe(2);
+    expect(await rows.filter({ hasText: "web" }).textContent()).toContain("billing");
+    await screenshot(page, "conversations");
+  });
+
+  it("fits a phone screen", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(url("/chat"));
+    // Evaluated in the page (a string: the test's own TypeScript has no DOM types).
+    const overflow = Number(await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"));
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, "chat-phone");
+  });
+});

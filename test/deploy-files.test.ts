@@ -1,0 +1,92 @@
+/**
+ * The deployment files (Dockerfile, the container's configuration, the compose example, the
+ * secrets template) agree with each other and with the code. No container engine is needed: the
+ * Dockerfile is linted with dockerfile-utils, the rest is read and validated like the CLI would.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { validate } from "dockerfile-utils";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { ENV_OVERRIDES } from "../packages/cli/src/config/env-overrides.ts";
+import { loadConfig } from "../packages/cli/src/config/load-config.ts";
+import { REPOSITORY_ROOT } from "./support/packaging/pack-workspace.ts";
+
+const read = (path: string) => readFile(join(REPOSITORY_ROOT, path), "utf8");
+
+describe("Dockerfile", () => {
+  it("passes the Dockerfile linter without a remark", async () => {
+    expect(validate(await read("Dockerfile"))).toEqual([]);
+  });
+
+  it("the linter does catch mistakes (an invalid port, a duration without unit)", () => {
+    const problems = validate("FROM node:22\nEXPOSE http\nHEALTHCHECK --interval=5 CMD true\n");
+    expect(problems.map((problem) => problem.message)).toEqual([
+      "Invalid containerPort: http",
+      "time: missing unit in duration 5",
+    ]);
+  });
+
+  it("installs the pnpm version package.json pins", async () => {
+    const { packageManager } = JSON.parse(await read("package.json")) as { packageManager: string };
+    expect(await read("Dockerfile")).toContain(
+      `npm install --global --no-audit --no-fund ${packageManager}\n`,
+    );
+  });
+
+  it("runs as the unprivileged node user with /data as a volume", async () => {
+    const dockerfile = await read("Dockerfile");
+    const finalStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+    expect(finalStage).toMatch(/\nUSER node\n/);
+    expect(finalStage).toContain('VOLUME ["/data"]');
+  });
+});
+
+describe("the container's configuration", () => {
+  it("is valid, keeps the store in /data and serves /health where the health check asks", async () => {
+    const { config } = await loadConfig({
+      path: join(REPOSITORY_ROOT, "deploy/switchboard.container.yaml"),
+      cwd: "/data",
+      env: {},
+    });
+    expect(config.store).toBe("sqlite:///data/switchboard.db");
+    expect(config.http).toMatchObject({ host: "0.0.0.0", port: 8787 });
+    expect(await read("Dockerfile")).toContain(`fetch('http://127.0.0.1:${config.http?.port}/health')`);
+  });
+});
+
+describe("the compose example", () => {
+  interface ComposeService {
+    environment?: Record<string, string>;
+    volumes?: string[];
+    env_file?: string;
+    stop_grace_period?: string;
+    depends_on?: Record<string, unknown>;
+  }
+
+  it("points Switchboard's store at its Redis service and mounts the configuration the image reads", async () => {
+    const compose = parse(await read("deploy/compose.yaml")) as { services: Record<string, ComposeService> };
+    const switchboard = compose.services.switchboard;
+    expect(Object.keys(compose.services).sort()).toEqual(["redis", "switchboard"]);
+    expect(switchboard?.environment?.SWITCHBOARD_STORE_URL).toBe("redis://redis:6379");
+    expect(switchboard?.depends_on).toHaveProperty("redis");
+    expect(switchboard?.volumes).toContain("./switchboard.yaml:/etc/switchboard/switchboard.yaml:ro");
+    expect(switchboard?.volumes).toContain("switchboard-data:/data");
+    expect(await read("Dockerfile")).toContain(
+      'CMD ["start", "--config", "/etc/switchboard/switchboard.yaml"]',
+    );
+    // The clean stop gets one lock TTL of the defaults, as the systemd unit does.
+    const { config } = await loadConfig({ cwd: REPOSITORY_ROOT, env: {}, path: "switchboard.example.yaml" });
+    expect(switchboard?.stop_grace_period).toBe(`${config.engine.lockTtlSeconds}s`);
+  });
+
+  it("the secrets template names only variables Switchboard reads", async () => {
+    const known = new Set(ENV_OVERRIDES.map((override) => override.variable));
+    const named = (await read("deploy/switchboard.env.example"))
+      .split("\n")
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => line.slice(0, line.indexOf("=")));
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((variable) => !known.has(variable))).toEqual([]);
+  });
+});

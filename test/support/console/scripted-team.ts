@@ -1,0 +1,55 @@
+import { randomUUID } from "node:crypto";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { ModelCatalog } from "../../../packages/cli/src/app/model-catalog.ts";
+import { scriptedTeamModel } from "../memory-harness.ts";
+
+/** The team of the console tests: a supervisor, and billing with a refund tool that needs approval. */
+export const CONSOLE_TEAM_YAML = `
+team:
+  supervisor:
+    prompt: You are the supervisor. Hand billing questions to billing.
+  specialists:
+    - name: billing
+      description: invoices, payments, refunds, charges
+      prompt: You are billing. Refund what was charged twice.
+      tools: [refund]
+`;
+
+/** Every answer says how many tokens it took, as real providers do, so usage has something to count. */
+function withUsage(message: AIMessage, input: number, output: number): AIMessage {
+  message.usage_metadata = { input_tokens: input, output_tokens: output, total_tokens: input + output };
+  return message;
+}
+
+function call(name: string, args: Record<string, unknown>): AIMessage {
+  return new AIMessage({ content: "", tool_calls: [{ id: randomUUID(), name, args, type: "tool_call" }] });
+}
+
+/**
+ * What each agent does: the supervisor hands anything about charges or refunds to billing and
+ * greets otherwise; billing asks to run `refund` (which waits for approval), then reports its result.
+ */
+export function answerAsTeam(messages: BaseMessage[]): AIMessage {
+  const system = String(messages[0]?.content ?? "");
+  const last = messages.at(-1);
+  const question = String([...messages].reverse().find((m) => HumanMessage.isInstance(m))?.content ?? "");
+  if (system.includes("You are billing")) {
+    if (last && ToolMessage.isInstance(last) && last.name === "refund")
+      return withUsage(new AIMessage(`Refund done: ${String(last.content)}`), 180, 20);
+    return withUsage(call("refund", { amount: 42 }), 150, 12);
+  }
+  if (/charged|refund/i.test(question) && !(last && ToolMessage.isInstance(last)))
+    return withUsage(call("transfer_to_billing", {}), 120, 8);
+  return withUsage(new AIMessage(`Hello from the supervisor. You said: ${question}`), 100, 15);
+}
+
+/** A model catalog whose every model is the scripted team (the memory stays extractive). */
+export function scriptedCatalog(): ModelCatalog {
+  const model = scriptedTeamModel(answerAsTeam, 2_000);
+  return {
+    defaultSpec: { provider: "offline" },
+    specFor: () => ({ provider: "offline" }),
+    modelFor: () => model,
+    describe: () => "scripted",
+  };
+}
