@@ -1,6 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph";
 import {
+  type Adapter,
   type CatalogEntry,
   type Clock,
   Engine,
@@ -14,7 +15,7 @@ import {
 } from "@switchboard/core";
 import { RecordingAdapter } from "@switchboard/core/testing";
 
-export interface TrackingHarnessOptions {
+export interface TrackingHarnessOptions<A extends Adapter = RecordingAdapter> {
   readonly store: Store;
   readonly model: BaseChatModel;
   readonly catalog: readonly CatalogEntry[];
@@ -23,14 +24,18 @@ export interface TrackingHarnessOptions {
   readonly supervisorTools: readonly string[];
   readonly checkpointer?: BaseCheckpointSaver;
   readonly clock?: Clock;
-  readonly adapter?: RecordingAdapter;
+  /** The platform connection under test (a real adapter against a stand-in); a recording one by default. */
+  readonly adapter?: A;
   readonly admins?: readonly string[];
   readonly webhookSecret?: string;
 }
 
 /** Engine + tracked team + request tracking, wired the way the CLI wires them. */
-export async function startTrackingHarness(options: TrackingHarnessOptions) {
-  const adapter = options.adapter ?? new RecordingAdapter();
+export async function startTrackingHarness<A extends Adapter = RecordingAdapter>(
+  options: TrackingHarnessOptions<A>,
+) {
+  // Without an adapter of its own the harness records: A is then RecordingAdapter.
+  const adapter = (options.adapter ?? new RecordingAdapter()) as A;
   const clock = options.clock ?? { now: () => Date.now() };
   const logger = { debug() {}, info() {}, warn() {}, error() {} };
   const catalog = new ToolCatalog(options.catalog, options.store, options.toolSources);
@@ -65,6 +70,7 @@ export async function startTrackingHarness(options: TrackingHarnessOptions) {
     responder,
     continuations: responder,
     commands: [...team.commands, ...tracking.commands()],
+    approvals: tracking.approvals,
     logger,
   });
   tracking.bind(engine, { sweep: false });

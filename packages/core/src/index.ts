@@ -8,6 +8,13 @@ export type {
   InboundSink,
   NativeTextStream,
 } from "./conversation/adapter.ts";
+export {
+  type ApprovalAnswer,
+  type ApprovalDecider,
+  type ApprovalPress,
+  type ApprovalPrompt,
+  decisionLine,
+} from "./conversation/approvals.ts";
 export type { Author, InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
 export {
   type ConversationRef,

@@ -2,6 +2,8 @@ import { WebClient } from "@slack/web-api";
 import {
   type Adapter,
   type AdapterStreaming,
+  type ApprovalDecider,
+  type ApprovalPrompt,
   adapterStreaming,
   type CommandSummary,
   type ConversationRef,
@@ -11,6 +13,7 @@ import {
   type PostedMessage,
   silentLogger,
 } from "@switchboard/core";
+import { registerApprovalActions } from "./approvals/approval-actions.ts";
 import { BoundedMap } from "./bounded-map.ts";
 import {
   DEFAULT_COMMAND_WORDS,
@@ -59,6 +62,7 @@ export class SlackAdapter implements Adapter {
   /** The engine's commands, as `@bot word` forms (unless configured by hand). */
   #engineCommandWords: readonly string[] | undefined;
   #port: number | undefined;
+  #approvals: ApprovalDecider | undefined;
 
   constructor(config: SlackAdapterConfig, deps: SlackAdapterDeps = {}) {
     this.#config = slackAdapterConfigSchema.parse(config);
@@ -95,6 +99,11 @@ export class SlackAdapter implements Adapter {
 
   useCommands(commands: readonly CommandSummary[]): void {
     this.#engineCommandWords = commands.map((command) => command.name);
+  }
+
+  /** Approve / Deny buttons on prompts; presses are decided by core. */
+  useApprovals(decider: ApprovalDecider): void {
+    this.#approvals = decider;
   }
 
   /** Configured words win; else every engine command; else the core set. */
@@ -137,6 +146,11 @@ export class SlackAdapter implements Adapter {
       onPersonMessage: (message, channel, ts) => this.#working.noteOrigin(message.conversation, channel, ts),
       onResponseUrl: (id, url) => this.#responseUrls.set(id, url),
     });
+    registerApprovalActions(bolt.app, {
+      decider: () => this.#approvals,
+      client: this.#client,
+      logger: this.#logger,
+    });
     const { port } = await bolt.start();
     this.#bolt = bolt;
     this.#port = port;
@@ -163,8 +177,8 @@ export class SlackAdapter implements Adapter {
     return this.#poster.findPosted(conversation, idempotencyKey);
   }
 
-  edit(posted: PostedMessage, text: string): Promise<void> {
-    return this.#poster.edit(posted, wellFormed(text));
+  edit(posted: PostedMessage, text: string, approval?: ApprovalPrompt): Promise<void> {
+    return this.#poster.edit(posted, wellFormed(text), approval);
   }
 
   /** Progress goes into the thread status where one shows (assistant threads). */

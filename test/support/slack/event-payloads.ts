@@ -127,3 +127,61 @@ export function slashCommandPayload(fields: SlashCommandFields): Record<string, 
     trigger_id: fields.triggerId,
   };
 }
+
+/**
+ * The `block_actions` payload Slack sends when someone presses a button on a message: who, where,
+ * the message as Slack stores it (blocks included), and the pressed element.
+ */
+export function blockActionsPayload(input: {
+  message: StoredMessage;
+  actionId: string;
+  user: string;
+  responseUrl: string;
+  triggerId: string;
+}): Record<string, unknown> {
+  const { message, actionId, user } = input;
+  const button = (message.blocks ?? [])
+    .filter((block) => block.type === "actions")
+    .flatMap((block) => block.elements as Record<string, unknown>[])
+    .find((element) => element.action_id === actionId);
+  if (!button) throw new Error(`message ${message.ts} has no button ${actionId} to press`);
+  const block = (message.blocks ?? []).find((candidate) =>
+    (candidate.elements as Record<string, unknown>[] | undefined)?.includes(button),
+  );
+  return {
+    type: "block_actions",
+    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: TEAM_ID },
+    api_app_id: APP_ID,
+    token: "legacy-verification-token",
+    container: {
+      type: "message",
+      message_ts: message.ts,
+      channel_id: message.channel,
+      is_ephemeral: false,
+      ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+    },
+    trigger_id: input.triggerId,
+    team: { id: TEAM_ID, domain: "switchboard-test" },
+    enterprise: null,
+    is_enterprise_install: false,
+    channel: { id: message.channel, name: message.channel.startsWith("D") ? "directmessage" : "general" },
+    message: {
+      type: "message",
+      user: message.user,
+      bot_id: message.bot_id,
+      text: message.text,
+      ts: message.ts,
+      ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+      blocks: message.blocks,
+    },
+    state: { values: {} },
+    response_url: input.responseUrl,
+    actions: [
+      {
+        ...button,
+        block_id: block?.block_id,
+        action_ts: `${Math.floor(Date.now() / 1000)}.000100`,
+      },
+    ],
+  };
+}

@@ -21,6 +21,8 @@ export interface SignatureOverride {
 export interface EventTransport {
   deliverEvent(body: Record<string, unknown>, retryNum?: number): Promise<Delivery>;
   deliverSlashCommand(payload: Record<string, string>): Promise<Delivery>;
+  /** Interactivity (a button press): a form whose `payload` is JSON over HTTP, an `interactive` envelope over Socket Mode. */
+  deliverInteraction(payload: Record<string, unknown>): Promise<Delivery>;
 }
 
 export class HttpEventTransport implements EventTransport {
@@ -40,6 +42,11 @@ export class HttpEventTransport implements EventTransport {
 
   deliverSlashCommand(payload: Record<string, string>): Promise<Delivery> {
     return this.send(new URLSearchParams(payload).toString(), "application/x-www-form-urlencoded");
+  }
+
+  deliverInteraction(payload: Record<string, unknown>): Promise<Delivery> {
+    const form = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    return this.send(form, "application/x-www-form-urlencoded");
   }
 
   /** Posts a raw body the way Slack does, signed unless told otherwise. */
@@ -82,6 +89,11 @@ export class SocketEventTransport implements EventTransport {
 
   async deliverSlashCommand(payload: Record<string, string>): Promise<Delivery> {
     const ack = await this.#socket.send("slash_commands", payload);
+    return { status: 200, ...(Object.keys(ack).length === 0 ? {} : { body: ack }) };
+  }
+
+  async deliverInteraction(payload: Record<string, unknown>): Promise<Delivery> {
+    const ack = await this.#socket.send("interactive", payload);
     return { status: 200, ...(Object.keys(ack).length === 0 ? {} : { body: ack }) };
   }
 }

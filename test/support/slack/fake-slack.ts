@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
   appMentionEvent,
+  blockActionsPayload,
   type EventBody,
   eventCallback,
   messageChangedEvent,
@@ -164,6 +165,15 @@ export class FakeSlack {
     const responseUrl = this.api.responseUrl(triggerId, channel, user);
     return this.events.deliverSlashCommand(
       slashCommandPayload({ command, text, user, channel, triggerId, responseUrl }),
+    );
+  }
+
+  /** Someone presses a button on a message (Block Kit): Slack sends the signed `block_actions` payload. */
+  pressButton(message: StoredMessage, actionId: string, user = ALICE): Promise<Delivery> {
+    const triggerId = `${Date.now()}.${randomBytes(4).toString("hex")}`;
+    const responseUrl = this.api.responseUrl(triggerId, message.channel, user);
+    return this.events.deliverInteraction(
+      blockActionsPayload({ message, actionId, user, responseUrl, triggerId }),
     );
   }
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
 import { APP_ID } from "./event-payloads.ts";
 
-export type EnvelopeType = "events_api" | "slash_commands";
+export type EnvelopeType = "events_api" | "slash_commands" | "interactive";
 
 /**
  * A local Socket Mode endpoint: says `hello` when the app connects, sends envelopes the way Slack

@@ -181,7 +181,10 @@ export class WebApiStandIn {
         const threadTs = text(args.thread_ts);
         if (threadTs && !state.find(channel, threadTs)) return fail("thread_not_found");
         const metadata = typeof args.metadata === "string" ? JSON.parse(args.metadata) : args.metadata;
+        const blocks = blocksOf(args.blocks);
+        if (blocks === "invalid") return fail("invalid_blocks");
         const stored = state.add({
+          ...(blocks ? { blocks } : {}),
           channel,
           text: body,
           user: BOT_USER_ID,
@@ -205,6 +208,11 @@ export class WebApiStandIn {
         if (!message) return fail("message_not_found");
         if (!this.streams.updatable(args)) return fail("message_is_streaming");
         if (message.bot_id !== BOT_ID) return fail("cant_update_message");
+        const blocks = blocksOf(args.blocks);
+        if (blocks === "invalid") return fail("invalid_blocks");
+        // chat.update replaces the layout too: an update without blocks leaves plain text.
+        if (blocks) message.blocks = blocks;
+        else delete message.blocks;
         message.text = text(args.text) ?? "";
         message.edited = { user: BOT_USER_ID, ts: state.nextTs() };
         return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
@@ -213,7 +221,10 @@ export class WebApiStandIn {
         const refused = memberChannel(args.channel);
         if (refused) return refused;
         const messageTs = state.nextTs();
+        const blocks = blocksOf(args.blocks);
+        if (blocks === "invalid") return fail("invalid_blocks");
         state.ephemeral.push({
+          ...(blocks ? { blocks } : {}),
           channel: text(args.channel) ?? "",
           user: text(args.user) ?? "",
           text: text(args.text) ?? "",
@@ -275,6 +286,31 @@ export class WebApiStandIn {
       },
     };
   }
+}
+
+/**
+ * Blocks as Slack checks them before posting: an array of typed blocks, section text within 3,000
+ * characters, at most 25 elements per actions block with unique action ids, button values within 2,000.
+ */
+function blocksOf(value: unknown): Record<string, unknown>[] | undefined | "invalid" {
+  if (value === undefined) return undefined;
+  const parsed: unknown = typeof value === "string" ? JSON.parse(value) : value;
+  if (!Array.isArray(parsed) || parsed.length > 50) return "invalid";
+  for (const block of parsed as Record<string, unknown>[]) {
+    if (typeof block?.type !== "string") return "invalid";
+    const sectionText = (block.text as { text?: unknown } | undefined)?.text;
+    if (block.type === "section" && (typeof sectionText !== "string" || sectionText.length > 3_000))
+      return "invalid";
+    if (block.type === "actions") {
+      const elements = block.elements as Record<string, unknown>[] | undefined;
+      if (!Array.isArray(elements) || elements.length === 0 || elements.length > 25) return "invalid";
+      const ids = elements.map((element) => element.action_id);
+      if (new Set(ids).size !== ids.length) return "invalid";
+      if (elements.some((element) => typeof element.value === "string" && element.value.length > 2_000))
+        return "invalid";
+    }
+  }
+  return parsed as Record<string, unknown>[];
 }
 
 function parseArgs(raw: string, contentType: string | undefined): Args {

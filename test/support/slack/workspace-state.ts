@@ -35,6 +35,8 @@ export interface StoredMessage {
   readonly subtype?: string;
   readonly metadata?: { event_type: string; event_payload: Record<string, unknown> };
   edited?: { user: string; ts: string };
+  /** Block Kit layout the bot posted (or updated) the message with. */
+  blocks?: Record<string, unknown>[];
   /** Reaction name → users who reacted. */
   readonly reactions: Map<string, Set<string>>;
 }
@@ -45,6 +47,7 @@ export interface EphemeralMessage {
   readonly text: string;
   readonly via: "chat.postEphemeral" | "response_url";
   readonly message_ts?: string;
+  readonly blocks?: Record<string, unknown>[];
 }
 
 export interface StatusChange {

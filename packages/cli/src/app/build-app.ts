@@ -174,6 +174,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         ...observability.commands,
       ]),
       observers: [memory.observer, ...observability.observers],
+      approvals: tracking.approvals,
       deliveryObserver: observability.deliveryObserver,
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
       settings: {

@@ -1,4 +1,5 @@
 import type { Command } from "../commands/command.ts";
+import type { ApprovalDecider, ApprovalPrompt } from "./approvals.ts";
 import type { InboundMessage, OutboundMessage, PostedMessage } from "./messages.ts";
 
 /** What an adapter needs to offer a chat command in the platform's own way. */
@@ -56,6 +57,11 @@ export interface Adapter {
    * commands, Slack command words) offer every one of them, so none is missing on a platform.
    */
   useCommands?(commands: readonly CommandSummary[]): void;
+  /**
+   * Where Approve / Deny presses go, before `start`: adapters that render `approval` prompts as
+   * buttons or reactions report presses to it and show its answer.
+   */
+  useApprovals?(decider: ApprovalDecider): void;
   start(sink: InboundSink): Promise<void>;
   stop(): Promise<void>;
   /** Post one chunk into the conversation's thread, as a reply to `replyTo` when given. */
@@ -65,8 +71,11 @@ export interface Adapter {
    * posts are not idempotent by themselves implement it, so recovery after a crash never posts twice.
    */
   findPosted?(conversation: ConversationRef, idempotencyKey: string): Promise<PostedMessage | undefined>;
-  /** Replace the text of a message this adapter posted (one chunk: it fits `maxMessageLength`). */
-  edit?(posted: PostedMessage, text: string): Promise<void>;
+  /**
+   * Replace the text of a message this adapter posted (one chunk: it fits `maxMessageLength`).
+   * With `approval`, the message becomes the prompt that asks for it (a streamed answer's last chunk).
+   */
+  edit?(posted: PostedMessage, text: string, approval?: ApprovalPrompt): Promise<void>;
   /** Answers appear as they are written (needs `edit`). */
   readonly streaming?: AdapterStreaming;
   /**

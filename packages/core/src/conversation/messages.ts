@@ -1,3 +1,4 @@
+import type { ApprovalPrompt } from "./approvals.ts";
 import type { ConversationRef } from "./ref.ts";
 
 export interface Author {
@@ -52,6 +53,8 @@ export interface OutboundMessage {
    * mark the post with it where it does not (Slack message metadata), for `findPosted`.
    */
   readonly idempotencyKey?: string;
+  /** This message asks for approval: the adapter adds its Approve / Deny controls. */
+  readonly approval?: ApprovalPrompt;
 }
 
 /** What an adapter reports after posting: the platform id of the posted message. */

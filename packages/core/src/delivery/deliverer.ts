@@ -1,4 +1,5 @@
 import type { Adapter } from "../conversation/adapter.ts";
+import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { OutboundMessage, PostedMessage } from "../conversation/messages.ts";
 import { type ConversationRef, encodeConversationKey } from "../conversation/ref.ts";
 import type { ConversationIndex } from "../engine/conversation-index.ts";
@@ -19,6 +20,8 @@ export interface Delivery {
    * (an edit) instead of being posted anew.
    */
   readonly placeholders?: readonly PostedMessage[];
+  /** The answer asks for approval: its last chunk carries the Approve / Deny controls. */
+  readonly approval?: ApprovalPrompt;
 }
 
 /**
@@ -118,10 +121,10 @@ export class Deliverer {
   }
 
   /** Replaces the text of a message posted earlier (one chunk); used for streamed answers. */
-  async replace(posted: PostedMessage, text: string): Promise<void> {
+  async replace(posted: PostedMessage, text: string, approval?: ApprovalPrompt): Promise<void> {
     const adapter = this.adapterFor(posted.conversation);
     if (!adapter.edit) throw new Error(`the ${adapter.platform} adapter cannot edit messages`);
-    await adapter.edit(posted, text);
+    await (approval ? adapter.edit(posted, text, approval) : adapter.edit(posted, text));
   }
 
   adapterFor(conversation: ConversationRef): Adapter {
@@ -133,7 +136,9 @@ export class Deliverer {
   /** Posts every chunk of `delivery` (notices and command replies outside the outbox). */
   async deliver(delivery: Delivery): Promise<PostedMessage[]> {
     const posted: PostedMessage[] = [];
-    for (const text of this.chunksFor(delivery.conversation, delivery.text)) {
+    const chunks = this.chunksFor(delivery.conversation, delivery.text);
+    for (const [index, text] of chunks.entries()) {
+      const last = index === chunks.length - 1;
       posted.push(
         await this.post({
           conversation: delivery.conversation,
@@ -141,6 +146,7 @@ export class Deliverer {
           ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
           ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
           ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
+          ...(last && delivery.approval ? { approval: delivery.approval } : {}),
         }),
       );
     }

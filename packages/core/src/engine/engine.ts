@@ -3,6 +3,7 @@ import type { Command } from "../commands/command.ts";
 import { parseCommand } from "../commands/command.ts";
 import { CommandRegistry } from "../commands/registry.ts";
 import type { Adapter } from "../conversation/adapter.ts";
+import type { ApprovalDecider } from "../conversation/approvals.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
 import { Deliverer, type DeliveryObserver } from "../delivery/deliverer.ts";
 import { RecoveryLoop, type RecoveryReport } from "../health/recovery-loop.ts";
@@ -28,6 +29,8 @@ export interface EngineOptions {
   /** Commands contributed by features (team, memory, requests); /help and /stop are built in. */
   readonly commands?: readonly Command[];
   readonly observers?: readonly TurnObserver[];
+  /** Decides Approve / Deny presses on the platforms' buttons and reactions (request tracking's gate). */
+  readonly approvals?: ApprovalDecider;
   /** Runs queued continuations (follow-up runs, approvals, external results). */
   readonly continuations?: ContinuationHandler;
   readonly settings?: Partial<EngineSettings>;
@@ -85,7 +88,10 @@ export class Engine {
     });
     this.commands = new CommandRegistry([...builtInCommands(this), ...(options.commands ?? [])]);
     // Before any adapter starts: native command forms (slash commands…) cover every command.
-    for (const adapter of options.adapters) adapter.useCommands?.(this.commands.list());
+    for (const adapter of options.adapters) {
+      adapter.useCommands?.(this.commands.list());
+      if (options.approvals) adapter.useApprovals?.(options.approvals);
+    }
     this.#processor = new TurnProcessor({
       deliverer: this.deliverer,
       outbox: this.outbox,

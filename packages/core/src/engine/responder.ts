@@ -1,3 +1,4 @@
+import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
 import type { ConversationRef } from "../conversation/ref.ts";
 import type { Delivery } from "../delivery/deliverer.ts";
@@ -24,6 +25,8 @@ export interface TurnAnswer {
   readonly text: string;
   /** Which agent answered, for the console and logs. */
   readonly agent?: string;
+  /** The answer asks for approval: its last message carries the platform's Approve / Deny controls. */
+  readonly approval?: ApprovalPrompt;
 }
 
 /** Whatever produces answers: the agent team, or a scripted stand-in in tests. */

@@ -167,7 +167,11 @@ export class TurnProcessor {
     const placeholders = (await stream?.close()) ?? [];
     if (answer.text.trim() !== "")
       await outbox.deliver(
-        { ...this.#delivery(turn, answer.text, answer.agent), ...withPlaceholders(placeholders) },
+        {
+          ...this.#delivery(turn, answer.text, answer.agent),
+          ...withPlaceholders(placeholders),
+          ...(answer.approval ? { approval: answer.approval } : {}),
+        },
         { answer: true },
       );
     await stream?.forget();

@@ -1,3 +1,4 @@
+import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { ConversationRef } from "../conversation/ref.ts";
 
 /** One answer (or notice) a unit of work sends, split into the chunks its platform takes. */
@@ -12,6 +13,8 @@ export interface OutboxDelivery {
    * the n-th by an edit instead of being posted.
    */
   readonly placeholders?: readonly string[];
+  /** The answer asks for approval: its last chunk carries the Approve / Deny controls. */
+  readonly approval?: ApprovalPrompt;
   /** Platform ids of the chunks posted so far, in order. */
   readonly posted: readonly string[];
   /**

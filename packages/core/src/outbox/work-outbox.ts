@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type Keyv from "keyv";
+import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { PostedMessage } from "../conversation/messages.ts";
 import type { Deliverer, Delivery } from "../delivery/deliverer.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -61,6 +62,7 @@ export class WorkOutbox {
         ...(delivery.placeholders?.length
           ? { placeholders: delivery.placeholders.map((message) => message.id) }
           : {}),
+        ...(delivery.approval ? { approval: delivery.approval } : {}),
         posted: [],
         attempting: 0,
       };
@@ -89,6 +91,7 @@ export class WorkOutbox {
       const text = delivery.chunks[chunk];
       if (text === undefined) return;
       const idempotencyKey = idempotencyKeyOf(this.workId, index, chunk);
+      const approval = chunk === delivery.chunks.length - 1 ? delivery.approval : undefined;
       // A streamed answer has just used the thread's rate budget: its final chunks keep the pace.
       if (chunk > 0 && delivery.placeholders?.length) await this.#paceLikeTheStream(delivery);
       let postedId: string;
@@ -97,7 +100,7 @@ export class WorkOutbox {
         const placeholder = delivery.placeholders?.[chunk];
         const found =
           placeholder !== undefined
-            ? await this.#replacePlaceholder(delivery, placeholder, text)
+            ? await this.#replacePlaceholder(delivery, placeholder, text, approval)
             : inherited && delivery.attempting === chunk
               ? await deliverer.findPosted(delivery.conversation, idempotencyKey)
               : undefined;
@@ -114,6 +117,7 @@ export class WorkOutbox {
                   ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
                   ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
                   ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
+                  ...(approval ? { approval } : {}),
                 }),
               {
                 policy: this.#deps.retry,
@@ -144,9 +148,14 @@ export class WorkOutbox {
   }
 
   /** A streamed message becomes this chunk of the final text (an edit: repeating it is harmless). */
-  async #replacePlaceholder(delivery: OutboxDelivery, id: string, text: string): Promise<PostedMessage> {
+  async #replacePlaceholder(
+    delivery: OutboxDelivery,
+    id: string,
+    text: string,
+    approval: ApprovalPrompt | undefined,
+  ): Promise<PostedMessage> {
     const posted = { id, conversation: delivery.conversation };
-    await withDeliveryRetry(() => this.#deps.deliverer.replace(posted, text), {
+    await withDeliveryRetry(() => this.#deps.deliverer.replace(posted, text, approval), {
       policy: this.#deps.retry,
       ...(this.#signal ? { signal: this.#signal } : {}),
       onRetry: (attempt, delayMs, error) =>

@@ -8,8 +8,8 @@ export interface RecordedDecision {
   readonly approved: boolean;
   /** The name shown in the thread and on the record. */
   readonly by: string;
-  /** Where the decision was made: `chat` (/approve, /deny) or `console`. */
-  readonly via: "chat" | "console";
+  /** Where the decision was made: `chat` (/approve, /deny), `button` (or reaction) or `console`. */
+  readonly via: "chat" | "button" | "console";
   readonly at: number;
 }
 

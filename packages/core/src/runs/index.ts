@@ -1,4 +1,5 @@
 export { NotAwaitingApprovalError, type RecordedDecision } from "./approval-decision.ts";
+export { ApprovalGate } from "./approval-gate.ts";
 export { type HttpServerOptions, startHttpServer } from "./http-server.ts";
 export type { RequestTimeouts } from "./request-due.ts";
 export type { RequestRecord, RequestStatus, RunRecord, RunTrigger } from "./request-record.ts";

@@ -5,6 +5,7 @@ import type { Store } from "../store/types.ts";
 import type { Team } from "../team/team.ts";
 import { approvalCommands } from "./approval-commands.ts";
 import { decideApproval } from "./approval-decision.ts";
+import { ApprovalGate } from "./approval-gate.ts";
 import { describeRequest } from "./request-record.ts";
 import { RequestSweeper } from "./request-sweeper.ts";
 import { RequestTracker } from "./request-tracker.ts";
@@ -29,6 +30,8 @@ export class RequestTracking {
   #scheduler: RunScheduler | undefined;
   readonly sweeper: RequestSweeper;
   readonly webhooks: WebhookReceiver | undefined;
+  /** Decides waiting actions for /approve, /deny and the platforms' buttons (give it to the Engine). */
+  readonly approvals: ApprovalGate;
 
   constructor(options: {
     store: Store;
@@ -40,6 +43,13 @@ export class RequestTracking {
     this.#options = options;
     this.tracker = new RequestTracker(options.store, options.clock, options.config);
     const scheduler = () => this.#requireScheduler();
+    this.approvals = new ApprovalGate({
+      tracker: this.tracker,
+      scheduler,
+      atomic: options.store.atomic,
+      clock: options.clock,
+      admins: options.config.admins,
+    });
     this.sweeper = new RequestSweeper({
       tracker: this.tracker,
       scheduler,
@@ -74,13 +84,7 @@ export class RequestTracking {
   }
 
   commands(): Command[] {
-    return approvalCommands({
-      tracker: this.tracker,
-      scheduler: () => this.#requireScheduler(),
-      atomic: this.#options.store.atomic,
-      clock: this.#options.clock,
-      admins: this.#options.config.admins,
-    });
+    return approvalCommands(this.approvals);
   }
 
   /**

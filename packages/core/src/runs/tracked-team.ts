@@ -203,7 +203,11 @@ export class TrackedTeam implements Responder, ContinuationHandler {
           agent: outcome.agent,
           approval: outcome.approval,
         });
-        return { text: approvalPrompt(outcome.approval), agent: outcome.agent };
+        return {
+          text: approvalPrompt(outcome.approval),
+          agent: outcome.agent,
+          approval: { requestId: request.id, requesterId: request.origin.authorId },
+        };
       case "stopped-for-tool":
         await this.#tracker.settleRun(request.id, run.runId, { status: "completed" }, "active", {
           agent: outcome.agent,
@@ -261,6 +265,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
       replyTo: request.origin.messageId,
       recipientId: request.origin.authorId,
       ...(answer.agent ? { agent: answer.agent } : {}),
+      ...(answer.approval ? { approval: answer.approval } : {}),
     });
   }
 

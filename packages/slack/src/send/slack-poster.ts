@@ -1,11 +1,13 @@
 import type { WebClient } from "@slack/web-api";
 import {
+  type ApprovalPrompt,
   type ConversationRef,
   chunkMarkdown,
   encodeConversationKey,
   type OutboundMessage,
   type PostedMessage,
 } from "@switchboard/core";
+import { approvalBlocks, type SlackBlock } from "../approvals/approval-blocks.ts";
 import { messageId, type PostTarget, parseMessageId, postTargetOf } from "../conversations.ts";
 import { explainSlackError, platformErrorCode } from "../slack-api-errors.ts";
 import { escapeText } from "./escape.ts";
@@ -46,7 +48,13 @@ export class SlackPoster {
   async post(message: OutboundMessage): Promise<PostedMessage> {
     const target = postTargetOf(message.conversation);
     const ids: string[] = [];
-    for (const text of toSlackTexts(message.text)) ids.push(await this.#postOne(target, text, message));
+    const texts = toSlackTexts(message.text);
+    for (const [index, text] of texts.entries()) {
+      // The buttons go on the last message, under the whole question.
+      const blocks =
+        message.approval && index === texts.length - 1 ? approvalBlocks(text, message.approval) : undefined;
+      ids.push(await this.#postOne(target, text, message, blocks));
+    }
     const [first] = ids;
     if (first === undefined) throw new RangeError("nothing to post: the message text is blank");
     return { id: first, conversation: message.conversation };
@@ -93,31 +101,52 @@ export class SlackPoster {
   }
 
   /** Replaces a posted message's text; what does not fit follows as new messages in the same place. */
-  async edit(posted: PostedMessage, markdown: string): Promise<void> {
+  async edit(posted: PostedMessage, markdown: string, approval?: ApprovalPrompt): Promise<void> {
     const target = postTargetOf(posted.conversation);
     const where = parseMessageId(posted.id);
-    const [first, ...rest] = toSlackTexts(markdown);
+    const texts = toSlackTexts(markdown);
+    const [first, ...rest] = texts;
     if (first === undefined) return;
+    const blocksFor = (text: string, index: number) =>
+      approval && index === texts.length - 1 ? approvalBlocks(text, approval) : undefined;
     if (target.kind === "ephemeral" || !where) {
       // Ephemeral messages cannot be changed through the Web API: the new text follows instead.
-      for (const text of [first, ...rest])
-        await this.#postOne(target, text, { conversation: posted.conversation, text });
+      for (const [index, text] of texts.entries())
+        await this.#postOne(
+          target,
+          text,
+          { conversation: posted.conversation, text },
+          blocksFor(text, index),
+        );
       return;
     }
+    const blocks = blocksFor(first, 0);
     await this.#options.client.chat
-      .update({ channel: where.channel, ts: where.ts, text: first })
+      .update({ channel: where.channel, ts: where.ts, text: first, ...(blocks ? { blocks } : {}) })
       .catch((error: unknown) => explainSlackError("chat.update", error));
-    for (const text of rest) await this.#postOne(target, text, { conversation: posted.conversation, text });
+    for (const [index, text] of rest.entries())
+      await this.#postOne(
+        target,
+        text,
+        { conversation: posted.conversation, text },
+        blocksFor(text, index + 1),
+      );
   }
 
-  async #postOne(target: PostTarget, text: string, message: OutboundMessage): Promise<string> {
+  async #postOne(
+    target: PostTarget,
+    text: string,
+    message: OutboundMessage,
+    blocks?: readonly SlackBlock[],
+  ): Promise<string> {
     const { client } = this.#options;
-    if (target.kind === "ephemeral") return this.#postPrivately(target, text, message);
+    if (target.kind === "ephemeral") return this.#postPrivately(target, text, message, blocks);
     const result = await client.chat
       .postMessage({
         channel: target.channel,
         ...(target.kind === "thread" ? { thread_ts: target.threadTs } : {}),
         text,
+        ...(blocks ? { blocks: [...blocks] } : {}),
         mrkdwn: true,
         // Never let Slack turn names into mentions, nor preview every link the team cites.
         link_names: false,
@@ -142,6 +171,7 @@ export class SlackPoster {
     target: PostTarget & { kind: "ephemeral" },
     text: string,
     message: OutboundMessage,
+    blocks?: readonly SlackBlock[],
   ): Promise<string> {
     const user = message.recipientId ?? target.user;
     try {
@@ -149,6 +179,7 @@ export class SlackPoster {
         channel: target.channel,
         user,
         text,
+        ...(blocks ? { blocks: [...blocks] } : {}),
         link_names: false,
       });
       if (!result.message_ts) throw new Error("Slack accepted chat.postEphemeral but returned no message_ts");

@@ -47,6 +47,9 @@ export function recordedAdapter(
   if (adapter.findPosted)
     recorded.findPosted = (conversation, key) =>
       adapter.findPosted?.(conversation, key) ?? Promise.resolve(undefined);
-  if (adapter.edit) recorded.edit = (posted, text) => adapter.edit?.(posted, text) ?? Promise.resolve();
+  if (adapter.edit)
+    recorded.edit = (posted, text, approval) =>
+      (approval ? adapter.edit?.(posted, text, approval) : adapter.edit?.(posted, text)) ?? Promise.resolve();
+  if (adapter.useApprovals) recorded.useApprovals = (decider) => adapter.useApprovals?.(decider);
   return recorded;
 }
