@@ -2,6 +2,8 @@ import {
   type Adapter,
   type AdapterLimits,
   type AdapterStreaming,
+  type ApprovalDecider,
+  type ApprovalPrompt,
   adapterStreaming,
   type CommandSummary,
   type ConversationRef,
@@ -14,6 +16,8 @@ import {
   silentLogger,
 } from "@switchboard/core";
 import { type Client, Events, type Message, type PartialMessage } from "discord.js";
+import { approvalButtons } from "./approvals/approval-buttons.ts";
+import { answerApprovalPress } from "./approvals/approval-presses.ts";
 import { registerSlashCommands } from "./commands/register-commands.ts";
 import { SlashCommandReceiver } from "./commands/slash-command-receiver.ts";
 import { SLASH_COMMANDS, type SlashCommand, slashCommandsFor } from "./commands/slash-commands.ts";
@@ -59,6 +63,7 @@ export class DiscordAdapter implements Adapter {
   readonly #viaInteraction = new Map<string, string>();
   #slashCommands: readonly SlashCommand[] = SLASH_COMMANDS;
   #connection: Connection | undefined;
+  #approvals: ApprovalDecider | undefined;
 
   constructor(config: DiscordAdapterConfig, deps: DiscordAdapterDeps = {}) {
     this.#config = config;
@@ -71,6 +76,11 @@ export class DiscordAdapter implements Adapter {
   /** Every chat command the engine knows becomes a slash command (registered at start). */
   useCommands(commands: readonly CommandSummary[]): void {
     this.#slashCommands = slashCommandsFor(commands);
+  }
+
+  /** Approve / Deny buttons on prompts; presses are decided by core. */
+  useApprovals(decider: ApprovalDecider): void {
+    this.#approvals = decider;
   }
 
   check(): Promise<void> {
@@ -96,6 +106,10 @@ export class DiscordAdapter implements Adapter {
     });
     client.on(Events.InteractionCreate, (interaction) => {
       if (interaction.isChatInputCommand()) void slash.receive(interaction);
+      else if (interaction.isButton())
+        answerApprovalPress(interaction, this.#approvals, this.#logger).catch((error: unknown) =>
+          this.#logger.error("could not answer an approval button", { id: interaction.id, error }),
+        );
     });
     client.on(Events.Error, (error) => this.#logger.error("Discord client error", { error }));
     client.on(Events.ShardError, (error) => this.#logger.warn("Discord gateway connection error", { error }));
@@ -129,11 +143,12 @@ export class DiscordAdapter implements Adapter {
     for (const [index, part] of parts.entries()) {
       const nonce =
         message.idempotencyKey === undefined ? undefined : discordNonce(`${message.idempotencyKey}:${index}`);
+      const buttons = buttonsOn(message.approval, index === parts.length - 1);
       if (this.#replies.routes(message.replyTo)) {
-        const id = await this.#replies.post(message.replyTo, part);
+        const id = await this.#replies.post(message.replyTo, part, buttons);
         this.#rememberInteractionPost(id, message.replyTo);
         ids.push(id);
-      } else ids.push(await this.#connected().poster.send(place, part, message.replyTo, nonce));
+      } else ids.push(await this.#connected().poster.send(place, part, message.replyTo, nonce, buttons));
     }
     const [first] = ids;
     if (first === undefined) throw new Error("nothing to post: the message text is empty");
@@ -141,14 +156,20 @@ export class DiscordAdapter implements Adapter {
   }
 
   /** A streamed answer grows: the message's content is replaced (tables rewritten as when posting). */
-  async edit(posted: PostedMessage, text: string): Promise<void> {
+  async edit(posted: PostedMessage, text: string, approval?: ApprovalPrompt): Promise<void> {
     const [first, ...rest] = chunkMarkdown(degradeTables(text), DISCORD_MESSAGE_LIMIT);
     if (first === undefined) return;
+    const buttons = buttonsOn(approval, rest.length === 0);
     const origin = this.#viaInteraction.get(posted.id);
-    if (origin !== undefined) await this.#replies.edit(origin, posted.id, first);
-    else await this.#connected().poster.edit(placeOf(posted.conversation), posted.id, first);
+    if (origin !== undefined) await this.#replies.edit(origin, posted.id, first, buttons);
+    else await this.#connected().poster.edit(placeOf(posted.conversation), posted.id, first, buttons);
     // Only a rewritten table can outgrow the limit; what does not fit follows, never cut off.
-    for (const part of rest) await this.post({ conversation: posted.conversation, text: part });
+    for (const [index, part] of rest.entries())
+      await this.post({
+        conversation: posted.conversation,
+        text: part,
+        ...(approval && index === rest.length - 1 ? { approval } : {}),
+      });
   }
 
   #rememberInteractionPost(postedId: string, originId: string): void {
@@ -199,4 +220,9 @@ export class DiscordAdapter implements Adapter {
       this.#logger.error("could not hand a Discord message to the engine", { id: message.id, error });
     }
   }
+}
+
+/** The Approve / Deny row goes on the last message of a prompt, under the whole question. */
+function buttonsOn(approval: ApprovalPrompt | undefined, last: boolean) {
+  return approval && last ? [approvalButtons(approval)] : undefined;
 }

@@ -110,6 +110,11 @@ export class FakeDiscord {
     });
   }
 
+  /** Someone presses a button on a message the bot posted. */
+  press(message: MessageRecord, customId: string, user: UserRecord = this.world.ada): InteractionRecord {
+    return this.desk.press({ messageId: message.id, customId, userId: user.id });
+  }
+
   channel(id: string): ChannelRecord | undefined {
     return this.world.channel(id);
   }

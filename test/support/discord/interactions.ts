@@ -1,5 +1,5 @@
 import { DiscordApiError, unknownInteraction, unknownMessage, unknownWebhook } from "./api-error.ts";
-import { channelPayload, memberPayload, messagePayload, userPayload } from "./payloads.ts";
+import { channelPayload, componentsOf, memberPayload, messagePayload, userPayload } from "./payloads.ts";
 import { ChannelKind, type InteractionRecord, MessageKind, type MessageRecord } from "./records.ts";
 import { nextSnowflake } from "./snowflakes.ts";
 import type { DiscordWorld } from "./world.ts";
@@ -8,7 +8,14 @@ const EPHEMERAL = 1 << 6;
 const LOADING = 1 << 7;
 /** Discord's deadline for the first response to an interaction. */
 export const ACKNOWLEDGE_WITHIN_MS = 3000;
-const CallbackType = { ChannelMessageWithSource: 4, DeferredChannelMessageWithSource: 5 } as const;
+const CallbackType = {
+  ChannelMessageWithSource: 4,
+  DeferredChannelMessageWithSource: 5,
+  DeferredUpdateMessage: 6,
+  UpdateMessage: 7,
+} as const;
+const InteractionType = { ApplicationCommand: 2, MessageComponent: 3 } as const;
+const ComponentType = { ActionRow: 1, Button: 2 } as const;
 
 /** Slash commands: INTERACTION_CREATE out, callback / webhook edits and follow-ups in. */
 export class InteractionDesk {
@@ -82,6 +89,74 @@ export class InteractionDesk {
     return interaction;
   }
 
+  /** A person presses a button on a message; the gateway delivers a MESSAGE_COMPONENT interaction. */
+  press(input: { messageId: string; customId: string; userId: string }): InteractionRecord {
+    const world = this.#world;
+    const message = world.message(input.messageId);
+    if (!message) throw new Error(`no message ${input.messageId} to press a button on`);
+    const buttons = (componentsOf(message) as { components?: { custom_id?: string }[] }[]).flatMap(
+      (row) => row.components ?? [],
+    );
+    if (!buttons.some((button) => button.custom_id === input.customId))
+      throw new Error(
+        `message ${message.id} shows no button ${input.customId}; a Discord client could not press it`,
+      );
+    const channel = world.requireChannel(message.channelId);
+    const user = world.user(input.userId);
+    const interaction: InteractionRecord = {
+      id: nextSnowflake(),
+      token: `interaction-token-${nextSnowflake()}`,
+      name: "",
+      channelId: channel.id,
+      ...(channel.guildId ? { guildId: channel.guildId } : {}),
+      userId: input.userId,
+      options: [],
+      createdAt: Date.now(),
+      followUpIds: [],
+      messageId: message.id,
+      customId: input.customId,
+    };
+    this.interactions.set(interaction.id, interaction);
+    world.dispatch("INTERACTION_CREATE", {
+      id: interaction.id,
+      application_id: world.applicationId,
+      type: InteractionType.MessageComponent,
+      token: interaction.token,
+      version: 1,
+      data: { custom_id: input.customId, component_type: ComponentType.Button },
+      message: messagePayload(world, message),
+      channel_id: channel.id,
+      channel: channelPayload(world, channel),
+      ...(channel.guildId
+        ? {
+            guild_id: channel.guildId,
+            guild_locale: "en-US",
+            member: { ...memberPayload(world, user, interaction.createdAt), permissions: "2251799813685247" },
+          }
+        : { user: userPayload(user) }),
+      app_permissions: "2251799813685247",
+      locale: "en-US",
+      entitlements: [],
+      authorizing_integration_owners: channel.guildId ? { "0": channel.guildId } : { "1": user.id },
+      context: channel.type === ChannelKind.DM ? 1 : 0,
+      attachment_size_limit: 10485760,
+    });
+    return interaction;
+  }
+
+  /** UPDATE_MESSAGE / DEFERRED_UPDATE_MESSAGE: a component interaction changes (or just acknowledges) its message. */
+  #updateMessage(interaction: InteractionRecord, type: number, data: Record<string, unknown>) {
+    interaction.callback = { at: Date.now(), type, flags: 0 };
+    if (type === CallbackType.DeferredUpdateMessage) return undefined;
+    const message = interaction.messageId ? this.#world.messages.get(interaction.messageId) : undefined;
+    if (!message) throw unknownMessage();
+    if (data.content !== undefined) message.content = this.#world.validContent(data);
+    message.editedAt = Date.now();
+    message.bodies.push(data);
+    this.#announce("MESSAGE_UPDATE", message);
+    return undefined;
+  }
+
   /** POST /interactions/{id}/{token}/callback */
   callback(id: string, token: string, body: Record<string, unknown>, withResponse: boolean) {
     const interaction = this.interactions.get(id);
@@ -92,6 +167,11 @@ export class InteractionDesk {
     const type = Number(body.type);
     const data = (body.data ?? {}) as Record<string, unknown>;
     const flags = Number(data.flags ?? 0);
+    if (type === CallbackType.UpdateMessage || type === CallbackType.DeferredUpdateMessage) {
+      if (!interaction.messageId)
+        throw new DiscordApiError(400, 50035, "Only component interactions can update their message");
+      return this.#updateMessage(interaction, type, data);
+    }
     if (
       type !== CallbackType.DeferredChannelMessageWithSource &&
       type !== CallbackType.ChannelMessageWithSource

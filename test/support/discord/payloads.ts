@@ -81,6 +81,12 @@ export function channelPayload(source: PayloadSource, channel: ChannelRecord) {
   return { ...common, position: 0, permission_overwrites: [], parent_id: null, nsfw: false, topic: null };
 }
 
+/** A message shows the components its latest create or edit body set (an edit without them keeps them). */
+export function componentsOf(message: MessageRecord): unknown[] {
+  const body = message.bodies.findLast((candidate) => candidate.components !== undefined);
+  return Array.isArray(body?.components) ? body.components : [];
+}
+
 export function messagePayload(
   source: PayloadSource,
   message: MessageRecord,
@@ -107,7 +113,7 @@ export function messagePayload(
     mention_roles: [...message.mentionRoleIds],
     attachments: [],
     embeds: [],
-    components: [],
+    components: componentsOf(message),
     pinned: false,
     type: message.type,
     flags: message.flags,

@@ -59,6 +59,9 @@ export interface InteractionRecord {
   readonly options: readonly { name: string; value: string }[];
   readonly createdAt: number;
   callback?: { readonly at: number; readonly type: number; readonly flags: number };
+  /** Component interactions: the message whose button was pressed, and the button's custom id. */
+  readonly messageId?: string;
+  readonly customId?: string;
   originalMessageId?: string;
   readonly followUpIds: string[];
 }

@@ -235,7 +235,8 @@ export class DiscordWorld implements PayloadSource {
   ) {
     return this.#addMessage({
       ...input,
-      pings: pingsOf(input.content, input.bodies.at(-1)?.allowed_mentions),
+      // A callback body holds the message under `data`; webhook bodies are the message itself.
+      pings: pingsOf(input.content, messageBodyOf(input.bodies.at(-1))?.allowed_mentions),
     });
   }
 
@@ -283,4 +284,11 @@ export class DiscordWorld implements PayloadSource {
     this.messages.set(message.id, message);
     return message;
   }
+}
+
+function messageBodyOf(body: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const data = body?.data;
+  return typeof data === "object" && data !== null && "type" in (body ?? {})
+    ? (data as Record<string, unknown>)
+    : body;
 }

@@ -1,6 +1,8 @@
 import type { Logger } from "@switchboard/core";
 import {
+  type ActionRowBuilder,
   type AnyThreadChannel,
+  type ButtonBuilder,
   ChannelType,
   type Client,
   DiscordAPIError,
@@ -52,10 +54,17 @@ export class ChannelPoster {
    * Sends one message; a reply to `replyTo` when it is a message in the same channel. Returns its id.
    * With a `nonce`, Discord returns the first message for a repeated send instead of posting again.
    */
-  async send(place: ConversationPlace, content: string, replyTo?: string, nonce?: string): Promise<string> {
+  async send(
+    place: ConversationPlace,
+    content: string,
+    replyTo?: string,
+    nonce?: string,
+    components?: readonly ActionRowBuilder<ButtonBuilder>[],
+  ): Promise<string> {
     const channel = await this.#target(place, true);
     const sent = await channel.send({
       content,
+      ...(components ? { components: [...components] } : {}),
       ...(nonce === undefined ? {} : { nonce, enforceNonce: true }),
       allowedMentions: { ...NO_PINGS, parse: [] },
       // Discord refuses replies across channels; with failIfNotExists off, an origin that sits
@@ -71,9 +80,18 @@ export class ChannelPoster {
    * Replaces the content of a message the bot sent into the conversation's place (its thread once
    * there is one, else the channel or DM) — how a streamed answer grows.
    */
-  async edit(place: ConversationPlace, messageId: string, content: string): Promise<void> {
+  async edit(
+    place: ConversationPlace,
+    messageId: string,
+    content: string,
+    components?: readonly ActionRowBuilder<ButtonBuilder>[],
+  ): Promise<void> {
     const channel = await this.#target(place, false);
-    await channel.messages.edit(messageId, { content, allowedMentions: { ...NO_PINGS, parse: [] } });
+    await channel.messages.edit(messageId, {
+      content,
+      ...(components ? { components: [...components] } : {}),
+      allowedMentions: { ...NO_PINGS, parse: [] },
+    });
   }
 
   /** Where "is typing…" shows: the thread if it exists already, else the channel the question was asked in. */

@@ -1,4 +1,9 @@
-import { type ChatInputCommandInteraction, MessageFlags } from "discord.js";
+import {
+  type ActionRowBuilder,
+  type ButtonBuilder,
+  type ChatInputCommandInteraction,
+  MessageFlags,
+} from "discord.js";
 import { NO_PINGS } from "../connect/client.ts";
 
 /** Interaction tokens live 15 minutes; stop using one a little before Discord does. */
@@ -61,30 +66,42 @@ export class InteractionReplies {
   }
 
   /** Posts one chunk through the interaction; returns the posted message id. */
-  async post(messageId: string, content: string): Promise<string> {
+  async post(
+    messageId: string,
+    content: string,
+    components?: readonly ActionRowBuilder<ButtonBuilder>[],
+  ): Promise<string> {
     const pending = this.#pending.get(messageId);
     if (!pending) throw new Error(`no interaction is waiting for an answer to ${messageId}`);
     const allowedMentions = { ...NO_PINGS, parse: [] };
+    const withComponents = components ? { components: [...components] } : {};
     if (!pending.answered) {
-      const edited = await pending.interaction.editReply({ content, allowedMentions });
+      const edited = await pending.interaction.editReply({ content, allowedMentions, ...withComponents });
       pending.answered = true;
       return edited.id;
     }
     const followUp = await pending.interaction.followUp({
       content,
       allowedMentions,
+      ...withComponents,
       ...(pending.ephemeral ? { flags: MessageFlags.Ephemeral } : {}),
     });
     return followUp.id;
   }
 
   /** Edits a message posted through the interaction of `messageId` (the reply or a follow-up). */
-  async edit(messageId: string, postedId: string, content: string): Promise<void> {
+  async edit(
+    messageId: string,
+    postedId: string,
+    content: string,
+    components?: readonly ActionRowBuilder<ButtonBuilder>[],
+  ): Promise<void> {
     const pending = this.#pending.get(messageId);
     if (!pending) throw new Error(`no interaction answers ${messageId} any more`);
     await pending.interaction.editReply({
       message: postedId,
       content,
+      ...(components ? { components: [...components] } : {}),
       allowedMentions: { ...NO_PINGS, parse: [] },
     });
   }
