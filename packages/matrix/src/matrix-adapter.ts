@@ -2,6 +2,8 @@ import {
   type Adapter,
   type AdapterLimits,
   type AdapterStreaming,
+  type ApprovalDecider,
+  type ApprovalPrompt,
   adapterStreaming,
   type ConversationRef,
   type InboundSink,
@@ -11,6 +13,7 @@ import {
   type Store,
   silentLogger,
 } from "@switchboard/core";
+import { REACTION_HINT, ReactionApprovals } from "./approvals/approval-reactions.ts";
 import { type MatrixAdapterConfig, matrixAdapterConfigSchema, type ResolvedMatrixConfig } from "./config.ts";
 import { obtainCredentials } from "./connect/credentials.ts";
 import { decideEncryption } from "./connect/encryption.ts";
@@ -42,6 +45,7 @@ export class MatrixAdapter implements Adapter {
   readonly #logger: Logger;
   readonly #kv: KeyValue | undefined;
   #connection: MatrixConnection | undefined;
+  #approvals: ApprovalDecider | undefined;
 
   constructor(config: MatrixAdapterConfig, deps: MatrixAdapterDeps = {}) {
     this.#config = matrixAdapterConfigSchema.parse(config);
@@ -49,6 +53,11 @@ export class MatrixAdapter implements Adapter {
     this.#kv = deps.store?.namespace<string>("matrix");
     this.limits = { maxMessageLength: this.#config.maxMessageLength };
     this.streaming = adapterStreaming(this.#config);
+  }
+
+  /** ✅ / ❌ reactions on prompts; they are decided by core. */
+  useApprovals(decider: ApprovalDecider): void {
+    this.#approvals = decider;
   }
 
   async check(): Promise<void> {
@@ -65,7 +74,12 @@ export class MatrixAdapter implements Adapter {
 
   async start(sink: InboundSink): Promise<void> {
     if (this.#connection) throw new Error("the Matrix adapter is already started");
-    const connection = await openConnection(this.#config, { sink, logger: this.#logger, kv: this.#kv });
+    const connection = await openConnection(this.#config, {
+      sink,
+      logger: this.#logger,
+      kv: this.#kv,
+      approvals: () => this.#approvals,
+    });
     // Set before syncing: the first batch may already be answered while start() is still running.
     this.#connection = connection;
     await connection.startSyncing();
@@ -81,12 +95,27 @@ export class MatrixAdapter implements Adapter {
 
   async post(message: OutboundMessage): Promise<PostedMessage> {
     if (!this.#connection) throw new MatrixNotStartedError("post a message");
-    return this.#connection.poster.post(message);
+    const { poster, approvals } = this.#connection;
+    const { approval } = message;
+    if (!approval) return poster.post(message);
+    const posted = await poster.post(
+      { ...message, text: `${message.text}\n\n${REACTION_HINT}` },
+      ReactionApprovals.fieldsFor(approval, message.conversation, message.text),
+    );
+    await approvals.prompted(posted, approval, message.text, message.idempotencyKey);
+    return posted;
   }
 
-  async edit(posted: PostedMessage, text: string): Promise<void> {
+  async edit(posted: PostedMessage, text: string, approval?: ApprovalPrompt): Promise<void> {
     if (!this.#connection) throw new MatrixNotStartedError("edit a message");
-    await this.#connection.poster.edit(posted, text);
+    const { poster, approvals } = this.#connection;
+    if (!approval) return poster.edit(posted, text);
+    await poster.edit(
+      posted,
+      `${text}\n\n${REACTION_HINT}`,
+      ReactionApprovals.fieldsFor(approval, posted.conversation, text),
+    );
+    await approvals.prompted(posted, approval, text);
   }
 
   async setTyping(conversation: ConversationRef, active: boolean): Promise<void> {

@@ -1,4 +1,5 @@
-import type { InboundSink, Logger } from "@switchboard/core";
+import type { ApprovalDecider, InboundSink, Logger } from "@switchboard/core";
+import { ReactionApprovals } from "./approvals/approval-reactions.ts";
 import type { ResolvedMatrixConfig } from "./config.ts";
 import { obtainCredentials } from "./connect/credentials.ts";
 import { setUpEncryption } from "./connect/encryption.ts";
@@ -30,6 +31,7 @@ const MAX_GAP_EVENTS = 1_000;
 
 export interface MatrixConnection {
   readonly poster: MessagePoster;
+  readonly approvals: ReactionApprovals;
   readonly typing: TypingIndicator;
   /** Starts the sync loop; resolves once the first batch is handed on (answers to it need poster ready). */
   startSyncing(): Promise<void>;
@@ -40,6 +42,8 @@ interface ConnectionDeps {
   readonly sink: InboundSink;
   readonly logger: Logger;
   readonly kv: KeyValue | undefined;
+  /** Decides ✅ / ❌ reactions on approval prompts (set once the engine exists). */
+  readonly approvals: () => ApprovalDecider | undefined;
 }
 
 /** Logs in and prepares the SDK client and our sync loop; the pieces post() and setTyping() use. */
@@ -88,6 +92,28 @@ export async function openConnection(
   const displayName = config.displayName ?? (await profileName(client, userId, logger));
   const joinedRooms = await client.getJoinedRooms();
   const rooms = new RoomDirectory(client, logger, config.directRooms);
+  const sender = new EventSender({
+    request: (method, path, query, body) => client.doRequest(method, path, query, body),
+    logger,
+  });
+  const poster = new MessagePoster({
+    sender,
+    rooms,
+    replyMode: config.replyMode,
+    msgtype: config.msgtype,
+    encryption: encryption.state,
+    ...(encryption.state.active
+      ? { encrypt: (roomId, type, content) => client.crypto.encryptRoomEvent(roomId, type, content) }
+      : {}),
+  });
+  const approvals = new ReactionApprovals({
+    poster,
+    sender,
+    botUserId: userId,
+    decider: deps.approvals,
+    fetchEvent: (roomId, eventId) => client.getEvent(roomId, eventId),
+    logger,
+  });
   const router = new EventRouter({
     client,
     bot: displayName === undefined ? { userId } : { userId, displayName },
@@ -102,6 +128,7 @@ export async function openConnection(
     encryptedRooms: config.encryptedRooms,
     sink,
     logger,
+    onReaction: (roomId, event) => approvals.onReaction(roomId, event),
   });
   const loop = new SyncLoop({
     client,
@@ -131,22 +158,10 @@ export async function openConnection(
         error: describeRequestFailure(error).message,
       }),
   );
-  const poster = new MessagePoster({
-    sender: new EventSender({
-      request: (method, path, query, body) => client.doRequest(method, path, query, body),
-      logger,
-    }),
-    rooms,
-    replyMode: config.replyMode,
-    msgtype: config.msgtype,
-    encryption: encryption.state,
-    ...(encryption.state.active
-      ? { encrypt: (roomId, type, content) => client.crypto.encryptRoomEvent(roomId, type, content) }
-      : {}),
-  });
 
   return {
     poster,
+    approvals,
     typing,
     async startSyncing() {
       await loop.start();

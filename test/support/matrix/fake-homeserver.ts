@@ -86,6 +86,35 @@ export class FakeHomeserver {
     return this.state.append(roomId, { type, sender, content }).event.event_id;
   }
 
+  /** A user reacts to an event (an `m.annotation`); refused like Synapse when they already reacted so. */
+  userReacts(roomId: string, sender: string, eventId: string, key: string): string {
+    this.#refuseDuplicateAnnotation(roomId, sender, "m.reaction", {
+      "m.relates_to": { rel_type: "m.annotation", event_id: eventId, key },
+    });
+    return this.userSends(
+      roomId,
+      sender,
+      { "m.relates_to": { rel_type: "m.annotation", event_id: eventId, key } },
+      "m.reaction",
+    );
+  }
+
+  /** Synapse: one reaction per person, key and event (400 M_DUPLICATE_ANNOTATION). */
+  #refuseDuplicateAnnotation(roomId: string, sender: string, type: string, content: Record<string, unknown>) {
+    if (type !== "m.reaction") return;
+    const relates = content["m.relates_to"] as { event_id?: string; key?: string } | undefined;
+    const duplicate = this.state.room(roomId).events.some(({ event }) => {
+      const other = event.content["m.relates_to"] as { event_id?: string; key?: string } | undefined;
+      return (
+        event.type === "m.reaction" &&
+        event.sender === sender &&
+        other?.event_id === relates?.event_id &&
+        other?.key === relates?.key
+      );
+    });
+    if (duplicate) throw new HttpError(400, "M_DUPLICATE_ANNOTATION", "Can't send same reaction twice");
+  }
+
   invite(roomId: string, inviter: string, invitee: string, options: { isDirect?: boolean } = {}): void {
     this.state.setMembership(roomId, invitee, "invite", inviter, options.isDirect ? { is_direct: true } : {});
   }
@@ -308,6 +337,7 @@ export class FakeHomeserver {
       record(403);
       throw new HttpError(403, "M_FORBIDDEN", "User not in room");
     }
+    this.#refuseDuplicateAnnotation(roomId, user, type, content);
     const size = Buffer.byteLength(
       JSON.stringify({ type, sender: user, room_id: roomId, content, origin_server_ts: Date.now() }),
     );

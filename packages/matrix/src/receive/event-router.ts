@@ -24,6 +24,8 @@ export interface EventRouterOptions {
   readonly encryptedRooms: EncryptedRoomPolicy;
   readonly sink: InboundSink;
   readonly logger: Logger;
+  /** A reaction someone added (✅ / ❌ on an approval prompt decide it). */
+  readonly onReaction?: (roomId: string, event: MatrixEvent) => Promise<void>;
 }
 
 /**
@@ -58,7 +60,7 @@ export class EventRouter implements BatchHandler {
         if (event) await this.#onMessage(roomId, event);
         return;
       case "room.event":
-        if (event) this.#onRoomEvent(roomId, event);
+        if (event) await this.#onRoomEvent(roomId, event);
         return;
       case "room.failed_decryption":
         this.#options.logger.warn("could not decrypt a Matrix message; it is not answered", {
@@ -144,9 +146,15 @@ export class EventRouter implements BatchHandler {
     await sink(mapped.message);
   }
 
-  #onRoomEvent(roomId: string, event: MatrixEvent): void {
-    const { rooms, encryption } = this.#options;
+  async #onRoomEvent(roomId: string, event: MatrixEvent): Promise<void> {
+    const { rooms, encryption, onReaction, logger } = this.#options;
     rooms.observe(roomId, event);
+    if (event.type === "m.reaction" && onReaction && !this.#historical.has(event.event_id)) {
+      // A failed decision must not hold up the batch; the person can react again or type /approve.
+      await onReaction(roomId, event).catch((error: unknown) =>
+        logger.error("could not act on a Matrix reaction", { roomId, eventId: event.event_id, error }),
+      );
+    }
     // With encryption active, the SDK hands on decrypted events and reports failures separately.
     if (event.type === "m.room.encrypted" && !encryption.active && !this.#historical.has(event.event_id)) {
       this.#warnEncrypted(roomId, event, encryption.reason);

@@ -31,7 +31,8 @@ export class MessagePoster {
     this.#options = options;
   }
 
-  async post(message: OutboundMessage): Promise<PostedMessage> {
+  /** `extra`: content fields of our own (namespaced), e.g. the approval mark of a prompt. */
+  async post(message: OutboundMessage, extra: Record<string, unknown> = {}): Promise<PostedMessage> {
     const { rooms, replyMode, msgtype } = this.#options;
     const place = placeOf(message.conversation);
     const { roomId } = place;
@@ -55,6 +56,7 @@ export class MessagePoster {
       ...renderText(message.text, fixed),
       "m.mentions": {},
       ...relationField,
+      ...extra,
     };
 
     const id = await this.#send(roomId, content, message.idempotencyKey);
@@ -66,12 +68,17 @@ export class MessagePoster {
    * original (an edit carries only the replace relation); clients that do not render edits show
    * the edit's own body, `* <new text>`, so the latest one they see is still the whole answer.
    */
-  async edit(posted: PostedMessage, text: string): Promise<void> {
+  async edit(posted: PostedMessage, text: string, extra: Record<string, unknown> = {}): Promise<void> {
     const { msgtype } = this.#options;
     const { roomId } = placeOf(posted.conversation);
     const relation = { rel_type: "m.replace", event_id: posted.id };
     const fixed = { msgtype, "m.mentions": {}, "m.relates_to": relation };
-    const newContent = { msgtype, ...renderText(text, { msgtype, "m.mentions": {} }), "m.mentions": {} };
+    const newContent = {
+      msgtype,
+      ...renderText(text, { msgtype, "m.mentions": {}, ...extra }),
+      "m.mentions": {},
+      ...extra,
+    };
     const fallback = renderText(`* ${text}`, { ...fixed, "m.new_content": newContent });
     await this.#send(roomId, {
       msgtype,
