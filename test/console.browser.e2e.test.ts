@@ -8,6 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumInstalled, launchChromium, screenshot } from "./support/console/chromium.ts";
 import { CONSOLE_TOKEN, startConsoleStack } from "./support/console/console-stack.ts";
+import { STORY } from "./support/console/scripted-team.ts";
 import { BOT_USER_ID, GENERAL } from "./support/slack/workspace-state.ts";
 
 if (!chromiumInstalled) console.warn("console browser tests skipped: /usr/bin/chromium is not installed");
@@ -19,7 +20,8 @@ describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
   const url = (path: string) => `${stack.consoleUrl}${path}`;
 
   beforeAll(async () => {
-    stack = await startConsoleStack();
+    // Text answers stream word by word, as a provider's would.
+    stack = await startConsoleStack({ paceMs: 60 });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
   }, 60_000);
@@ -51,7 +53,10 @@ describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
     await expect.poll(() => page.locator("table.conversations tbody tr").count()).toBe(1);
     await page.fill("input[name=q]", "no such words anywhere");
     await page.click("form.filters button");
-    expect(await page.locator("table.conversations tbody").textContent()).toContain("match these filters");
+    // Polled: the answer may still be streaming, and every change of it refreshes the list.
+    await expect
+      .poll(() => page.locator("table.conversations tbody").textContent())
+      .toContain("match these filters");
   });
 
   it("chats through the web adapter: the answer and the agent that gave it appear live", async () => {
@@ -151,5 +156,22 @@ describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
     const overflow = Number(await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"));
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, "chat-phone");
+  });
+
+  it("shows an answer in the chat as it is written, then exactly as it ends", async () => {
+    await page.setViewportSize({ width: 1200, height: 800 });
+    await page.goto(url("/chat?thread=story"));
+    await page.fill("#chat-text", "tell me a story");
+    await page.keyboard.press("Enter");
+    const answer = page.locator(".message.bot", { hasText: "Once upon a time" });
+    await answer.waitFor({ timeout: 10_000 });
+    // Seen while the model is still writing: the first words, not yet the last.
+    const early = (await answer.textContent()) ?? "";
+    expect(early).toContain("Once upon a time");
+    expect(early).not.toContain(`${STORY}.`);
+    const done = page.locator(".message.bot", { hasText: `${STORY}.` });
+    await done.waitFor({ timeout: 10_000 });
+    expect(await page.locator(".message.bot").count()).toBe(1);
+    expect(await done.textContent()).not.toContain("(stopped)");
   });
 });

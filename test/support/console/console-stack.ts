@@ -15,7 +15,7 @@ export const CONSOLE_TOKEN = "console-token-for-browser-tests";
  * the console, the web chat and the real Slack adapter against the Slack stand-in — with a
  * scripted team instead of a remote model.
  */
-export async function startConsoleStack() {
+export async function startConsoleStack(options: { paceMs?: number } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "switchboard-console-"));
   const slack = await FakeSlack.start({ transport: "socket" });
   const refunds = await startRefundEndpoint();
@@ -54,7 +54,7 @@ export async function startConsoleStack() {
       cwd: dir,
       print: () => {},
       consoleUser: "operator",
-      models: scriptedCatalog(),
+      models: scriptedCatalog(options),
     });
     await app.start();
   } catch (error) {

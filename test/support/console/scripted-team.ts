@@ -2,6 +2,10 @@ import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { ModelCatalog } from "../../../packages/cli/src/app/model-catalog.ts";
 import { scriptedTeamModel } from "../memory-harness.ts";
+import { PacedTeamModel } from "./paced-team-model.ts";
+
+/** What the supervisor tells a user who asks for a story: long enough to watch it being written. */
+export const STORY = Array.from({ length: 40 }, (_, index) => `word${index + 1}`).join(" ");
 
 /** The team of the console tests: a supervisor, and billing with a refund tool that needs approval. */
 export const CONSOLE_TEAM_YAML = `
@@ -40,12 +44,17 @@ export function answerAsTeam(messages: BaseMessage[]): AIMessage {
   }
   if (/charged|refund/i.test(question) && !(last && ToolMessage.isInstance(last)))
     return withUsage(call("transfer_to_billing", {}), 120, 8);
+  if (/story/i.test(question)) return withUsage(new AIMessage(`Once upon a time: ${STORY}.`), 100, 40);
   return withUsage(new AIMessage(`Hello from the supervisor. You said: ${question}`), 100, 15);
 }
 
 /** A model catalog whose every model is the scripted team (the memory stays extractive). */
-export function scriptedCatalog(): ModelCatalog {
-  const model = scriptedTeamModel(answerAsTeam, 2_000);
+export function scriptedCatalog(options: { paceMs?: number } = {}): ModelCatalog {
+  // Paced: text answers stream word by word, as a provider's would.
+  const model =
+    options.paceMs === undefined
+      ? scriptedTeamModel(answerAsTeam, 2_000)
+      : new PacedTeamModel(answerAsTeam, options.paceMs);
   return {
     defaultSpec: { provider: "offline" },
     specFor: () => ({ provider: "offline" }),

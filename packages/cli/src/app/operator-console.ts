@@ -124,6 +124,7 @@ export class OperatorConsole {
           engine: () => parts.engine.health(),
         }),
       isWorking: (key) => this.activity.runningTurns().some((turn) => turn.key === key),
+      workStatus: (key) => this.activity.statusOf(key),
       onError: (error, path) => this.logger.error("console request failed", { path, error }),
     });
     return { prefix: CONSOLE_PATH, listener: consoleRequestListener(app), token };

@@ -54,6 +54,8 @@ export class StreamingReply {
   readonly #slots: Slot[];
   readonly #now: () => number;
   #text = "";
+  /** The agent whose text is shown (the answering agent, once it writes). */
+  #agent: string | undefined;
   #progress: string | undefined;
   #dirty = false;
   #flushing: Promise<void> | undefined;
@@ -81,6 +83,7 @@ export class StreamingReply {
     if (this.#closed) return;
     if (event.kind === "text") {
       this.#text += event.delta;
+      this.#agent = event.agent;
       this.#progress = undefined;
     } else if (event.kind === "discard") {
       this.#text = "";
@@ -214,17 +217,23 @@ export class StreamingReply {
     if (slot) return; // a native stream the platform has not created yet cannot be edited
     const raw = this.#text;
     if (!final && index === 0 && surface.openStream && raw !== "" && this.#slots.length === 0) {
-      const opened = surface.openStream({ ...target, text: "" });
+      const opened = surface.openStream({ ...this.#target(), text: "" });
       const fresh: Slot = { native: opened, appended: raw };
       this.#slots[index] = fresh;
       const created = await this.#spaced(() => opened.append(raw));
       if (created) await this.#remember(fresh, created);
       return;
     }
-    const posted = await this.#spaced(() => surface.post({ ...target, text }));
+    const posted = await this.#spaced(() => surface.post({ ...this.#target(), text }));
     const fresh: Slot = { shown: text };
     this.#slots[index] = fresh;
     await this.#remember(fresh, posted);
+  }
+
+  /** Where the text goes, signed by the agent writing it (known from its first words). */
+  #target(): Omit<OutboundMessage, "text"> {
+    const { target } = this.#options;
+    return this.#agent === undefined ? target : { ...target, agent: this.#agent };
   }
 
   async #remember(slot: Slot, posted: PostedMessage): Promise<void> {

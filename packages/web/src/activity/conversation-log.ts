@@ -102,6 +102,22 @@ export class ConversationLog {
     });
   }
 
+  /** A bot message changed (a streamed answer growing): its transcript entry shows the new text. */
+  noteEdited(posted: PostedMessage, text: string): Promise<void> {
+    const key = encodeConversationKey(posted.conversation);
+    return this.#chain(key, async () => {
+      const place = await this.#recorded.get(`${posted.conversation.platform}:bot:${posted.id}`);
+      // Entries recorded before places were kept name only their conversation: left as they were.
+      const message = place?.includes("#") ? await this.#messages.get(place) : undefined;
+      if (!place || !message || message.text === text) return;
+      await this.#messages.set(place, { ...message, text });
+      const summary = await this.#summaries.get(key);
+      if (summary && summary.messageCount === message.seq + 1)
+        await this.#summaries.set(key, { ...summary, lastText: text.slice(0, PREVIEW_CHARS) });
+      this.#onChange(key);
+    });
+  }
+
   async summary(key: string): Promise<ConversationSummary | undefined> {
     return this.#summaries.get(key);
   }
@@ -153,7 +169,8 @@ export class ConversationLog {
     const previous = await this.#summaries.get(key);
     const seq = previous?.messageCount ?? 0;
     await this.#messages.set(messageKey(key, seq), { ...message, seq });
-    await this.#recorded.set(recordedKey, key);
+    // Where the message sits, so an edit of it finds its entry.
+    await this.#recorded.set(recordedKey, messageKey(key, seq));
     const participants = previous?.participants ?? [];
     await this.#summaries.set(key, {
       key,

@@ -1,4 +1,10 @@
-import { type Adapter, encodeConversationKey, type Logger } from "@switchboard/core";
+import {
+  type Adapter,
+  type AdapterStreaming,
+  encodeConversationKey,
+  type Logger,
+  type NativeTextStream,
+} from "@switchboard/core";
 import type { PlatformActivity } from "../health/platform-activity.ts";
 import type { ConversationLog } from "./conversation-log.ts";
 import type { LiveFeed } from "./live-feed.ts";
@@ -19,6 +25,7 @@ export function recordedAdapter(
   const recorded: Adapter = {
     platform: adapter.platform,
     limits: adapter.limits,
+    ...(adapter.streaming ? { streaming: recordedStreaming(adapter.streaming, log, report) } : {}),
     start: (sink) =>
       adapter.start((message) => {
         activity.noteEvent(adapter.platform);
@@ -47,9 +54,66 @@ export function recordedAdapter(
   if (adapter.findPosted)
     recorded.findPosted = (conversation, key) =>
       adapter.findPosted?.(conversation, key) ?? Promise.resolve(undefined);
-  if (adapter.edit)
-    recorded.edit = (posted, text, approval) =>
-      (approval ? adapter.edit?.(posted, text, approval) : adapter.edit?.(posted, text)) ?? Promise.resolve();
+  if (adapter.edit) {
+    const edit = adapter.edit.bind(adapter);
+    recorded.edit = async (posted, text, approval) => {
+      await (approval ? edit(posted, text, approval) : edit(posted, text));
+      // A streamed answer grows in the transcript as it does on the platform.
+      void log.noteEdited(posted, text).catch(report("an edited bot message"));
+    };
+  }
+  if (adapter.showProgress) {
+    const showProgress = adapter.showProgress.bind(adapter);
+    recorded.showProgress = async (conversation, status) => {
+      const shown = await showProgress(conversation, status);
+      if (shown) {
+        const key = encodeConversationKey(conversation);
+        activity.noteStatus(key, status);
+        feed.publish({ topic: "conversations", key, working: true });
+      }
+      return shown;
+    };
+  }
+  if (adapter.useCommands) recorded.useCommands = (commands) => adapter.useCommands?.(commands);
   if (adapter.useApprovals) recorded.useApprovals = (decider) => adapter.useApprovals?.(decider);
   return recorded;
+}
+
+/**
+ * The adapter's streaming, with a platform's own stream (Slack's chat streamer) recorded once its
+ * message exists: such a message is not posted through `post`, and its later edits need its entry.
+ */
+function recordedStreaming(
+  streaming: AdapterStreaming,
+  log: ConversationLog,
+  report: (what: string) => (error: unknown) => void,
+): AdapterStreaming {
+  const open = streaming.openStream?.bind(streaming);
+  if (!open) return streaming;
+  return {
+    ...streaming,
+    openStream(message): NativeTextStream {
+      const stream = open(message);
+      let text = "";
+      let noted = false;
+      const note = (posted: Awaited<ReturnType<NativeTextStream["stop"]>>) => {
+        if (noted) return;
+        noted = true;
+        void log.notePosted({ ...message, text }, posted).catch(report("a streamed bot message"));
+      };
+      return {
+        async append(markdown) {
+          text += markdown;
+          const posted = await stream.append(markdown);
+          if (posted) note(posted);
+          return posted;
+        },
+        async stop() {
+          const posted = await stream.stop();
+          note(posted);
+          return posted;
+        },
+      };
+    },
+  };
 }

@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
-import type {
-  Adapter,
-  ConversationRef,
-  InboundSink,
-  OutboundMessage,
-  PostedMessage,
+import {
+  type Adapter,
+  type AdapterStreaming,
+  adapterStreaming,
+  type ConversationRef,
+  type InboundSink,
+  type OutboundMessage,
+  type PostedMessage,
 } from "@switchboard/core";
 
 export const WEB_PLATFORM = "web";
@@ -16,7 +18,17 @@ const MENTION = /(^|\s)@(bot|switchboard)\b/i;
 export interface WebAdapterConfig {
   /** Longest answer shown as one message; longer ones are split by the engine. */
   readonly maxMessageLength?: number;
+  /** Answers appear in the chat as they are written (default on). */
+  readonly streaming?: boolean;
+  /**
+   * Least time between two updates of a streamed answer. Nothing limits the rate here but the
+   * browser: every update re-renders the open chat pages.
+   */
+  readonly streamEditIntervalMs?: number;
 }
+
+/** A few updates a second read as live text without re-rendering the page for every word. */
+const DEFAULT_STREAM_EDIT_INTERVAL_MS = 300;
 
 /** One chat message typed in the console's chat page. */
 export interface WebChatInput {
@@ -40,6 +52,7 @@ export interface WebPost {
 
 interface WebAdapterEvents {
   post: [WebPost];
+  edit: [PostedMessage, string];
   typing: [ConversationRef, boolean];
 }
 
@@ -59,6 +72,7 @@ export class WebAdapterNotStartedError extends Error {
 export class WebAdapter implements Adapter {
   readonly platform = WEB_PLATFORM;
   readonly limits: { maxMessageLength: number };
+  readonly streaming: AdapterStreaming | undefined;
   readonly #events = new EventEmitter<WebAdapterEvents>();
   readonly #idPrefix = randomBytes(3).toString("hex");
   #sequence = 0;
@@ -66,6 +80,11 @@ export class WebAdapter implements Adapter {
 
   constructor(config: WebAdapterConfig = {}) {
     this.limits = { maxMessageLength: config.maxMessageLength ?? 8_000 };
+    this.streaming = adapterStreaming({
+      streaming: config.streaming ?? true,
+      streamEditIntervalMs: config.streamEditIntervalMs ?? DEFAULT_STREAM_EDIT_INTERVAL_MS,
+      progress: true,
+    });
     // Every open chat page listens; the default cap of 10 would warn with a dozen tabs.
     this.#events.setMaxListeners(0);
   }
@@ -117,6 +136,16 @@ export class WebAdapter implements Adapter {
     return { id, conversation: message.conversation };
   }
 
+  /** Progress shows as the chat's working line ("billing is checking your invoice…"), not in the text. */
+  async showProgress(_conversation: ConversationRef, _status: string): Promise<boolean> {
+    return true;
+  }
+
+  /** A streamed answer grows (or is replaced by its final text). */
+  async edit(posted: PostedMessage, text: string): Promise<void> {
+    this.#events.emit("edit", posted, text);
+  }
+
   async setTyping(conversation: ConversationRef, active: boolean): Promise<void> {
     this.#events.emit("typing", conversation, active);
   }
@@ -125,6 +154,12 @@ export class WebAdapter implements Adapter {
   onPost(listener: (post: WebPost) => void): () => void {
     this.#events.on("post", listener);
     return () => this.#events.off("post", listener);
+  }
+
+  /** Calls `listener` with every change to a message the bot posted (a streamed answer growing). */
+  onEdit(listener: (posted: PostedMessage, text: string) => void): () => void {
+    this.#events.on("edit", listener);
+    return () => this.#events.off("edit", listener);
   }
 
   onTyping(listener: (conversation: ConversationRef, active: boolean) => void): () => void {

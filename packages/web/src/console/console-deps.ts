@@ -35,6 +35,8 @@ export interface ConsoleDeps {
   readonly health: () => Promise<HealthReport>;
   /** A turn is running in this conversation now (in this process). */
   readonly isWorking: (key: string) => boolean;
+  /** What the running turn says it is doing, where the platform showed it as status. */
+  readonly workStatus?: (key: string) => string | undefined;
   /** Told about a request the console failed to answer (the log). */
   readonly onError?: (error: Error, path: string) => void;
 }

@@ -22,6 +22,7 @@ export class PlatformActivity {
   readonly #adapters = new Map<string, Adapter>();
   readonly #lastEvent = new Map<string, number>();
   readonly #running = new Map<string, number>();
+  readonly #status = new Map<string, string>();
   readonly #probes = new Map<string, { at: number; result: Promise<PlatformState> }>();
 
   watch(adapter: Adapter): void {
@@ -34,7 +35,19 @@ export class PlatformActivity {
 
   noteWorking(key: string, active: boolean, at = Date.now()): void {
     if (active) this.#running.set(key, at);
-    else this.#running.delete(key);
+    else {
+      this.#running.delete(key);
+      this.#status.delete(key);
+    }
+  }
+
+  /** What a running turn says it is doing; forgotten when the turn ends. */
+  noteStatus(key: string, status: string): void {
+    if (this.#running.has(key)) this.#status.set(key, status);
+  }
+
+  statusOf(key: string): string | undefined {
+    return this.#status.get(key);
   }
 
   /** Conversations with a turn running in this process, and since when. */

@@ -64,7 +64,7 @@ async function chatPage(
   <section aria-labelledby="thread-title">
     <h2 id="thread-title">${thread}</h2>
     <p class="sub">Commands work here as on every platform: <code>/help</code>, <code>/status</code>, <code>/supervisor</code>, <code>/reset</code>, <code>/approve</code>. In a <code>#channel</code> thread, mention <code>@bot</code>. <a href="${conversationHref(key)}">Inspect this conversation</a></p>
-    ${transcriptView(transcript, deps.isWorking(key))}
+    ${transcriptView(transcript, deps.isWorking(key), deps.workStatus?.(key))}
   </section>
 </div>`;
   const form = html`<form method="post" action="/console/chat/send" class="composer" data-chat-form>

@@ -42,7 +42,7 @@ async function conversationPage(c: Context, deps: ConsoleDeps): Promise<Response
 <p class="sub">Key <code>${key}</code> · active agent <strong>${active?.agent ?? "supervisor"}</strong>${active ? ` since ${formatTime(active.since)}` : ""} · ${summary?.messageCount ?? 0} messages</p>
 ${done ? html`<p class="notice" role="status">${done}</p>` : ""}
 <div class="columns">
-  <section aria-labelledby="transcript-title"><h2 id="transcript-title">Transcript</h2>${transcriptView(transcript, deps.isWorking(key))}</section>
+  <section aria-labelledby="transcript-title"><h2 id="transcript-title">Transcript</h2>${transcriptView(transcript, deps.isWorking(key), deps.workStatus?.(key))}</section>
   <section aria-labelledby="timeline-title"><h2 id="timeline-title">Run timeline</h2>${timelineView(timeline)}</section>
 </div>
 <section aria-labelledby="memory-title"><h2 id="memory-title">Memory of this thread</h2>${memory}</section>

@@ -5,7 +5,12 @@ import type { Html } from "./layout.ts";
 import { markdownHtml } from "./markdown.ts";
 
 /** The messages as the users saw them; the writer is named in text, never told by colour alone. */
-export function transcriptView(messages: readonly TranscriptMessage[], working: boolean): Html {
+export function transcriptView(
+  messages: readonly TranscriptMessage[],
+  working: boolean,
+  /** What the team is doing now ("billing is checking your invoice…"), when it said. */
+  status?: string,
+): Html {
   return html`<ol class="transcript" aria-label="Transcript">
   ${messages.length === 0 ? html`<li class="empty">No messages yet.</li>` : ""}
   ${messages.map(
@@ -15,6 +20,6 @@ export function transcriptView(messages: readonly TranscriptMessage[], working: 
     ${message.role === "bot" ? html`<div class="markdown">${markdownHtml(message.text)}</div>` : html`<div class="text">${message.text}</div>`}
   </li>`,
   )}
-  ${working ? html`<li class="working" role="status">The team is working on an answer…</li>` : ""}
+  ${working ? html`<li class="working" role="status">${status ?? "The team is working on an answer…"}</li>` : ""}
 </ol>`;
 }
