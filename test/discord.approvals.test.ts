@@ -80,6 +80,17 @@ describe("Discord approval buttons (real discord.js against the stand-in)", () =
     expect((await team.tracking.tracker.byOrigin(root.id))?.status).toBe("awaiting_approval");
   });
 
+  it("decided by typing: the buttons are removed and the outcome shown all the same", async () => {
+    const { root, prompt, team } = await askForARefund();
+    const thread = await waitFor("the answer's thread", () => fake.thread(root.id));
+    fake.say({ content: "!deny", channel: thread });
+    await answered(DENIED_ANSWER);
+    await team.engine.idle();
+    expect(team.refunds.amounts).toEqual([]);
+    expect(buttonIds(prompt)).toEqual([]);
+    expect(prompt.content).toMatch(/wants to run[\s\S]*\n\n❌ Denied by ada$/);
+  });
+
   it("pressed twice: decided and run once, the second press is told privately it was already decided", async () => {
     const { prompt, approve, team } = await askForARefund();
     const first = fake.press(prompt, approve);

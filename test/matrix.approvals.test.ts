@@ -90,6 +90,24 @@ describe("Matrix approval reactions (real matrix-bot-sdk against the stand-in)",
     expect((await team.tracking.tracker.byOrigin(root))?.status).toBe("awaiting_approval");
   });
 
+  it("decided by typing: the prompt is edited to say the outcome all the same", async () => {
+    const { root, prompt, team } = await askForARefund();
+    world.homeserver.userSends(world.group, world.alice, {
+      msgtype: "m.text",
+      body: "!approve",
+      "m.relates_to": {
+        rel_type: "m.thread",
+        event_id: root,
+        is_falling_back: true,
+        "m.in_reply_to": { event_id: root },
+      },
+    });
+    await answered(APPROVED_ANSWER);
+    await team.engine.idle();
+    expect(team.refunds.amounts).toEqual([40]);
+    expect(shown(prompt)).toMatch(/wants to run[\s\S]*\n\n✅ Approved by /);
+  });
+
   it("✅ and ❌ from the requester, and a redelivered reaction: decided once, by the first", async () => {
     const { prompt, team } = await askForARefund();
     const approve = world.homeserver.userReacts(world.group, world.alice, prompt.event_id, "✅");

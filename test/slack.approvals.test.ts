@@ -79,6 +79,19 @@ describe.each<Transport>(["http", "socket"])(
       expect(request?.status).toBe("awaiting_approval");
     });
 
+    it("decided by typing: the buttons give way to the outcome all the same", async () => {
+      const { root, prompt, team } = await askForARefund();
+      await slack.say(GENERAL, `<@${BOT_USER_ID}> approve`, { threadTs: root.ts });
+      await waitFor("the answer after approval", () =>
+        slack.state.botMessages().some((message) => message.text === APPROVED_ANSWER),
+      );
+      await team.engine.idle();
+      expect(team.refunds.amounts).toEqual([40]);
+      expect(hasButtons(prompt)).toBe(false);
+      expect(contextLine(prompt)).toBe(`✅ Approved by ${ALICE}`);
+      expect(prompt.text).toContain("wants to run");
+    });
+
     it("pressed twice at once: decided and run once, the second press is told it was already decided", async () => {
       const { prompt, team } = await askForARefund();
       await Promise.all([

@@ -8,6 +8,7 @@ import {
   type CommandSummary,
   type ConversationRef,
   chunkMarkdown,
+  decisionLine,
   encodeConversationKey,
   type InboundSink,
   type Logger,
@@ -17,7 +18,7 @@ import {
 } from "@switchboard/core";
 import { type Client, Events, type Message, type PartialMessage } from "discord.js";
 import { approvalButtons } from "./approvals/approval-buttons.ts";
-import { answerApprovalPress } from "./approvals/approval-presses.ts";
+import { answerApprovalPress, withOutcome } from "./approvals/approval-presses.ts";
 import { registerSlashCommands } from "./commands/register-commands.ts";
 import { SlashCommandReceiver } from "./commands/slash-command-receiver.ts";
 import { SLASH_COMMANDS, type SlashCommand, slashCommandsFor } from "./commands/slash-commands.ts";
@@ -170,6 +171,14 @@ export class DiscordAdapter implements Adapter {
         text: part,
         ...(approval && index === rest.length - 1 ? { approval } : {}),
       });
+  }
+
+  /** A prompt decided off its buttons (typed, console): the buttons go, the outcome shows. */
+  async showDecision(prompt: PostedMessage, text: string, decision: { approved: boolean; by: string }) {
+    const content = withOutcome(degradeTables(text), decisionLine(decision));
+    const origin = this.#viaInteraction.get(prompt.id);
+    if (origin !== undefined) await this.#replies.edit(origin, prompt.id, content, []);
+    else await this.#connected().poster.edit(placeOf(prompt.conversation), prompt.id, content, []);
   }
 
   #rememberInteractionPost(postedId: string, originId: string): void {

@@ -6,6 +6,7 @@ import {
   type ApprovalPrompt,
   adapterStreaming,
   type ConversationRef,
+  decisionLine,
   type InboundSink,
   type Logger,
   type OutboundMessage,
@@ -116,6 +117,12 @@ export class MatrixAdapter implements Adapter {
       ReactionApprovals.fieldsFor(approval, posted.conversation, text),
     );
     await approvals.prompted(posted, approval, text);
+  }
+
+  /** A prompt decided off its reactions (typed, console): edited to say the outcome. */
+  async showDecision(prompt: PostedMessage, text: string, decision: { approved: boolean; by: string }) {
+    if (!this.#connection) throw new MatrixNotStartedError("edit a message");
+    await this.#connection.poster.edit(prompt, `${text}\n\n${decisionLine(decision)}`);
   }
 
   async setTyping(conversation: ConversationRef, active: boolean): Promise<void> {

@@ -181,6 +181,14 @@ export class SlackAdapter implements Adapter {
     return this.#poster.edit(posted, wellFormed(text), approval);
   }
 
+  showDecision(
+    prompt: PostedMessage,
+    text: string,
+    decision: { approved: boolean; by: string },
+  ): Promise<void> {
+    return this.#poster.showDecision(prompt, wellFormed(text), decision);
+  }
+
   /** Progress goes into the thread status where one shows (assistant threads). */
   showProgress(conversation: ConversationRef, status: string): Promise<boolean> {
     return this.#working.progress(conversation, status);

@@ -76,6 +76,15 @@ export interface Adapter {
    * With `approval`, the message becomes the prompt that asks for it (a streamed answer's last chunk).
    */
   edit?(posted: PostedMessage, text: string, approval?: ApprovalPrompt): Promise<void>;
+  /**
+   * A prompt's buttons (or reactions) give way to the outcome after a decision made elsewhere — typed
+   * /approve, the console. `text` is the prompt's markdown as it was posted.
+   */
+  showDecision?(
+    prompt: PostedMessage,
+    text: string,
+    decision: { approved: boolean; by: string },
+  ): Promise<void>;
   /** Answers appear as they are written (needs `edit`). */
   readonly streaming?: AdapterStreaming;
   /**

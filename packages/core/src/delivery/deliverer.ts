@@ -1,3 +1,4 @@
+import type Keyv from "keyv";
 import type { Adapter } from "../conversation/adapter.ts";
 import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { OutboundMessage, PostedMessage } from "../conversation/messages.ts";
@@ -42,7 +43,18 @@ export interface DelivererOptions {
   readonly observer?: DeliveryObserver;
   /** Where streamed answers record their messages, for a re-run after a crash. */
   readonly streams?: StreamRecords;
+  /** Where approval prompts are remembered by request, so a decision made elsewhere can show on them. */
+  readonly prompts?: Keyv<ApprovalPromptMessage>;
 }
+
+/** The message that asks for a request's approval, and its text. */
+export interface ApprovalPromptMessage {
+  readonly posted: PostedMessage;
+  readonly text: string;
+}
+
+/** Longer than any approval waits. */
+const PROMPT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 export class UnknownPlatformError extends Error {
   constructor(platform: string) {
@@ -62,6 +74,7 @@ export class Deliverer {
   readonly #observer: DeliveryObserver | undefined;
 
   readonly #streams: StreamRecords | undefined;
+  readonly #prompts: Keyv<ApprovalPromptMessage> | undefined;
 
   constructor(adapters: Iterable<Adapter>, index: ConversationIndex, options: DelivererOptions = {}) {
     this.#adapters = new Map([...adapters].map((adapter) => [adapter.platform, adapter]));
@@ -69,6 +82,7 @@ export class Deliverer {
     this.#typingDelayMs = options.typingDelayMs ?? DEFAULT_TYPING_DELAY_MS;
     this.#observer = options.observer;
     this.#streams = options.streams;
+    this.#prompts = options.prompts;
   }
 
   /**
@@ -125,6 +139,7 @@ export class Deliverer {
     const adapter = this.adapterFor(posted.conversation);
     if (!adapter.edit) throw new Error(`the ${adapter.platform} adapter cannot edit messages`);
     await (approval ? adapter.edit(posted, text, approval) : adapter.edit(posted, text));
+    if (approval) await this.#prompts?.set(approval.requestId, { posted, text }, PROMPT_TTL_MS);
   }
 
   adapterFor(conversation: ConversationRef): Adapter {
@@ -153,6 +168,13 @@ export class Deliverer {
     return posted;
   }
 
+  /** Shows a decision on the request's prompt, where the platform can (a decision made off its buttons). */
+  async showDecision(requestId: string, decision: { approved: boolean; by: string }): Promise<void> {
+    const prompt = await this.#prompts?.get(requestId);
+    if (!prompt) return;
+    await this.adapterFor(prompt.posted.conversation).showDecision?.(prompt.posted, prompt.text, decision);
+  }
+
   /** The chunks `text` is posted as on the conversation's platform. */
   chunksFor(conversation: ConversationRef, text: string): string[] {
     return chunkMarkdown(text, this.adapterFor(conversation).limits.maxMessageLength);
@@ -174,6 +196,8 @@ export class Deliverer {
       throw error;
     }
     this.#observer?.posted?.(message, posted, performance.now() - started);
+    if (message.approval)
+      await this.#prompts?.set(message.approval.requestId, { posted, text: message.text }, PROMPT_TTL_MS);
     await this.#index.rememberPosted(adapter.platform, posted.id, encodeConversationKey(posted.conversation));
     // From the first chunk on, the bot takes part: a follow-up typed while later chunks are
     // still being posted must not be judged unaddressed.

@@ -79,6 +79,7 @@ export class Engine {
       typingDelayMs: this.settings.typingDelayMs,
       ...(options.deliveryObserver ? { observer: options.deliveryObserver } : {}),
       streams: new StreamRecords(options.store),
+      prompts: options.store.namespace("approval-prompts"),
     });
     this.outbox = new Outbox({
       store: options.store,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Deliverer } from "../delivery/deliverer.ts";
 import { ConversationIndex } from "../engine/conversation-index.ts";
 import type { Continuation } from "../engine/responder.ts";
+import { silentLogger } from "../runtime/logger.ts";
 import { testStoreBackends } from "../store/test-backends.ts";
 import type { Store } from "../store/types.ts";
 import { ApprovalGate } from "./approval-gate.ts";
@@ -25,6 +26,7 @@ function instance(store: Store, queued: Continuation[]) {
     atomic: store.atomic,
     clock: { now: () => 6_000 },
     admins: ["boss"],
+    logger: silentLogger,
   });
   return { tracker, gate };
 }

@@ -1,5 +1,6 @@
 import type { ApprovalAnswer, ApprovalDecider, ApprovalPress } from "../conversation/approvals.ts";
 import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
 import type { AtomicStore } from "../store/types.ts";
 import { decideApproval, NotAwaitingApprovalError, type RecordedDecision } from "./approval-decision.ts";
 import type { RequestRecord } from "./request-record.ts";
@@ -13,6 +14,7 @@ export interface ApprovalGateOptions {
   readonly clock: Clock;
   /** Platform user ids that may decide anyone's waiting action. */
   readonly admins: readonly string[];
+  readonly logger: Logger;
 }
 
 /**
@@ -33,6 +35,19 @@ export class ApprovalGate implements ApprovalDecider {
     // A user id only names a person on its own platform: a press from elsewhere decides nothing.
     if (!request || request.origin.conversation.platform !== press.platform) return { kind: "not-waiting" };
     return this.#decide(request, press.actor, press.approved, "button");
+  }
+
+  /** The operator console (an admin by definition); throws NotAwaitingApprovalError when decided before. */
+  async decideAsOperator(request: RequestRecord, decision: { approved: boolean; by: string }): Promise<void> {
+    const { tracker, atomic, clock } = this.#options;
+    const scheduler = this.#options.scheduler();
+    await decideApproval(
+      { tracker, scheduler, atomic },
+      request,
+      { ...decision, via: "console" },
+      clock.now(),
+    );
+    await this.#showOnPrompt(scheduler, request, decision);
   }
 
   /** /approve or /deny typed in a conversation: decides its latest waiting action; undefined if none. */
@@ -57,9 +72,10 @@ export class ApprovalGate implements ApprovalDecider {
     const { tracker, admins, atomic, clock } = this.#options;
     if (actor.id !== request.origin.authorId && !admins.includes(actor.id))
       return { kind: "not-allowed", requesterId: request.origin.authorId };
+    const scheduler = this.#options.scheduler();
     try {
       await decideApproval(
-        { tracker, scheduler: this.#options.scheduler(), atomic },
+        { tracker, scheduler, atomic },
         request,
         { approved, by: actor.name, via },
         clock.now(),
@@ -69,7 +85,23 @@ export class ApprovalGate implements ApprovalDecider {
       // Lost the claim to a press decided a moment earlier; its record may still be being written.
       return notWaiting(await tracker.get(request.id));
     }
+    // A press shows its outcome on the pressed message itself; a typed decision has to be shown there.
+    if (via !== "button") await this.#showOnPrompt(scheduler, request, { approved, by: actor.name });
     return { kind: "decided", approved, by: actor.name };
+  }
+
+  /** The decision stands either way: a prompt that cannot be updated keeps its buttons, and is logged. */
+  async #showOnPrompt(
+    scheduler: RunScheduler,
+    request: RequestRecord,
+    decision: { approved: boolean; by: string },
+  ): Promise<void> {
+    await scheduler.deliverer.showDecision(request.id, decision).catch((error: unknown) =>
+      this.#options.logger.warn("could not show a decision on the approval prompt", {
+        requestId: request.id,
+        error,
+      }),
+    );
   }
 }
 

@@ -4,7 +4,6 @@ import type { Logger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import type { Team } from "../team/team.ts";
 import { approvalCommands } from "./approval-commands.ts";
-import { decideApproval } from "./approval-decision.ts";
 import { ApprovalGate } from "./approval-gate.ts";
 import { describeRequest } from "./request-record.ts";
 import { RequestSweeper } from "./request-sweeper.ts";
@@ -49,6 +48,7 @@ export class RequestTracking {
       atomic: options.store.atomic,
       clock: options.clock,
       admins: options.config.admins,
+      logger: options.logger,
     });
     this.sweeper = new RequestSweeper({
       tracker: this.tracker,
@@ -92,13 +92,7 @@ export class RequestTracking {
    * counts as an admin); throws UnknownRequestError or NotAwaitingApprovalError.
    */
   async decide(requestId: string, decision: { approved: boolean; by: string }): Promise<void> {
-    const request = await this.tracker.require(requestId);
-    await decideApproval(
-      { tracker: this.tracker, scheduler: this.#requireScheduler(), atomic: this.#options.store.atomic },
-      request,
-      { ...decision, via: "console" },
-      this.#options.clock.now(),
-    );
+    await this.approvals.decideAsOperator(await this.tracker.require(requestId), decision);
   }
 
   /** Connects to the engine that queues continuations and delivers; starts the sweeper. */

@@ -7,7 +7,7 @@ import { parseApprovalButton } from "./approval-buttons.ts";
 const NO_MENTIONS = { ...NO_PINGS, parse: [] };
 
 /** The prompt's text with its outcome under it, within Discord's 2,000 characters. */
-function withOutcome(content: string, outcome: string): string {
+export function withOutcome(content: string, outcome: string): string {
   const room = 2_000 - outcome.length - 2;
   return `${content.length > room ? `${content.slice(0, room - 1)}…` : content}\n\n${outcome}`;
 }

@@ -53,6 +53,14 @@ export function approvalBlocks(mrkdwn: string, prompt: ApprovalPrompt): SlackBlo
   ];
 }
 
+/** A prompt decided off its buttons (typed, console): its text, then the outcome and who decided. */
+export function decidedPromptBlocks(
+  mrkdwn: string,
+  decision: { approved: boolean; by: string },
+): SlackBlock[] {
+  return decidedBlocks(sections(mrkdwn), decision);
+}
+
 /** The same message once decided: the buttons give way to the outcome and who decided. */
 export function decidedBlocks(
   shown: readonly SlackBlock[],

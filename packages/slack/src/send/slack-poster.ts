@@ -7,7 +7,7 @@ import {
   type OutboundMessage,
   type PostedMessage,
 } from "@switchboard/core";
-import { approvalBlocks, type SlackBlock } from "../approvals/approval-blocks.ts";
+import { approvalBlocks, decidedPromptBlocks, type SlackBlock } from "../approvals/approval-blocks.ts";
 import { messageId, type PostTarget, parseMessageId, postTargetOf } from "../conversations.ts";
 import { explainSlackError, platformErrorCode } from "../slack-api-errors.ts";
 import { escapeText } from "./escape.ts";
@@ -131,6 +131,20 @@ export class SlackPoster {
         { conversation: posted.conversation, text },
         blocksFor(text, index + 1),
       );
+  }
+
+  /** A prompt's buttons give way to the outcome (ephemeral prompts cannot be changed this way). */
+  async showDecision(
+    posted: PostedMessage,
+    markdown: string,
+    decision: { approved: boolean; by: string },
+  ): Promise<void> {
+    const where = parseMessageId(posted.id);
+    if (!where || postTargetOf(posted.conversation).kind === "ephemeral") return;
+    const text = toSlackTexts(markdown).at(-1) ?? "";
+    await this.#options.client.chat
+      .update({ channel: where.channel, ts: where.ts, text, blocks: decidedPromptBlocks(text, decision) })
+      .catch((error: unknown) => explainSlackError("chat.update", error));
   }
 
   async #postOne(

@@ -74,6 +74,10 @@ export function recordedAdapter(
       return shown;
     };
   }
+  if (adapter.showDecision) {
+    const showDecision = adapter.showDecision.bind(adapter);
+    recorded.showDecision = (prompt, text, decision) => showDecision(prompt, text, decision);
+  }
   if (adapter.useCommands) recorded.useCommands = (commands) => adapter.useCommands?.(commands);
   if (adapter.useApprovals) recorded.useApprovals = (decider) => adapter.useApprovals?.(decider);
   return recorded;
