@@ -92,12 +92,11 @@ export async function openConnection(
   const displayName = config.displayName ?? (await profileName(client, userId, logger));
   const joinedRooms = await client.getJoinedRooms();
   const rooms = new RoomDirectory(client, logger, config.directRooms);
-  const sender = new EventSender({
-    request: (method, path, query, body) => client.doRequest(method, path, query, body),
-    logger,
-  });
   const poster = new MessagePoster({
-    sender,
+    sender: new EventSender({
+      request: (method, path, query, body) => client.doRequest(method, path, query, body),
+      logger,
+    }),
     rooms,
     replyMode: config.replyMode,
     msgtype: config.msgtype,
@@ -108,7 +107,6 @@ export async function openConnection(
   });
   const approvals = new ReactionApprovals({
     poster,
-    sender,
     botUserId: userId,
     decider: deps.approvals,
     fetchEvent: (roomId, eventId) => client.getEvent(roomId, eventId),

@@ -9,7 +9,6 @@ import {
   type PostedMessage,
 } from "@switchboard/core";
 import { isRecord, type MatrixEvent, relationOf } from "../receive/matrix-event.ts";
-import type { EventSender } from "../send/event-sender.ts";
 import type { MessagePoster } from "../send/message-poster.ts";
 
 export const APPROVE_KEY = "✅";
@@ -28,7 +27,6 @@ interface KnownPrompt {
 
 export interface ReactionApprovalsOptions {
   readonly poster: MessagePoster;
-  readonly sender: EventSender;
   readonly botUserId: string;
   readonly decider: () => ApprovalDecider | undefined;
   /** The event a reaction annotates (`GET /rooms/{room}/event/{id}`), for prompts posted before a restart. */
@@ -69,15 +67,8 @@ export class ReactionApprovals {
     if (this.#known.size >= 1_000) this.#known.clear();
     this.#known.set(posted.id, { requestId: prompt.requestId, conversation: posted.conversation, text });
     const [roomId = ""] = posted.conversation.path;
-    for (const key of [APPROVE_KEY, DENY_KEY]) {
-      const content = { "m.relates_to": { rel_type: "m.annotation", event_id: posted.id, key } };
-      await this.#options.sender.send(
-        roomId,
-        "m.reaction",
-        content,
-        `${idempotencyKey ?? posted.id}:seed:${key}`,
-      );
-    }
+    for (const key of [APPROVE_KEY, DENY_KEY])
+      await this.#options.poster.react(roomId, posted.id, key, `${idempotencyKey ?? posted.id}:seed:${key}`);
   }
 
   async onReaction(roomId: string, reaction: MatrixEvent): Promise<void> {

@@ -89,14 +89,24 @@ export class MessagePoster {
     });
   }
 
-  async #send(roomId: string, content: Record<string, unknown>, idempotencyKey?: string): Promise<string> {
+  /** Adds a reaction (an `m.annotation`) to an event, encrypted where the room is. */
+  async react(roomId: string, eventId: string, key: string, idempotencyKey: string): Promise<string> {
+    const content = { "m.relates_to": { rel_type: "m.annotation", event_id: eventId, key } };
+    return this.#send(roomId, content, idempotencyKey, "m.reaction");
+  }
+
+  async #send(
+    roomId: string,
+    content: Record<string, unknown>,
+    idempotencyKey?: string,
+    type = "m.room.message",
+  ): Promise<string> {
     const { sender, rooms, encryption, encrypt } = this.#options;
-    if (!(await rooms.isEncrypted(roomId)))
-      return sender.send(roomId, "m.room.message", content, idempotencyKey);
+    if (!(await rooms.isEncrypted(roomId))) return sender.send(roomId, type, content, idempotencyKey);
     if (!encryption.active || encrypt === undefined) {
       throw new EncryptedRoomError(roomId, encryption.active ? "no encryption function" : encryption.reason);
     }
-    const encrypted = await encrypt(roomId, "m.room.message", content);
+    const encrypted = await encrypt(roomId, type, content);
     return sender.send(roomId, "m.room.encrypted", encrypted, idempotencyKey);
   }
 }
