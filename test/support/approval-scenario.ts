@@ -1,8 +1,10 @@
-import { AIMessage } from "@langchain/core/messages";
-import { fakeModel } from "@langchain/core/testing";
+import { randomUUID } from "node:crypto";
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
+import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph";
 import { type Adapter, type CatalogEntry, openStore, type Store } from "@switchboard/core";
 import { z } from "zod";
+import { scriptedTeamModel } from "./memory-harness.ts";
 import { startTrackingHarness } from "./tracking-harness.ts";
 
 /** What a refund that waits for approval did: the amounts it actually refunded. */
@@ -27,23 +29,42 @@ export const APPROVED_ANSWER = "Done: 40 EUR refunded.";
 export const DENIED_ANSWER = "Understood, no refund.";
 
 /**
+ * The agent, by what it sees (no script position: any instance can take any run): asked, it calls
+ * `refund`; after the tool's result — or the note that the action was denied — it answers.
+ */
+function refundAgent(messages: BaseMessage[]): AIMessage {
+  const last = messages.at(-1);
+  if (last && ToolMessage.isInstance(last))
+    return new AIMessage(
+      String(last.content).includes("denied this action") ? DENIED_ANSWER : APPROVED_ANSWER,
+    );
+  return new AIMessage({
+    content: "",
+    tool_calls: [{ id: randomUUID(), name: "refund", args: { amount: 40 }, type: "tool_call" }],
+  });
+}
+
+export interface ApprovalTeamOptions {
+  readonly admins?: string[];
+  /** Shared by instances of one deployment; a fresh in-memory store (closed at stop) by default. */
+  readonly store?: Store;
+  readonly refunds?: Refunds;
+  readonly checkpointer?: BaseCheckpointSaver;
+}
+
+/**
  * The team behind the approval tests on every platform: asked for a refund, the agent calls the
  * `refund` tool, which waits for Approve / Deny; after the decision it answers by what happened.
  */
-export async function startApprovalTeam<A extends Adapter>(adapter: A, options: { admins?: string[] } = {}) {
-  const store: Store = await openStore("memory://");
-  const refunds: Refunds = { amounts: [] };
-  const model = fakeModel()
-    .respondWithTools([{ name: "refund", args: { amount: 40 }, id: "r1" }])
-    .respond((messages) =>
-      messages.some((message) => String(message.content).includes("denied this action"))
-        ? new AIMessage(DENIED_ANSWER)
-        : new AIMessage(APPROVED_ANSWER),
-    );
+export async function startApprovalTeam<A extends Adapter>(adapter: A, options: ApprovalTeamOptions = {}) {
+  const ownStore = options.store === undefined;
+  const store: Store = options.store ?? (await openStore("memory://"));
+  const refunds: Refunds = options.refunds ?? { amounts: [] };
   const harness = await startTrackingHarness({
     store,
-    model,
+    model: scriptedTeamModel(refundAgent, 50),
     adapter,
+    checkpointer: options.checkpointer ?? new MemorySaver(),
     catalog: [refundTool(refunds)],
     supervisorTools: ["refund"],
     admins: options.admins ?? [],
@@ -53,7 +74,7 @@ export async function startApprovalTeam<A extends Adapter>(adapter: A, options: 
     refunds,
     async stop() {
       await harness.stop();
-      await store.close();
+      if (ownStore) await store.close();
     },
   };
 }
