@@ -27,6 +27,7 @@ export { classifyModelError, type ModelFailureKind, type RetryableFailure } from
 export {
   apiKeyEnvVar,
   DEFAULT_MODEL_CALL_POLICY,
+  DEFAULT_FIRST_TOKEN_TIMEOUT_SECONDS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
   MODEL_PROVIDERS,
   type ModelCallPolicy,
