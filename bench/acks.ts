@@ -54,15 +54,18 @@ export async function measureAcks(): Promise<Figure[]> {
         failed.push(String((error as { cause?: { code?: string } }).cause?.code ?? error));
       }
     };
+    const burstThreads = new Set<string>();
     const mention = (into: number[], label: string, i: number) => {
       const text = `<@${BOT_USER_ID}> ${message200(label, i)}`;
       const message = slack.state.add({ channel: GENERAL, text, user: ALICE });
+      if (label === "burst") burstThreads.add(message.ts);
       return Promise.all([
         timed(into, eventCallback(appMentionEvent(message))),
         timed(into, eventCallback(messageEvent(slack.state, message))),
       ]);
     };
-    const answered = () => slack.state.botMessages().length;
+    const answered = () =>
+      slack.state.botMessages().filter((post) => burstThreads.has(post.thread_ts ?? "")).length;
 
     const burst: number[] = [];
     await Promise.all(Array.from({ length: IN_FLIGHT }, (_, i) => mention(burst, "burst", i)));

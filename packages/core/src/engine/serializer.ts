@@ -1,5 +1,6 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import { SHUTDOWN_REASON, TurnCancelledError } from "../runtime/errors.ts";
+import { runAsBackground } from "../runtime/event-loop.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { AtomicStore, QueueEntry } from "../store/types.ts";
 import { EngineStoppingError } from "./errors.ts";
@@ -175,10 +176,11 @@ export class ConversationSerializer {
   }
 
   #start(key: string, attempt: number, options: { onlyIfQueued: boolean }): void {
-    const run = (async () => {
+    // Started from intake or not, draining is background work: its store calls yield to incoming requests.
+    const run = runAsBackground(async () => {
       if (options.onlyIfQueued && (await this.#options.atomic.queueLength(QUEUE_PREFIX + key)) === 0) return;
       await this.#drainWhileWanted(key, attempt);
-    })()
+    })
       .catch((error: unknown) => {
         if (error instanceof TurnCancelledError)
           this.#options.logger.info("turn left queued", { key, reason: error.reason });
