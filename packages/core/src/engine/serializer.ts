@@ -307,15 +307,14 @@ export class ConversationSerializer {
     if (first === null) return [];
     if (this.#options.policy !== "collect") return [first];
     if ((await this.#options.atomic.queueLength(queue)) === 1) return [first];
-    // Collect: everything waiting becomes one turn. Drained at once; the turn holds them now.
-    return this.#options.atomic.drain(queue);
+    // Collect: everything waiting becomes one turn, each item left queued until the turn is done.
+    return this.#options.atomic.peekAll(queue);
   }
 
   async #finish(key: string, entries: QueueEntry[]): Promise<number> {
     const queue = QUEUE_PREFIX + key;
-    if (this.#options.policy === "collect" && entries.length > 1)
-      return this.#options.atomic.queueLength(queue); // already drained
-    const [entry] = entries;
-    return entry ? this.#options.atomic.ack(queue, entry.id) : 0;
+    let remaining = 0;
+    for (const entry of entries) remaining = await this.#options.atomic.ack(queue, entry.id);
+    return remaining;
   }
 }

@@ -85,16 +85,9 @@ export class SqliteAtomicStore implements AtomicStore {
     });
   }
 
-  async drain(queue: string): Promise<QueueEntry[]> {
+  async peekAll(queue: string): Promise<QueueEntry[]> {
     await yieldToEventLoop();
-    return inImmediateTransaction(this.#db, () => {
-      const entries = this.#sql.allInOrder.all(queue).map((row) => ({
-        id: String(row.id),
-        item: text(row.item),
-      }));
-      this.#sql.deleteQueue.run(queue);
-      return entries;
-    });
+    return this.#sql.allInOrder.all(queue).map((row) => ({ id: String(row.id), item: text(row.item) }));
   }
 
   async queueLength(queue: string): Promise<number> {
@@ -129,7 +122,6 @@ function prepareStatements(db: DatabaseSync) {
     first: prepare("SELECT id, item FROM atomic_queue_items WHERE queue = ? ORDER BY position, id LIMIT 1"),
     deleteEntry: prepare("DELETE FROM atomic_queue_items WHERE queue = ? AND id = ?"),
     allInOrder: prepare("SELECT id, item FROM atomic_queue_items WHERE queue = ? ORDER BY position, id"),
-    deleteQueue: prepare("DELETE FROM atomic_queue_items WHERE queue = ?"),
     count: prepare("SELECT count(*) AS count FROM atomic_queue_items WHERE queue = ?"),
     queueNames: prepare("SELECT DISTINCT queue FROM atomic_queue_items ORDER BY queue"),
   };
