@@ -155,10 +155,3 @@ export class RedisAtomicStore implements AtomicStore {
 function queueEntry(member: string): QueueEntry {
   return { id: member, item: member.slice(member.indexOf(":") + 1) };
 }
-
-function stringArray(reply: unknown): string[] {
-  if (!Array.isArray(reply) || !reply.every((item) => typeof item === "string")) {
-    throw new TypeError(`unexpected reply from Redis: ${JSON.stringify(reply)}`);
-  }
-  return reply;
-}
