@@ -2,6 +2,7 @@ export * from "./checkpoints/index.ts";
 export type { Command, CommandContext, CommandResult } from "./commands/command.ts";
 export type {
   Adapter,
+  AdapterCheck,
   AdapterLimits,
   AdapterStreaming,
   CommandSummary,

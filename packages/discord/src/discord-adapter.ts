@@ -1,5 +1,6 @@
 import {
   type Adapter,
+  type AdapterCheck,
   type AdapterLimits,
   type AdapterStreaming,
   adapterStreaming,
@@ -73,8 +74,9 @@ export class DiscordAdapter implements Adapter {
     this.#slashCommands = slashCommandsFor(commands);
   }
 
-  check(): Promise<void> {
-    return checkDiscordAccess(this.#config.token, this.#config.apiUrl);
+  async check(): Promise<AdapterCheck> {
+    await checkDiscordAccess(this.#config.token, this.#config.apiUrl);
+    return { warnings: [] };
   }
 
   async start(sink: InboundSink): Promise<void> {

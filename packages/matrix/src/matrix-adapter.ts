@@ -1,5 +1,6 @@
 import {
   type Adapter,
+  type AdapterCheck,
   type AdapterLimits,
   type AdapterStreaming,
   adapterStreaming,
@@ -51,7 +52,8 @@ export class MatrixAdapter implements Adapter {
     this.streaming = adapterStreaming(this.#config);
   }
 
-  async check(): Promise<void> {
+  /** Uses the login `start` kept in the store, so a check never leaves a new device behind. */
+  async check(): Promise<AdapterCheck> {
     const loaded = loadMatrixSdk();
     routeSdkLogs(loaded.sdk, this.#logger);
     const credentials = await obtainCredentials(loaded.sdk, this.#config, this.#kv, this.#logger);
@@ -61,6 +63,13 @@ export class MatrixAdapter implements Adapter {
       homeserver: this.#config.homeserverUrl,
       encryption: encryption.active ? "on" : `off (${encryption.reason})`,
     });
+    const warnings =
+      this.#config.encryption && !encryption.active
+        ? [
+            `matrix.encryption is on, but end-to-end encryption cannot work here (${encryption.reason}); encrypted rooms get a notice and are not answered — install the binding, or set encryption: false`,
+          ]
+        : [];
+    return { warnings };
   }
 
   async start(sink: InboundSink): Promise<void> {

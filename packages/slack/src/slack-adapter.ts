@@ -1,6 +1,7 @@
 import { WebClient } from "@slack/web-api";
 import {
   type Adapter,
+  type AdapterCheck,
   type AdapterStreaming,
   adapterStreaming,
   type CommandSummary,
@@ -102,10 +103,11 @@ export class SlackAdapter implements Adapter {
     return this.#config.commandWords ?? this.#engineCommandWords ?? DEFAULT_COMMAND_WORDS;
   }
 
-  async check(): Promise<void> {
+  async check(): Promise<AdapterCheck> {
     await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
     if (this.#connection.mode === "socket")
       await verifyAppToken(this.#connection.appToken, this.#config.apiUrl);
+    return { warnings: [] };
   }
 
   async start(sink: InboundSink): Promise<void> {

@@ -35,6 +35,11 @@ export interface AdapterLimits {
   readonly maxMessageLength: number;
 }
 
+/** What an adapter's credential check found besides problems (which it throws). */
+export interface AdapterCheck {
+  readonly warnings: readonly string[];
+}
+
 /** Where an adapter hands every inbound message; resolves when the engine has accepted it. */
 export type InboundSink = (message: InboundMessage) => Promise<void>;
 
@@ -48,9 +53,10 @@ export interface Adapter {
   readonly limits: AdapterLimits;
   /**
    * Verifies credentials and reachability without starting (used by `switchboard doctor`).
-   * Throws an error whose message tells the operator what to fix.
+   * Throws an error whose message tells the operator what to fix; resolves with warnings about
+   * settings that work but will not do what the operator asked for (encryption that cannot run).
    */
-  check?(): Promise<void>;
+  check?(): Promise<AdapterCheck>;
   /**
    * The engine's chat commands, before `start`: adapters with native commands (Discord slash
    * commands, Slack command words) offer every one of them, so none is missing on a platform.

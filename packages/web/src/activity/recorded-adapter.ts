@@ -43,7 +43,7 @@ export function recordedAdapter(
     },
   };
   // Every optional capability stays exactly as the adapter has it (or lacks it).
-  if (adapter.check) recorded.check = () => adapter.check?.() ?? Promise.resolve();
+  if (adapter.check) recorded.check = () => adapter.check?.() ?? Promise.resolve({ warnings: [] });
   if (adapter.findPosted)
     recorded.findPosted = (conversation, key) =>
       adapter.findPosted?.(conversation, key) ?? Promise.resolve(undefined);
