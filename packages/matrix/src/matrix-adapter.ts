@@ -89,8 +89,12 @@ export class MatrixAdapter implements Adapter {
   }
 
   async post(message: OutboundMessage): Promise<PostedMessage> {
-    if (!this.#connection) throw new MatrixNotStartedError("post a message");
-    return this.#connection.poster.post(message);
+    const connection = this.#connection;
+    if (!connection) throw new MatrixNotStartedError("post a message");
+    const posted = await connection.poster.post(message);
+    if (message.replyTo !== undefined)
+      await connection.receipts?.markRead(placeOf(message.conversation).roomId, message.replyTo);
+    return posted;
   }
 
   async edit(posted: PostedMessage, text: string): Promise<void> {
