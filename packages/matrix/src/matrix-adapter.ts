@@ -37,6 +37,8 @@ export class MatrixNotStartedError extends Error {
 /** Matrix rooms as Switchboard conversations, on matrix-bot-sdk. */
 export class MatrixAdapter implements Adapter {
   readonly platform = MATRIX_PLATFORM;
+  /** Element and other clients take `/word` as their own command (and refuse unknown ones). */
+  readonly commandPrefix = "!";
   readonly limits: AdapterLimits;
   readonly streaming: AdapterStreaming | undefined;
   readonly #config: ResolvedMatrixConfig;

@@ -45,6 +45,8 @@ const RETRY = { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
 /** Slack through Bolt: events in (HTTP Events API or Socket Mode), answers out through the Web API. */
 export class SlackAdapter implements Adapter {
   readonly platform = SLACK_PLATFORM;
+  /** Slack takes a message starting with `/word` as a slash command, so `/reset` never reaches the bot. */
+  readonly commandPrefix = "!";
   readonly limits = { maxMessageLength: MARKDOWN_CHUNK_LIMIT };
   readonly streaming: AdapterStreaming | undefined;
   readonly #config: ResolvedSlackConfig;

@@ -58,6 +58,12 @@ export interface Adapter {
    */
   check?(): Promise<AdapterCheck>;
   /**
+   * The command prefix people can type on this platform, named in help texts (`!` on Matrix, whose
+   * clients keep `/` for their own commands). Used when the engine accepts it; default: the
+   * engine's first prefix.
+   */
+  readonly commandPrefix?: string;
+  /**
    * The engine's chat commands, before `start`: adapters with native commands (Discord slash
    * commands, Slack command words) offer every one of them, so none is missing on a platform.
    */

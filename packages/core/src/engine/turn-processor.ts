@@ -20,6 +20,8 @@ export interface TurnProcessorOptions {
   readonly observers: readonly TurnObserver[];
   readonly continuations?: ContinuationHandler;
   readonly prefixes: readonly string[];
+  /** The prefix help texts name on a platform (see `Adapter.commandPrefix`). */
+  readonly prefixFor: (platform: string) => string;
   readonly logger: Logger;
 }
 
@@ -149,6 +151,7 @@ export class TurnProcessor {
         conversation: turn.conversation,
         message: turn.message,
         args: parsed.args,
+        prefix: this.#options.prefixFor(turn.conversation.platform),
       });
       const answered = result.thenAnswer === undefined || result.thenAnswer.trim() === "";
       if (result.reply) await outbox.deliver(this.#delivery(turn, result.reply), { answer: answered });

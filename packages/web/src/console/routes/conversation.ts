@@ -102,6 +102,7 @@ async function runAction(c: Context, deps: ConsoleDeps): Promise<Response> {
     conversation: decodeConversationKey(key),
     message: operatorMessage(key, name),
     args,
+    prefix: "/",
   });
   deps.feed.publish({ topic: "conversations", key });
   return back(result.reply ?? "Done.");
