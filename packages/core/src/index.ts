@@ -8,8 +8,10 @@ export type {
   CommandSummary,
   InboundSink,
   NativeTextStream,
+  PlaceNames,
 } from "./conversation/adapter.ts";
 export type { Author, InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
+export { cachedPlaceLookup } from "./conversation/place-name-cache.ts";
 export {
   type ConversationRef,
   decodeConversationKey,

@@ -8,6 +8,7 @@ import {
   type InboundSink,
   type Logger,
   type OutboundMessage,
+  type PlaceNames,
   type PostedMessage,
   type Store,
   silentLogger,
@@ -97,6 +98,11 @@ export class MatrixAdapter implements Adapter {
     if (message.replyTo !== undefined)
       await connection.receipts?.markRead(placeOf(message.conversation).roomId, message.replyTo);
     return posted;
+  }
+
+  async describePlace(conversation: ConversationRef): Promise<PlaceNames | undefined> {
+    const room = await this.#connection?.roomName(placeOf(conversation).roomId);
+    return room === undefined ? undefined : { room };
   }
 
   async edit(posted: PostedMessage, text: string): Promise<void> {

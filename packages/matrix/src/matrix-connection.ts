@@ -6,6 +6,7 @@ import type { KeyValue } from "./connect/key-value.ts";
 import { StoreStorageProvider } from "./connect/store-storage-provider.ts";
 import { EventRouter } from "./receive/event-router.ts";
 import { RoomDirectory } from "./receive/room-directory.ts";
+import { matrixRoomNames } from "./receive/room-names.ts";
 import { loadMatrixSdk } from "./sdk/load-sdk.ts";
 import { describeRequestFailure } from "./sdk/request-failure.ts";
 import { routeSdkLogs } from "./sdk/sdk-logging.ts";
@@ -34,6 +35,8 @@ export interface MatrixConnection {
   readonly typing: TypingIndicator;
   /** Absent when `readReceipts` is off. */
   readonly receipts: ReadReceipts | undefined;
+  /** A room's name, cached (for the operator console). */
+  roomName(roomId: string): Promise<string | undefined>;
   /** Starts the sync loop; resolves once the first batch is handed on (answers to it need poster ready). */
   startSyncing(): Promise<void>;
   close(): Promise<void>;
@@ -168,10 +171,16 @@ export async function openConnection(
       )
     : undefined;
 
+  const roomName = matrixRoomNames(
+    (roomId, type, stateKey) => client.getRoomStateEvent(roomId, type, stateKey),
+    logger,
+  );
+
   return {
     poster,
     typing,
     receipts,
+    roomName,
     async startSyncing() {
       await loop.start();
       logger.info("Matrix connected", {

@@ -9,6 +9,7 @@ import {
   type InboundSink,
   type Logger,
   type OutboundMessage,
+  type PlaceNames,
   type PostedMessage,
   silentLogger,
 } from "@switchboard/core";
@@ -25,7 +26,8 @@ import { type BoltConnection, createBoltConnection } from "./connect/bolt-connec
 import { boltLoggerFrom } from "./connect/bolt-logger.ts";
 import type { ScopeNeeds } from "./connect/scopes.ts";
 import { verifyAppToken, verifyBotToken } from "./connect/verify-credentials.ts";
-import { SLACK_PLATFORM } from "./conversations.ts";
+import { postTargetOf, SLACK_PLATFORM } from "./conversations.ts";
+import { slackChannelNames } from "./places/channel-names.ts";
 import { registerListeners } from "./receive/bolt-listeners.ts";
 import { SlackAnswerStream } from "./send/answer-stream.ts";
 import { MARKDOWN_CHUNK_LIMIT, SlackPoster } from "./send/slack-poster.ts";
@@ -62,6 +64,7 @@ export class SlackAdapter implements Adapter {
   /** The engine's commands, as `@bot word` forms (unless configured by hand). */
   #engineCommandWords: readonly string[] | undefined;
   #port: number | undefined;
+  readonly #channelNames: (channel: string) => Promise<string | undefined>;
 
   constructor(config: SlackAdapterConfig, deps: SlackAdapterDeps = {}) {
     this.#config = slackAdapterConfigSchema.parse(config);
@@ -72,6 +75,7 @@ export class SlackAdapter implements Adapter {
       logger: boltLoggerFrom(this.#logger),
       retryConfig: RETRY,
     });
+    this.#channelNames = slackChannelNames(this.#client, this.#logger);
     this.#poster = new SlackPoster({
       client: this.#client,
       responseUrlOf: (id) => this.#responseUrls.get(id),
@@ -84,6 +88,11 @@ export class SlackAdapter implements Adapter {
       status: this.#config.workingStatus,
       reaction: this.#config.workingReaction,
     });
+  }
+
+  async describePlace(conversation: ConversationRef): Promise<PlaceNames | undefined> {
+    const room = await this.#channelNames(postTargetOf(conversation).channel);
+    return room === undefined ? undefined : { room };
   }
 
   /** HTTP mode, while running: the port Slack's requests go to (useful with `port: 0`). */

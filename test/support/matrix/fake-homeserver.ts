@@ -251,6 +251,7 @@ export class FakeHomeserver {
     if (method === "GET" && rest[0] === "rooms" && rest[2] === "state") {
       const room = this.state.room(roomId);
       if (rest[3] === "m.room.encryption" && room.encrypted) return { algorithm: "m.megolm.v1.aes-sha2" };
+      if (rest[3] === "m.room.name" && room.name !== undefined) return { name: room.name };
       throw new HttpError(404, "M_NOT_FOUND", "Event not found");
     }
     this.unrecognized.push(`${method} /${path.join("/")}`);

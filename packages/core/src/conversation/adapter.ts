@@ -35,6 +35,14 @@ export interface AdapterLimits {
   readonly maxMessageLength: number;
 }
 
+/** Readable names of a conversation's place, as people on the platform see them. */
+export interface PlaceNames {
+  /** The room or channel: `#general`, `Support room`, `direct message`. */
+  readonly room?: string;
+  /** The thread's own name, where threads have one (Discord). */
+  readonly thread?: string;
+}
+
 /** What an adapter's credential check found besides problems (which it throws). */
 export interface AdapterCheck {
   readonly warnings: readonly string[];
@@ -86,6 +94,11 @@ export interface Adapter {
    * False when it cannot here: progress is then an italic line under the streamed text.
    */
   showProgress?(conversation: ConversationRef, status: string): Promise<boolean>;
+  /**
+   * Readable names of the conversation's place, for the operator console; undefined when the
+   * platform does not say (no permission, not cached). At most one platform call; callers cache.
+   */
+  describePlace?(conversation: ConversationRef): Promise<PlaceNames | undefined>;
   /** Show (or stop showing) that the bot is working in this conversation. */
   setTyping?(conversation: ConversationRef, active: boolean): Promise<void>;
 }

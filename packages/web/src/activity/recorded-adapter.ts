@@ -47,6 +47,9 @@ export function recordedAdapter(
   if (adapter.findPosted)
     recorded.findPosted = (conversation, key) =>
       adapter.findPosted?.(conversation, key) ?? Promise.resolve(undefined);
+  if (adapter.describePlace)
+    recorded.describePlace = (conversation) =>
+      adapter.describePlace?.(conversation) ?? Promise.resolve(undefined);
   if (adapter.edit) recorded.edit = (posted, text) => adapter.edit?.(posted, text) ?? Promise.resolve();
   return recorded;
 }
