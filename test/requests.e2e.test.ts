@@ -86,7 +86,7 @@ describe("cross-run request tracking", () => {
   });
 
   describe("approval", () => {
-    const setup = async (refunds: number[], answer: string) => {
+    const setup = async (refunds: number[], answer: string, adapter?: RecordingAdapter) => {
       const model = fakeModel()
         .respondWithTools([{ name: "refund", args: { amount: 40 }, id: "r1" }])
         .respond(new AIMessage(answer));
@@ -96,6 +96,7 @@ describe("cross-run request tracking", () => {
         catalog: [refundTool(refunds)],
         supervisorTools: ["refund"],
         admins: ["admin-1"],
+        ...(adapter ? { adapter } : {}),
       });
       const origin = await h.adapter.send("refund my 40 EUR", {
         conversation: conversationA,
@@ -104,6 +105,19 @@ describe("cross-run request tracking", () => {
       await h.engine.idle();
       return { h, origin, model };
     };
+
+    it("names the prefix that works on the platform in the prompt (`!approve` where `/` is the client's)", async () => {
+      const refunds: number[] = [];
+      const { h } = await setup(refunds, "Done.", new RecordingAdapter({ commandPrefix: "!" }));
+      expect(h.adapter.posts.at(-1)?.text).toMatch(/Reply `!approve` to let it, or `!deny` to refuse\.$/);
+      await h.adapter.send("!approve", {
+        conversation: conversationA,
+        author: { id: "ana", isBot: false, isSelf: false },
+      });
+      await h.engine.idle();
+      expect(refunds).toEqual([40]);
+      await h.stop();
+    });
 
     it("waits for /approve from the requester, then resumes as a new run answering the original message", async () => {
       const refunds: number[] = [];

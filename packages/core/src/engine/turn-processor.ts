@@ -88,6 +88,7 @@ export class TurnProcessor {
               signal,
               workId: outbox.workId,
               deliver: (delivery) => outbox.deliver(delivery, { answer: true }),
+              commandPrefix: this.#options.prefixFor(conversation.platform),
             }),
           (error) => this.#options.logger.warn("typing indicator failed", { key, error }),
         ),
@@ -119,6 +120,7 @@ export class TurnProcessor {
       text,
       signal,
       workId: outbox.workId,
+      commandPrefix: this.#options.prefixFor(message.conversation.platform),
     };
     const { deliverer, logger } = this.#options;
     const live: LiveAnswer = {};

@@ -136,7 +136,7 @@ export class Team implements Responder {
       text: turn.text,
       ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
     });
-    return { text: outcomeText(outcome), agent: outcome.agent };
+    return { text: outcomeText(outcome, turn.commandPrefix), agent: outcome.agent };
   }
 
   /**
