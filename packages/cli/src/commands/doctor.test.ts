@@ -150,7 +150,7 @@ describe("switchboard doctor", () => {
     const { context, stdout } = testContext({ cwd: dir });
     expect(await runCli(["doctor"], context)).toBe(0);
     expect(stdout.text).toContain(
-      "note     config: switchboard.yaml has no team: section, so the supervisor answers alone, not the example's team (its specialists billing, tech_support, scheduling are not used)",
+      "warning  config: switchboard.yaml has no team: section, so the supervisor answers alone, not the example's team (its specialists billing, tech_support, scheduling are not used)",
     );
     expect(stdout.text).toContain(
       "ok       team: supervisor (no specialists: the supervisor answers everything)",

@@ -30,7 +30,8 @@ export async function doctorCommand(options: DoctorOptions, context: CliContext)
   try {
     loaded = await loadConfig({ path: options.config, cwd: context.cwd, env: context.env });
     report({ name: "config", status: "ok", detail: loaded.source });
-    for (const notice of loaded.notices) context.stdout.write(`${"note".padEnd(8)} config: ${notice}\n`);
+    // Settings that work but do not do what they look like (a secret for a section that is off, no team:).
+    for (const notice of loaded.notices) report({ name: "config", status: "warning", detail: notice });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     for (const problem of error.problems) {
