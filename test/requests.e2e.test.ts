@@ -85,6 +85,26 @@ describe("cross-run request tracking", () => {
     await h.stop();
   });
 
+  it("names the platform's command prefix when a loop guard stops the turn", async () => {
+    const model = fakeModel();
+    for (let i = 0; i < 10; i++) model.respondWithTools([{ name: "ping", args: {}, id: `p${i}` }]);
+    const ping: CatalogEntry = {
+      tool: tool(async () => "pong", { name: "ping", description: "ping", schema: z.object({}) }),
+      requiresApproval: false,
+    };
+    const h = await startTrackingHarness({
+      store,
+      model,
+      catalog: [ping],
+      supervisorTools: ["ping"],
+      adapter: new RecordingAdapter({ commandPrefix: "!" }),
+    });
+    await h.adapter.send("ping until told otherwise", { conversation: conversationA });
+    await h.engine.idle();
+    expect(h.adapter.posts.at(-1)?.text).toMatch(/loop guard\)\. Try rephrasing, or !reset\.$/);
+    await h.stop();
+  });
+
   describe("approval", () => {
     const setup = async (refunds: number[], answer: string, adapter?: RecordingAdapter) => {
       const model = fakeModel()

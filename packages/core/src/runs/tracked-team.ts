@@ -180,6 +180,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
           runId: run.runId,
           resumed: run.resumed,
           trigger: run.triggeredBy,
+          ...(commandPrefix ? { commandPrefix } : {}),
           ...input,
         }),
       );

@@ -21,6 +21,8 @@ export interface RunInput {
   readonly resumed?: boolean;
   /** Sees the answer as it is written, and progress lines. */
   readonly onEvent?: TurnEventListener;
+  /** The command prefix that works where the answer is shown (limit messages name `reset` with it). */
+  readonly commandPrefix?: string;
 }
 
 export type RunOutcome =

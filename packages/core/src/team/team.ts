@@ -18,7 +18,7 @@ import type { Store } from "../store/types.ts";
 import { ActiveAgentStore } from "./active-agents.ts";
 import { createHandoffTool, handoffToolName } from "./handoff.ts";
 import { textOf } from "./history.ts";
-import { limitMessages, TeamLimitError } from "./limits.ts";
+import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
 import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
@@ -135,6 +135,7 @@ export class Team implements Responder {
       signal: turn.signal,
       text: turn.text,
       ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
+      ...(turn.commandPrefix ? { commandPrefix: turn.commandPrefix } : {}),
     });
     return { text: outcomeText(outcome, turn.commandPrefix), agent: outcome.agent };
   }
@@ -168,6 +169,7 @@ export class Team implements Responder {
           ...(input.runId ? { run_id: input.runId } : {}),
           ...(input.onEvent ? { [TURN_EVENTS_KEY]: input.onEvent } : {}),
           ...(input.resumed ? { resumed: true } : {}),
+          ...(input.commandPrefix ? { [COMMAND_PREFIX_KEY]: input.commandPrefix } : {}),
         },
         signal,
         callbacks: this.#options.callbacksFor?.(input),
