@@ -8,6 +8,7 @@ import { Deliverer, type DeliveryObserver } from "../delivery/deliverer.ts";
 import { RecoveryLoop, type RecoveryReport } from "../health/recovery-loop.ts";
 import { Outbox } from "../outbox/outbox.ts";
 import type { DeliveryRetryPolicy } from "../outbox/retry-delivery.ts";
+import { runAsIntake } from "../runtime/event-loop.ts";
 import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import { StreamRecords } from "../streaming/stream-records.ts";
@@ -163,7 +164,12 @@ export class Engine {
    * not ours to answer); rejects when it cannot be taken now — stopping, store unreachable — and
    * then nothing was marked seen, so the platform's redelivery is accepted later.
    */
-  async accept(message: InboundMessage): Promise<AcceptOutcome> {
+  accept(message: InboundMessage): Promise<AcceptOutcome> {
+    // Ahead of running turns: a platform is waiting for this message's acknowledgement.
+    return runAsIntake(() => this.#accept(message));
+  }
+
+  async #accept(message: InboundMessage): Promise<AcceptOutcome> {
     if (!this.#accepting) throw new EngineStoppingError();
     const screened = screenMessage(message);
     if (screened) return this.#reject(message, screened);

@@ -31,7 +31,14 @@ export interface TeamGraphOptions {
   /** Extra system context for this conversation (memory), looked up per model call. */
   readonly contextFor: (threadId: string) => Promise<string | undefined>;
   /** Wraps every model call (retry with backoff). */
-  readonly callModel: <T>(call: () => Promise<T>, signal: AbortSignal | undefined) => Promise<T>;
+  /**
+   * Runs one model call under the process's retry policy: `call` gets each attempt's signal (a hung
+   * attempt is cancelled through it) and reports its first token with `firstToken`.
+   */
+  readonly callModel: <T>(
+    call: (signal: AbortSignal | undefined, firstToken: () => void) => Promise<T>,
+    signal: AbortSignal | undefined,
+  ) => Promise<T>;
   /** Tools attached to this conversation's agent at run time (find_tools). */
   readonly attachedTools: (threadId: string, agent: string) => Promise<StructuredToolInterface[]>;
   /** Tools that wait for a person's approval before they run. */

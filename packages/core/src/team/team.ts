@@ -93,9 +93,10 @@ export class Team implements Responder {
       needsApproval: options.needsApproval ?? (() => false),
       ...(options.toolStatus ? { toolStatus: options.toolStatus } : {}),
       callModel: (call, signal) =>
-        invokeWithRetry(call, {
+        invokeWithRetry((_attempt, attemptSignal, firstToken) => call(attemptSignal, firstToken), {
           maxAttempts: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).maxAttempts,
           attemptTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).attemptTimeoutMs,
+          firstTokenTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).firstTokenTimeoutMs,
           ...(signal ? { signal } : {}),
           onRetry: (event) =>
             this.#logger.warn("model call failed; retrying", {
