@@ -213,4 +213,19 @@ describe("memory agent end to end", () => {
     expect((await h.team.conversationState(MEMORY_TEST_KEY))?.messages ?? []).toEqual([]);
     await h.stop();
   });
+
+  it("/memory never shows a link or code span cut in the middle", async () => {
+    const memoryModel = fakeModel();
+    for (let i = 0; i < 20; i++) memoryModel.respond(new Error("memory model is down"));
+    const h = await start({ teamModel: scriptedTeamModel(() => "Will do."), memoryModel });
+    await h.say(
+      "Read [the refund policy](https://example.com/help/refunds.html) first. Then run `orders.refund(42). now` please. Thanks.",
+    );
+    await h.settle();
+    const shown = (await h.say("/memory")).join("\n");
+    expect(shown).toContain(
+      "- user: Read [the refund policy](https://example.com/help/refunds.html) first. Then run `orders.refund(42). now` please.",
+    );
+    await h.stop();
+  });
 });

@@ -95,6 +95,7 @@ export class Engine {
       observers: options.observers ?? [],
       ...(options.continuations ? { continuations: options.continuations } : {}),
       prefixes: this.settings.commandPrefixes,
+      prefixFor: (platform) => commandPrefixFor(platform, options.adapters, this.settings.commandPrefixes),
       logger: this.#logger,
     });
     this.#serializer = new ConversationSerializer({
@@ -247,12 +248,22 @@ export class Engine {
   }
 }
 
+/** The adapter's own prefix when the engine accepts it, else the engine's first. */
+function commandPrefixFor(
+  platform: string,
+  adapters: readonly Adapter[],
+  prefixes: readonly string[],
+): string {
+  const own = adapters.find((adapter) => adapter.platform === platform)?.commandPrefix;
+  return own !== undefined && prefixes.includes(own) ? own : (prefixes[0] ?? "/");
+}
+
 function builtInCommands(engine: Engine): Command[] {
   return [
     {
       name: "help",
       summary: "list the commands",
-      run: async () => ({ reply: engine.commands.helpText(engine.settings.commandPrefixes[0] ?? "/") }),
+      run: async ({ prefix }) => ({ reply: engine.commands.helpText(prefix) }),
     },
     {
       name: "stop",

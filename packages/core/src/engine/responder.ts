@@ -17,6 +17,8 @@ export interface Turn {
   readonly workId: string;
   /** Sees the answer as it is written and what the team is doing, when the platform shows it live. */
   readonly onEvent?: TurnEventListener;
+  /** The command prefix that works on this platform, for texts that tell people what to type. Default `/`. */
+  readonly commandPrefix?: string;
 }
 
 export interface TurnAnswer {
@@ -62,6 +64,8 @@ export interface ContinuationWork {
   readonly workId: string;
   /** Posts through the work's outbox: recorded before posting, never posted twice by a retry. */
   readonly deliver: (delivery: Delivery) => Promise<void>;
+  /** As `Turn.commandPrefix`. */
+  readonly commandPrefix?: string;
 }
 
 export interface ContinuationHandler {

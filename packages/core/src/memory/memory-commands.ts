@@ -46,13 +46,13 @@ export function memoryCommands(deps: {
       name: "forget",
       usage: "[confirm]",
       summary: "delete everything I remember about this conversation (asks first)",
-      async run({ key, args }) {
+      async run({ key, args, prefix }) {
         if (args.toLowerCase() !== "confirm") {
           const [total, sessions] = await Promise.all([book.entryCount(key), archive.count(key)]);
           return {
             reply:
               `This deletes everything I remember about this conversation (${total} remembered messages, its context ` +
-              `and ${sessions} earlier sessions) and clears its history. Send \`/forget confirm\` to go ahead.`,
+              `and ${sessions} earlier sessions) and clears its history. Send \`${prefix}forget confirm\` to go ahead.`,
           };
         }
         const forgotten = await invoker.forget(key);
