@@ -16,7 +16,7 @@ export interface ScriptedMemoryOptions {
   readonly context?: string;
 }
 
-/** A memory model that does what each prompt asks: an entry per message, a context document, a summary. */
+/** A memory model that does what each prompt asks: entries for the listed turns with the context document, a context document, a summary. */
 export function scriptedMemoryModel(options: ScriptedMemoryOptions = {}, calls = 400) {
   const model = fakeModel();
   for (let i = 0; i < calls; i++) model.respond((messages) => answerMemoryPrompt(messages, options));
@@ -35,16 +35,18 @@ function answerMemoryPrompt(messages: BaseMessage[], options: ScriptedMemoryOpti
   const operation = operationOf(prompt);
   options.onCall?.(operation);
   if (operation === "add_entry" || operation === "add_entry+put_context") {
-    const user = /Turn to record:\nuser: ([^\n]*)/.exec(prompt)?.[1] ?? "";
-    const answer = /Turn to record:\nuser: [^\n]*\nbot: ([^\n]*)/.exec(prompt)?.[1];
-    const entry = {
-      name: "add_entry",
-      args: {
+    const turns = prompt.split(/\nTurn \d+:\n/).slice(1);
+    const entries = turns.map((turn, index) => {
+      const user = /^user: ([^\n]*)/.exec(turn)?.[1] ?? "";
+      const answer = /\nbot: ([^\n]*)/.exec(turn)?.[1];
+      return {
+        turn: index + 1,
         summary: `Noted: ${user.slice(0, 40)}`,
         ...(answer ? { answer_summary: `Answered: ${answer.slice(0, 40)}` } : {}),
         tags: ["chat"],
-      },
-    };
+      };
+    });
+    const entry = { name: "add_entry", args: { entries } };
     const context = {
       name: "put_context",
       args: { content: options.context ?? "Context: the user and the bot talk about the weekly numbers." },

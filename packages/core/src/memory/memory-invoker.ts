@@ -137,10 +137,10 @@ export class MemoryInvoker implements TurnObserver {
         const after = before + turn.length;
         const turnControl = controlForTurn(before, after, flushEvery);
         control = turnControl;
-        // One graph run, one model call, for the whole turn.
-        await agent.invoke(key, { control: turnControl, turn, messageCount: after }, work?.callbacks);
+        // Most turns only join the session; every flushEvery messages one model call records them all.
+        await agent.invoke(key, { control: turnControl, turn }, work?.callbacks);
       }
-      await compactor.compactIfOverBudget(key, this.#requireHistory());
+      await compactor.compactIfOverBudget(key, this.#requireHistory(), work?.callbacks);
       work?.finish({ control, messages: turn.length, latencyMs: clock.now() - started });
     } catch (error) {
       work?.finish({ control, messages: turn.length, latencyMs: clock.now() - started, error });

@@ -1,3 +1,4 @@
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
 import { invokeWithRetry, type ModelCallLimits } from "../models/retry.ts";
@@ -46,9 +47,23 @@ export class Summarizer {
     this.#calls = calls;
   }
 
-  async summarize(lines: readonly TranscriptLine[], earlierDigest?: string): Promise<string> {
+  /**
+   * `earlierDigest`: what came before, to fold in. `extractiveFrom`: the words to quote when no
+   * model can summarize (default `lines`; a session summarized from its entries quotes its
+   * transcript). `callbacks` (the run-steps log) see the model call, as the memory graph's are seen.
+   */
+  async summarize(
+    lines: readonly TranscriptLine[],
+    options: {
+      readonly earlierDigest?: string | undefined;
+      readonly extractiveFrom?: readonly TranscriptLine[];
+      readonly callbacks?: Callbacks | undefined;
+    } = {},
+  ): Promise<string> {
+    const { earlierDigest, callbacks } = options;
+    const extractive = () => extractiveWithDigest(options.extractiveFrom ?? lines, earlierDigest);
     const model = this.#model;
-    if (!model) return extractiveWithDigest(lines, earlierDigest);
+    if (!model) return extractive();
     const shown =
       lines.length > HEAD_LINES + TAIL_LINES
         ? [...lines.slice(0, HEAD_LINES), ...lines.slice(-TAIL_LINES)]
@@ -56,7 +71,10 @@ export class Summarizer {
     try {
       const reply = await invokeWithRetry(
         (_attempt, signal) =>
-          model.invoke([new HumanMessage(summaryPrompt(shown, earlierDigest))], { signal }),
+          model.invoke([new HumanMessage(summaryPrompt(shown, earlierDigest))], {
+            signal,
+            ...(callbacks ? { callbacks } : {}),
+          }),
         {
           ...this.#calls,
           maxAttempts: Math.min(2, this.#calls.maxAttempts ?? 2),
@@ -73,7 +91,7 @@ export class Summarizer {
     } catch (error) {
       this.#logger.warn("summary model failed; using an extractive summary", { error });
     }
-    return extractiveWithDigest(lines, earlierDigest);
+    return extractive();
   }
 }
 
