@@ -75,6 +75,28 @@ describe("memory agent end to end", () => {
     await h.stop();
   });
 
+  it("a session of 10 turns on the defaults costs 5 memory model calls, archiving included, each message sent once", async () => {
+    const memoryModel = scriptedMemoryModel();
+    const h = await start({ teamModel: scriptedTeamModel((m) => `re: ${lastHuman(m)}`), memoryModel });
+    const said = Array.from({ length: 10 }, (_, i) => `question number ${i + 1}`);
+    for (const text of said) {
+      await h.say(text);
+      await h.settle();
+    }
+    clock.advance(31 * MINUTE);
+    expect(await h.memory.sweeper.sweep()).toHaveLength(1);
+    // Flushes at messages 6, 12 and 18, the pending turn when archiving, and the session's summary.
+    const flush: MemoryOperation = "add_entry+put_context";
+    expect(operations(memoryModel)).toEqual([flush, flush, flush, flush, "summary"]);
+    const prompts = memoryModel.calls.map((call) => String(call.messages[0]?.content ?? ""));
+    for (const text of said)
+      expect(prompts.filter((prompt) => prompt.includes(`user: ${text}\n`)).length).toBe(1);
+    // The summary is written from the entries, not the transcript.
+    expect(prompts[4]).toContain("user: Noted: question number 1");
+    expect(await h.memory.book.entryCount(MEMORY_TEST_KEY)).toBe(20);
+    await h.stop();
+  });
+
   it("archives an idle session, clears the live history, and the next session carries the summary and can search it", async () => {
     const memoryModel = scriptedMemoryModel({
       summary: "Ana asked about invoice 42; the bot promised a refund.",
