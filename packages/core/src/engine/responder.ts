@@ -26,6 +26,11 @@ export interface TurnAnswer {
   readonly text: string;
   /** Which agent answered, for the console and logs. */
   readonly agent?: string;
+  /**
+   * The conversation's live history after the turn, ≈ tokens, when the responder knows it: memory
+   * then decides whether to compact without reading the history back.
+   */
+  readonly historyTokens?: number;
 }
 
 /** Whatever produces answers: the agent team, or a scripted stand-in in tests. */

@@ -51,12 +51,17 @@ export class HistoryCompactor {
     this.#logger = options.logger;
   }
 
-  /** True when the history was compacted. Runs in the conversation's memory queue, after a turn. */
+  /**
+   * True when the history was compacted. Runs in the conversation's memory queue, after a turn.
+   * `knownTokens`: the history's size as the turn's answer reported it; under budget, the history
+   * is not read at all (most turns).
+   */
   async compactIfOverBudget(
     key: string,
     history: ConversationHistory,
-    callbacks?: Callbacks,
+    options: { readonly callbacks?: Callbacks | undefined; readonly knownTokens?: number | undefined } = {},
   ): Promise<boolean> {
+    if (options.knownTokens !== undefined && options.knownTokens <= this.#budgetTokens) return false;
     const messages = (await history.conversationState(key))?.messages ?? [];
     const plan = planCompaction(messages, this.#budgetTokens);
     if (!plan) return false;
@@ -66,7 +71,7 @@ export class HistoryCompactor {
     if (!live) return false;
     const digest = await this.#summarizer.summarize(transcriptOf(plan.drop), {
       earlierDigest: live.digest ?? undefined,
-      callbacks,
+      callbacks: options.callbacks,
     });
     // Digest first: a crash in between leaves the history whole, never the digest missing.
     if (!(await this.#agent.setDigest(key, digest))) return false;

@@ -202,7 +202,11 @@ export class TrackedTeam implements Responder, ContinuationHandler {
         await this.#tracker.settleRun(request.id, run.runId, { status: "completed" }, "completed", {
           agent: outcome.agent,
         });
-        return { text: outcome.text, agent: outcome.agent };
+        return {
+          text: outcome.text,
+          agent: outcome.agent,
+          ...(outcome.historyTokens !== undefined ? { historyTokens: outcome.historyTokens } : {}),
+        };
       case "awaiting-approval":
         await this.#tracker.settleRun(request.id, run.runId, { status: "interrupted" }, "awaiting_approval", {
           agent: outcome.agent,

@@ -26,7 +26,13 @@ export interface RunInput {
 }
 
 export type RunOutcome =
-  | { readonly kind: "answered"; readonly text: string; readonly agent: string }
+  | {
+      readonly kind: "answered";
+      readonly text: string;
+      readonly agent: string;
+      /** The conversation's live history after the turn, ≈ tokens (`estimateTokens`). */
+      readonly historyTokens?: number;
+    }
   | { readonly kind: "awaiting-approval"; readonly approval: ApprovalRequest; readonly agent: string }
   | { readonly kind: "stopped-for-tool"; readonly tool: string; readonly agent: string };
 

@@ -17,7 +17,7 @@ import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import { ActiveAgentStore } from "./active-agents.ts";
 import { createHandoffTool, handoffToolName } from "./handoff.ts";
-import { textOf } from "./history.ts";
+import { estimateTokens, textOf } from "./history.ts";
 import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
 import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
@@ -138,7 +138,12 @@ export class Team implements Responder {
       ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
       ...(turn.commandPrefix ? { commandPrefix: turn.commandPrefix } : {}),
     });
-    return { text: outcomeText(outcome, turn.commandPrefix), agent: outcome.agent };
+    const historyTokens = outcome.kind === "answered" ? outcome.historyTokens : undefined;
+    return {
+      text: outcomeText(outcome, turn.commandPrefix),
+      agent: outcome.agent,
+      ...(historyTokens !== undefined ? { historyTokens } : {}),
+    };
   }
 
   /**
@@ -198,7 +203,12 @@ export class Team implements Responder {
     }
     if (values.stoppedBy) return { kind: "stopped-for-tool", tool: values.stoppedBy, agent };
     const last = values.messages.at(-1);
-    return { kind: "answered", text: last && AIMessage.isInstance(last) ? textOf(last) : "", agent };
+    return {
+      kind: "answered",
+      text: last && AIMessage.isInstance(last) ? textOf(last) : "",
+      agent,
+      historyTokens: estimateTokens(values.messages),
+    };
   }
 
   /**
