@@ -1,6 +1,7 @@
 import { AIMessage, type ChatMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
+import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createMemoryLogger, silentLogger } from "../runtime/logger.ts";
 import { openStore } from "../store/open-store.ts";
@@ -62,7 +63,7 @@ async function setUp() {
         { role: "bot" as const, text: answer },
       ].filter((line) => line.text !== ""),
     });
-  return { store, book, archive, model, agent, newAgent, process };
+  return { store, book, archive, model, agent, newAgent, process, checkpointer };
 }
 
 describe("memory agent control states", () => {
@@ -245,6 +246,36 @@ describe("memory agent control states", () => {
     expect(state?.startedAt).toBe(1_000_000);
     expect(await another.transcript(KEY, state?.messageCount ?? 0)).toEqual([{ role: "user", text: "a" }]);
     expect(await another.state("slack:T1:other")).toBeUndefined();
+  });
+});
+
+describe("memory agent sessions from before the counter moved into the record", () => {
+  it("carry on from the counter in the graph's checkpoint, with the messages so far counted as recorded", async () => {
+    const t = await setUp();
+    // What the earlier version left: a record without counters, 4 lines, the counter in the checkpoint.
+    await t.store.namespace("memory-session-records").set(KEY, { startedAt: 500, context: "", digest: null });
+    const lines = t.store.namespace("memory-session-lines");
+    for (let n = 1; n <= 4; n++)
+      await lines.set(`${KEY}#${n}`, { role: n % 2 === 1 ? "user" : "bot", text: `earlier ${n}` });
+    await t.checkpointer.put(
+      { configurable: { thread_id: memoryThreadOf(KEY), checkpoint_ns: "" } },
+      { ...emptyCheckpoint(), id: uuid6(-3), channel_values: { messageCount: 4, flushedAt: 0 } },
+      { source: "loop", step: 1, parents: {} },
+    );
+    t.model.respondWithTools([addEntry("new question"), putContext("Doc.")]);
+    const state = await t.process("new question", "new answer", ControlState.PROCESS_MESSAGE_AND_FLUSH);
+    expect(state).toMatchObject({ messageCount: 6, startedAt: 500 });
+    const prompt = promptOf(t.model.calls[0]);
+    expect(prompt).toContain("Turn 1:\nuser: new question\nbot: new answer");
+    expect(prompt).not.toContain("earlier");
+    expect((await t.agent.transcript(KEY, 6)).map((line) => line.text)).toEqual([
+      "earlier 1",
+      "earlier 2",
+      "earlier 3",
+      "earlier 4",
+      "new question",
+      "new answer",
+    ]);
   });
 });
 

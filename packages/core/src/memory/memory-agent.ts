@@ -87,14 +87,14 @@ export class MemoryAgent {
         return sessionState(await this.#start(key));
       case ControlState.PROCESS_MESSAGE:
       case ControlState.PROCESS_MESSAGE_AND_FLUSH: {
-        const live = (await sessions.record(key)) ?? (await this.#start(key));
+        const live = (await this.session(key)) ?? (await this.#start(key));
         // Written before any model is asked: the turn is in the session whatever the model does.
         const advanced = (await sessions.append(key, run.turn, live)) ?? live;
         if (run.control === ControlState.PROCESS_MESSAGE) return sessionState(advanced);
         return sessionState(await this.#flush(key, run.control, advanced, callbacks));
       }
       case ControlState.END_SESSION: {
-        const live = await sessions.record(key);
+        const live = await this.session(key);
         if (live) await this.#flush(key, run.control, live, callbacks);
         await sessions.end(key, live?.messageCount ?? 0);
         return sessionState(undefined);
@@ -144,8 +144,27 @@ export class MemoryAgent {
    * The live session's record without touching the checkpoint: one small store read, whatever
    * the session's length (the team asks on every model call). Undefined when no session is live.
    */
-  session(key: string): Promise<SessionRecord | undefined> {
-    return this.#options.sessions.record(key);
+  async session(key: string): Promise<SessionRecord | undefined> {
+    const record = await this.#options.sessions.record(key);
+    if (!record || typeof record.messageCount === "number") return record;
+    return this.#adoptCheckpointedCounter(key, record);
+  }
+
+  /**
+   * A session started before the message counter moved into the record kept it in the graph's
+   * checkpoint, and recorded every message as an entry as it came: the counter is taken from there
+   * (once; the record keeps it from then on), with everything so far counted as recorded.
+   */
+  async #adoptCheckpointedCounter(
+    key: string,
+    record: Omit<SessionRecord, "messageCount" | "recordedUpTo">,
+  ): Promise<SessionRecord> {
+    const tuple = await this.#options.checkpointer.getTuple({
+      configurable: { thread_id: memoryThreadOf(key) },
+    });
+    const counted: unknown = tuple?.checkpoint.channel_values.messageCount;
+    const messageCount = typeof counted === "number" ? counted : 0;
+    return this.#options.sessions.adopt(key, { ...record, messageCount, recordedUpTo: messageCount });
   }
 
   /** The live session's messages, the whole of them, as an archive keeps them. */

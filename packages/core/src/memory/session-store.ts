@@ -50,6 +50,12 @@ export class SessionStore {
     return record;
   }
 
+  /** Replaces the live session's record (a session from before the counter moved here gets it). */
+  async adopt(key: string, record: SessionRecord): Promise<SessionRecord> {
+    await this.#records.set(key, record);
+    return record;
+  }
+
   /** Keeps compaction's digest with the live session; false when no session is live to keep it. */
   async setDigest(key: string, digest: string): Promise<boolean> {
     const record = await this.#records.get(key);
