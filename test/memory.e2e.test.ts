@@ -240,10 +240,36 @@ describe("memory agent end to end", () => {
     await h.stop();
   });
 
+  it("/memory says which of the session's latest messages wait for the next flush", async () => {
+    const h = await start({
+      teamModel: scriptedTeamModel(() => "Noted."),
+      memoryModel: scriptedMemoryModel(),
+      config: { flushEvery: 4 },
+    });
+    await h.say("I work from the Lisbon office");
+    await h.settle();
+    const waiting = (await h.say("/memory")).join("\n");
+    expect(waiting).toContain(
+      "The latest 2 messages are not summarized yet: I do that every 4 messages and when the conversation goes quiet.",
+    );
+    expect(waiting).not.toContain("I don't remember anything");
+    await h.say("and on Fridays from home");
+    await h.settle();
+    const shown = (await h.say("/memory")).join("\n");
+    expect(shown).toContain("- user: Noted: and on Fridays from home");
+    expect(shown).not.toContain("not summarized yet");
+    await h.stop();
+  });
+
   it("/memory never shows a link or code span cut in the middle", async () => {
     const memoryModel = fakeModel();
     for (let i = 0; i < 20; i++) memoryModel.respond(new Error("memory model is down"));
-    const h = await start({ teamModel: scriptedTeamModel(() => "Will do."), memoryModel });
+    // Two messages a flush: the turn is recorded (without the failing model) before /memory.
+    const h = await start({
+      teamModel: scriptedTeamModel(() => "Will do."),
+      memoryModel,
+      config: { flushEvery: 2 },
+    });
     await h.say(
       "Read [the refund policy](https://example.com/help/refunds.html) first. Then run `orders.refund(42). now` please. Thanks.",
     );

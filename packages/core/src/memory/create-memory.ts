@@ -154,7 +154,18 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     observer: enabled ? invoker : {},
     contextFor,
     tools: { [SEARCH_MEMORY]: createSearchMemoryTool(archive, config.scope) },
-    commands: enabled ? memoryCommands({ book, archive, invoker }) : [],
+    commands: enabled
+      ? memoryCommands({
+          book,
+          archive,
+          invoker,
+          flushEvery: config.flushEvery,
+          pendingMessages: async (key) => {
+            const live = await agent.session(key);
+            return live ? live.messageCount - live.recordedUpTo : 0;
+          },
+        })
+      : [],
     sweeper,
     archive,
     book,
