@@ -2,11 +2,13 @@ export * from "./checkpoints/index.ts";
 export type { Command, CommandContext, CommandResult } from "./commands/command.ts";
 export type {
   Adapter,
+  AdapterCheck,
   AdapterLimits,
   AdapterStreaming,
   CommandSummary,
   InboundSink,
   NativeTextStream,
+  PlaceNames,
 } from "./conversation/adapter.ts";
 export {
   type ApprovalAnswer,
@@ -16,6 +18,7 @@ export {
   decisionLine,
 } from "./conversation/approvals.ts";
 export type { Author, InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
+export { cachedPlaceLookup } from "./conversation/place-name-cache.ts";
 export {
   type ConversationRef,
   decodeConversationKey,

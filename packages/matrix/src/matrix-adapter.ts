@@ -1,5 +1,6 @@
 import {
   type Adapter,
+  type AdapterCheck,
   type AdapterLimits,
   type AdapterStreaming,
   type ApprovalDecider,
@@ -10,6 +11,7 @@ import {
   type InboundSink,
   type Logger,
   type OutboundMessage,
+  type PlaceNames,
   type PostedMessage,
   type Store,
   silentLogger,
@@ -40,6 +42,8 @@ export class MatrixNotStartedError extends Error {
 /** Matrix rooms as Switchboard conversations, on matrix-bot-sdk. */
 export class MatrixAdapter implements Adapter {
   readonly platform = MATRIX_PLATFORM;
+  /** Element and other clients take `/word` as their own command (and refuse unknown ones). */
+  readonly commandPrefix = "!";
   readonly limits: AdapterLimits;
   readonly streaming: AdapterStreaming | undefined;
   readonly #config: ResolvedMatrixConfig;
@@ -61,7 +65,8 @@ export class MatrixAdapter implements Adapter {
     this.#approvals = decider;
   }
 
-  async check(): Promise<void> {
+  /** Uses the login `start` kept in the store, so a check never leaves a new device behind. */
+  async check(): Promise<AdapterCheck> {
     const loaded = loadMatrixSdk();
     routeSdkLogs(loaded.sdk, this.#logger);
     const credentials = await obtainCredentials(loaded.sdk, this.#config, this.#kv, this.#logger);
@@ -71,6 +76,13 @@ export class MatrixAdapter implements Adapter {
       homeserver: this.#config.homeserverUrl,
       encryption: encryption.active ? "on" : `off (${encryption.reason})`,
     });
+    const warnings =
+      this.#config.encryption && !encryption.active
+        ? [
+            `matrix.encryption is on, but end-to-end encryption cannot work here (${encryption.reason}); encrypted rooms get a notice and are not answered — install the binding, or set encryption: false`,
+          ]
+        : [];
+    return { warnings };
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -95,16 +107,24 @@ export class MatrixAdapter implements Adapter {
   }
 
   async post(message: OutboundMessage): Promise<PostedMessage> {
-    if (!this.#connection) throw new MatrixNotStartedError("post a message");
-    const { poster, approvals } = this.#connection;
+    const connection = this.#connection;
+    if (!connection) throw new MatrixNotStartedError("post a message");
     const { approval } = message;
-    if (!approval) return poster.post(message);
-    const posted = await poster.post(
-      { ...message, text: `${message.text}\n\n${REACTION_HINT}` },
-      ReactionApprovals.fieldsFor(approval, message.conversation, message.text),
-    );
-    await approvals.prompted(posted, approval, message.text, message.idempotencyKey);
+    const posted = approval
+      ? await connection.poster.post(
+          { ...message, text: `${message.text}\n\n${REACTION_HINT}` },
+          ReactionApprovals.fieldsFor(approval, message.conversation, message.text),
+        )
+      : await connection.poster.post(message);
+    if (approval) await connection.approvals.prompted(posted, approval, message.text, message.idempotencyKey);
+    if (message.replyTo !== undefined)
+      await connection.receipts?.markRead(placeOf(message.conversation).roomId, message.replyTo);
     return posted;
+  }
+
+  async describePlace(conversation: ConversationRef): Promise<PlaceNames | undefined> {
+    const room = await this.#connection?.roomName(placeOf(conversation).roomId);
+    return room === undefined ? undefined : { room };
   }
 
   async edit(posted: PostedMessage, text: string, approval?: ApprovalPrompt): Promise<void> {

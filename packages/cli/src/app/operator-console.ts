@@ -6,9 +6,11 @@ import type { RequestListener } from "node:http";
 import {
   type Adapter,
   DEFAULT_USAGE_CONFIG,
+  decodeConversationKey,
   type Engine,
   type Logger,
   type Memory,
+  type PlaceNames,
   type RequestTracking,
   RunStepsLog,
   type RunStepsReader,
@@ -67,6 +69,8 @@ export class OperatorConsole {
   readonly #startedAt = Date.now();
   #log: ConversationLog | undefined;
   #store: Store | undefined;
+  /** The engine's adapters by platform, for readable place names. */
+  readonly #adapters = new Map<string, Adapter>();
 
   constructor(logger: Logger) {
     this.logger = this.problems.logger(logger);
@@ -82,6 +86,7 @@ export class OperatorConsole {
 
   /** The adapter the engine gets: the same one, with its traffic recorded for the console. */
   record(adapter: Adapter): Adapter {
+    this.#adapters.set(adapter.platform, adapter);
     return recordedAdapter(adapter, {
       log: this.#requireLog(),
       feed: this.feed,
@@ -123,11 +128,23 @@ export class OperatorConsole {
           problems: this.problems,
           engine: () => parts.engine.health(),
         }),
+      placeNames: (key) => this.#placeNames(key),
       isWorking: (key) => this.activity.runningTurns().some((turn) => turn.key === key),
       workStatus: (key) => this.activity.statusOf(key),
       onError: (error, path) => this.logger.error("console request failed", { path, error }),
     });
     return { prefix: CONSOLE_PATH, listener: consoleRequestListener(app), token };
+  }
+
+  /** A page must render whatever a platform says: a failed lookup shows the ids. */
+  async #placeNames(key: string): Promise<PlaceNames | undefined> {
+    try {
+      const conversation = decodeConversationKey(key);
+      return await this.#adapters.get(conversation.platform)?.describePlace?.(conversation);
+    } catch (error) {
+      this.logger.debug("could not name a conversation's place", { key, error });
+      return undefined;
+    }
   }
 
   #requireLog(): ConversationLog {

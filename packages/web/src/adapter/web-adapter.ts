@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import {
   type Adapter,
+  type AdapterCheck,
   type AdapterStreaming,
   adapterStreaming,
   type ConversationRef,
@@ -90,7 +91,9 @@ export class WebAdapter implements Adapter {
   }
 
   /** The chat lives in this process: reachable whenever the process is. */
-  async check(): Promise<void> {}
+  async check(): Promise<AdapterCheck> {
+    return { warnings: [] };
+  }
 
   async start(sink: InboundSink): Promise<void> {
     this.#sink = sink;
