@@ -1,7 +1,14 @@
+import { MemorySaver } from "@langchain/langgraph";
+import { openStore } from "@switchboard/core";
 import { waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMatrixAdapter, type MatrixAdapter } from "../packages/matrix/src/index.ts";
-import { APPROVED_ANSWER, DENIED_ANSWER, startApprovalTeam } from "./support/approval-scenario.ts";
+import {
+  APPROVED_ANSWER,
+  DENIED_ANSWER,
+  type Refunds,
+  startApprovalTeam,
+} from "./support/approval-scenario.ts";
 import { createWorld, type MatrixWorld } from "./support/matrix/bot-fixture.ts";
 import { botMention, relatesOf } from "./support/matrix/events.ts";
 import type { RoomEvent } from "./support/matrix/homeserver-state.ts";
@@ -106,6 +113,45 @@ describe("Matrix approval reactions (real matrix-bot-sdk against the stand-in)",
     await team.engine.idle();
     expect(team.refunds.amounts).toEqual([40]);
     expect(shown(prompt)).toMatch(/wants to run[\s\S]*\n\n✅ Approved by /);
+  });
+
+  it("after a restart, a ✅ on a prompt posted before it still decides (streamed prompts included)", async () => {
+    world = await createWorld();
+    const store = await openStore("memory://");
+    const refunds: Refunds = { amounts: [] };
+    const checkpointer = new MemorySaver();
+    const start = async () => {
+      const adapter = await createMatrixAdapter(
+        { homeserverUrl: world.homeserver.url, accessToken: "bot-token", syncTimeoutMs: 5_000 },
+        { store },
+      );
+      return startApprovalTeam(adapter, { store, refunds, checkpointer });
+    };
+    const before = await start();
+    world.homeserver.userSends(world.group, world.alice, {
+      msgtype: "m.text",
+      ...botMention(world.bot, "Switchboard", "refund my 40 EUR"),
+    });
+    const prompt = await waitFor("the approval prompt", () =>
+      botMessages().find((event) => !isEdit(event) && shown(event).includes("wants to run")),
+    );
+    await waitFor(
+      "the seeded reactions",
+      () => world.homeserver.eventsFrom(world.bot, "m.reaction").length === 2,
+    );
+    await before.engine.idle();
+    await before.stop();
+
+    team = await start();
+    world.homeserver.userReacts(world.group, world.alice, prompt.event_id, "✅");
+    await answered(APPROVED_ANSWER);
+    await team.engine.idle();
+    expect(refunds.amounts).toEqual([40]);
+    expect(shown(prompt)).toMatch(/✅ Approved by @alice:/);
+    const stopping = team;
+    team = undefined;
+    await stopping.stop();
+    await store.close();
   });
 
   it("✅ and ❌ from the requester, and a redelivered reaction: decided once, by the first", async () => {

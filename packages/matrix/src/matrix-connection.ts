@@ -113,6 +113,7 @@ export async function openConnection(
   });
   const approvals = new ReactionApprovals({
     poster,
+    ...(kv ? { kv } : {}),
     botUserId: userId,
     decider: deps.approvals,
     fetchEvent: (roomId, eventId) => client.getEvent(roomId, eventId),

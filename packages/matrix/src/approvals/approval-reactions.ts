@@ -8,6 +8,7 @@ import {
   type Logger,
   type PostedMessage,
 } from "@switchboard/core";
+import type { KeyValue } from "../connect/key-value.ts";
 import { isRecord, type MatrixEvent, relationOf } from "../receive/matrix-event.ts";
 import type { MessagePoster } from "../send/message-poster.ts";
 
@@ -17,6 +18,9 @@ export const DENY_KEY = "❌";
 export const APPROVAL_FIELD = "org.switchboard.approval";
 /** Shown under the question: Matrix has no buttons, the seeded reactions are one click away. */
 export const REACTION_HINT = `React ${APPROVE_KEY} to approve or ${DENY_KEY} to deny.`;
+/** Longer than any approval waits. */
+const PROMPT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const promptKey = (eventId: string) => `approval-prompt:${eventId}`;
 
 interface KnownPrompt {
   readonly requestId: string;
@@ -29,6 +33,11 @@ export interface ReactionApprovalsOptions {
   readonly poster: MessagePoster;
   readonly botUserId: string;
   readonly decider: () => ApprovalDecider | undefined;
+  /**
+   * Where prompts are remembered by event id across restarts (a prompt edited into a streamed
+   * message has no mark in its original content). Without it, only the mark in content is read.
+   */
+  readonly kv?: KeyValue;
   /** The event a reaction annotates (`GET /rooms/{room}/event/{id}`), for prompts posted before a restart. */
   readonly fetchEvent: (roomId: string, eventId: string) => Promise<unknown>;
   readonly logger: Logger;
@@ -65,7 +74,13 @@ export class ReactionApprovals {
    */
   async prompted(posted: PostedMessage, prompt: ApprovalPrompt, text: string, idempotencyKey?: string) {
     if (this.#known.size >= 1_000) this.#known.clear();
-    this.#known.set(posted.id, { requestId: prompt.requestId, conversation: posted.conversation, text });
+    const known = { requestId: prompt.requestId, conversation: posted.conversation, text };
+    this.#known.set(posted.id, known);
+    await this.#options.kv?.set(
+      promptKey(posted.id),
+      JSON.stringify({ ...known, conversation: encodeConversationKey(posted.conversation) }),
+      PROMPT_TTL_MS,
+    );
     const [roomId = ""] = posted.conversation.path;
     for (const key of [APPROVE_KEY, DENY_KEY])
       await this.#options.poster.react(roomId, posted.id, key, `${idempotencyKey ?? posted.id}:seed:${key}`);
@@ -115,6 +130,17 @@ export class ReactionApprovals {
   }
 
   async #lookUp(roomId: string, eventId: string): Promise<KnownPrompt | undefined> {
+    const { kv } = this.#options;
+    if (kv) {
+      // Every prompt is remembered here: anything else is a reaction to some other message.
+      const stored = await kv.get(promptKey(eventId));
+      if (stored === undefined) return undefined;
+      const { requestId, conversation, text } = JSON.parse(stored) as Record<string, string>;
+      return requestId && conversation && text !== undefined
+        ? { requestId, conversation: decodeConversationKey(conversation), text }
+        : undefined;
+    }
+    // Without a store, the prompt's own content says which request it asks about.
     const event = await this.#options.fetchEvent(roomId, eventId).catch(() => undefined);
     if (!isRecord(event) || event.sender !== this.#options.botUserId || !isRecord(event.content))
       return undefined;
