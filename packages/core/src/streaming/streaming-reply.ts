@@ -190,7 +190,7 @@ export class StreamingReply {
 
   /** Makes message `index` show `text`: appended, edited or posted, one spaced platform call each. */
   async #show(index: number, text: string, final: boolean): Promise<void> {
-    const { surface, target } = this.#options;
+    const { surface } = this.#options;
     const slot = this.#slots[index];
     const native = slot?.native;
     if (slot && native) {
