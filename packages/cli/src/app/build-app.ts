@@ -25,13 +25,15 @@ import {
 } from "@switchboard/core";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
-import type { SwitchboardConfig } from "../config/schema.ts";
+import type { Role, SwitchboardConfig } from "../config/schema.ts";
 import { ConsoleAdapter } from "../console/console-adapter.ts";
+import type { ScaleOut } from "../scale-out/index.ts";
 import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts";
 import { type HttpServer, startConfiguredHttpServer } from "./http-server.ts";
 import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
 import type { MountedConsole } from "./operator-console.ts";
 import { createPlatformAdapters } from "./platform-adapters.ts";
+import { openScaleOutFor, platformAdaptersForRole } from "./role.ts";
 import { type OpenedTools, openTools } from "./tools.ts";
 
 export interface BuildAppOptions {
@@ -59,6 +61,9 @@ export interface App {
   readonly platforms: readonly Platform[];
   /** The run-steps log, usage roll-ups and metrics. */
   readonly observability: Observability;
+  readonly role: Role;
+  /** Where the ingress and worker roles queue their work (BullMQ); absent for role `all`. */
+  readonly scaleOut: string | undefined;
   /** The MCP servers and their state (`states()`, `onChange`), for health and metrics. */
   readonly toolServers: OpenedTools["mcp"];
   /** Starts the engine (adapters, queued work), memory's sweeper, request tracking and the HTTP server. */
@@ -90,7 +95,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   operatorConsole?.open(store);
   let checkpointer: OpenedCheckpointer | undefined;
   let tools: OpenedTools | undefined;
+  let scaleOut: ScaleOut | undefined;
   try {
+    scaleOut = await openScaleOutFor(config, { cwd, logger: componentLogger(logger, "scale-out") });
     checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
     tools = await openTools(config, { store, logger });
     // Metrics exist whenever the HTTP server does: that is where they are read.
@@ -149,7 +156,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const responder = observability.observe(tracked);
     const platformAdapters = await createPlatformAdapters(config, { logger, store });
     const consoleAdapter =
-      platformAdapters.length === 0
+      platformAdapters.length === 0 && config.role === "all"
         ? new ConsoleAdapter({
             print: options.print,
             state: store.namespace<string>("console"),
@@ -158,7 +165,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           })
         : undefined;
     const baseAdapters: Adapter[] = [
-      ...(consoleAdapter ? [consoleAdapter] : platformAdapters.map((entry) => entry.adapter)),
+      ...(consoleAdapter
+        ? [consoleAdapter]
+        : await platformAdaptersForRole(
+            config,
+            platformAdapters.map((entry) => entry.adapter),
+          )),
       ...(operatorConsole ? [operatorConsole.chat] : []),
     ];
     const adapters = baseAdapters.map((adapter) => operatorConsole?.record(adapter) ?? adapter);
@@ -176,6 +188,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       observers: [memory.observer, ...observability.observers],
       deliveryObserver: observability.deliveryObserver,
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
+      ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
       settings: {
         commandPrefixes: config.engine.commandPrefixes,
         midRunPolicy: config.engine.midRunPolicy,
@@ -190,6 +203,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     builtEngine = engine;
     const opened = checkpointer;
     const openedTools = tools;
+    const openedScaleOut = scaleOut;
     let http: HttpServer | undefined;
     let mounted: MountedConsole | undefined;
     return {
@@ -201,11 +215,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       platforms: platformAdapters.map((entry) => entry.platform),
       observability,
       toolServers: openedTools.mcp,
+      role: config.role,
+      scaleOut: openedScaleOut?.description,
       async start() {
         await engine.start();
+        await openedScaleOut?.startWorking(engine);
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
         tracking.bind(engine);
-        memory.start();
+        // Memory's sweeper archives idle sessions with the model: work for the processes that run turns.
+        if (config.role !== "ingress") memory.start();
         if (config.http) {
           mounted = await operatorConsole?.mount(
             {
@@ -237,12 +255,16 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       async close() {
         try {
           await http?.close();
+          // Workers stop taking drains while the engine cancels running turns (left queued, retried elsewhere).
+          const stopping = openedScaleOut?.stopWorking();
           await engine.stop();
+          await stopping;
           for (const adapter of adapters) metrics?.platformConnected(adapter.platform, false);
           await tracking.close();
           await memory.close();
           await observability.flushed();
         } finally {
+          await openedScaleOut?.close();
           await openedTools.close();
           await opened.close();
           await store.close();
@@ -250,6 +272,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       },
     };
   } catch (error) {
+    await scaleOut?.close();
     await tools?.close();
     await checkpointer?.close();
     await store.close();

@@ -26,7 +26,12 @@ export async function doctorCommand(options: CommonOptions, context: CliContext)
   report(checkNode(process.versions.node));
   let loaded: LoadedConfig | undefined;
   try {
-    loaded = await loadConfig({ path: options.config, cwd: context.cwd, env: context.env });
+    loaded = await loadConfig({
+      path: options.config,
+      cwd: context.cwd,
+      env: context.env,
+      ...(options.role === undefined ? {} : { role: options.role }),
+    });
     report({ name: "config", status: "ok", detail: loaded.source });
     for (const notice of loaded.notices) context.stdout.write(`${"note".padEnd(8)} config: ${notice}\n`);
   } catch (error) {
