@@ -22,6 +22,7 @@ import {
   SwitchboardMetrics,
   systemClock,
   Team,
+  WorkQueueMetrics,
 } from "@switchboard/core";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
@@ -201,6 +202,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       logger: componentLogger(logger, "engine"),
     });
     builtEngine = engine;
+    const workQueue = scaleOut?.queue;
+    const queueMetrics =
+      metrics && workQueue ? new WorkQueueMetrics(metrics.registry, () => workQueue.counts()) : undefined;
     const opened = checkpointer;
     const openedTools = tools;
     const openedScaleOut = scaleOut;
@@ -219,7 +223,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       scaleOut: openedScaleOut?.description,
       async start() {
         await engine.start();
-        await openedScaleOut?.startWorking(engine);
+        await openedScaleOut?.startWorking(engine, queueMetrics);
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
         tracking.bind(engine);
         // Memory's sweeper archives idle sessions with the model: work for the processes that run turns.
@@ -233,6 +237,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
               memory: config.memory.enabled ? memory : undefined,
               ...(observability.steps ? { steps: observability.steps } : {}),
               ...(observability.usage ? { usage: observability.usage } : {}),
+              ...(workQueue ? { workQueue: () => workQueue.counts() } : {}),
             },
             config.http.consoleToken,
           );

@@ -4,11 +4,11 @@
  */
 import type { Adapter, Logger } from "@switchboard/core";
 import type { Role, SwitchboardConfig } from "../config/schema.ts";
-import type { DrainObserver, ScaleOut } from "../scale-out/index.ts";
+import type { ScaleOut } from "../scale-out/index.ts";
 
 export async function openScaleOutFor(
   config: SwitchboardConfig,
-  deps: { cwd: string; logger: Logger; observer?: DrainObserver },
+  deps: { cwd: string; logger: Logger },
 ): Promise<ScaleOut | undefined> {
   const { role } = config;
   if (role === "all") return undefined;
@@ -22,7 +22,6 @@ export async function openScaleOutFor(
     jobLockMs: config.scaleOut.jobLockSeconds * 1000,
     lockTtlMs: config.engine.lockTtlSeconds * 1000,
     sweepEveryMs: config.scaleOut.sweepSeconds * 1000,
-    ...(deps.observer ? { observer: deps.observer } : {}),
   });
 }
 

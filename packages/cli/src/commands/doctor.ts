@@ -10,6 +10,7 @@ import {
   checkStore,
 } from "./doctor-checks.ts";
 import { checkMcpServers } from "./doctor-mcp.ts";
+import { checkScaleOut } from "./doctor-scale-out.ts";
 
 /**
  * Checks everything start-up needs, one line per check on stdout, and exits 1 when any check
@@ -55,8 +56,9 @@ export async function doctorCommand(options: CommonOptions, context: CliContext)
     report(await checkCheckpoints(loaded.config.checkpoints, context.cwd, logger));
     for (const result of await checkPlatforms(loaded, logger)) report(result);
     for (const result of await checkMcpServers(loaded, logger)) report(result);
+    for (const result of await checkScaleOut(loaded, context.cwd, logger)) report(result);
   } else {
-    for (const name of ["model", "store", "checkpoints", "platforms", "mcp"]) {
+    for (const name of ["model", "store", "checkpoints", "platforms", "mcp", "role"]) {
       report({ name, status: "skipped", detail: "the configuration is not valid" });
     }
   }

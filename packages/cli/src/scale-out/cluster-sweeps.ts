@@ -29,6 +29,7 @@ export class ClusterSweeps {
   async start(): Promise<void> {
     const { connection, prefix } = this.#bull;
     this.#queue = new Queue(SWEEP_QUEUE, { connection, prefix });
+    this.#queue.on("error", (error) => this.#logger.warn("sweep queue connection trouble", { error }));
     // Upserted by every worker: the same id, so one schedule exists however many workers start.
     await this.#queue.upsertJobScheduler(
       RECOVERY_SWEEP,

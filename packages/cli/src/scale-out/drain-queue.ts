@@ -15,8 +15,10 @@ export interface DrainQueueCounts {
 export class DrainQueue implements DrainScheduler {
   readonly #queue: Queue<DrainJobData>;
 
-  constructor(bull: BullConnection) {
+  /** `onError`: connection trouble (BullMQ reconnects meanwhile; adding a job waits for it). */
+  constructor(bull: BullConnection, onError: (error: Error) => void) {
     this.#queue = new Queue<DrainJobData>(DRAIN_QUEUE, { connection: bull.connection, prefix: bull.prefix });
+    this.#queue.on("error", onError);
   }
 
   async schedule(key: string): Promise<void> {
@@ -31,6 +33,11 @@ export class DrainQueue implements DrainScheduler {
       delayed: counts.delayed ?? 0,
       failed: counts.failed ?? 0,
     };
+  }
+
+  /** Workers connected to the queue right now (BullMQ names its connections). */
+  workerCount(): Promise<number> {
+    return this.#queue.getWorkersCount();
   }
 
   /** Resolves once BullMQ reached Redis (start-up fails early on a wrong URL). */

@@ -9,7 +9,8 @@ import { ClusterSweeps } from "./cluster-sweeps.ts";
 import { DrainQueue } from "./drain-queue.ts";
 import { type DrainObserver, type DrainTarget, DrainWorker } from "./drain-worker.ts";
 
-export type { DrainQueueCounts } from "./drain-queue.ts";
+export { bullConnectionFor } from "./bullmq-connection.ts";
+export { DrainQueue, type DrainQueueCounts } from "./drain-queue.ts";
 export type { DrainObserver } from "./drain-worker.ts";
 export { SendOnlyUnsupportedError, sendOnly } from "./send-only-adapter.ts";
 
@@ -22,7 +23,6 @@ export interface ScaleOutOptions {
   readonly jobLockMs: number;
   readonly lockTtlMs: number;
   readonly sweepEveryMs: number;
-  readonly observer?: DrainObserver;
 }
 
 /** One process's part of the cluster: the queue it announces work to, and (workers) what drains it. */
@@ -31,7 +31,7 @@ export interface ScaleOut {
   /** Where BullMQ lives (host only), for the start-up lines. */
   readonly description: string;
   /** Workers: starts draining conversations and taking sweep rounds. Ingress: nothing to start. */
-  startWorking(engine: DrainTarget): Promise<void>;
+  startWorking(engine: DrainTarget, observer?: DrainObserver): Promise<void>;
   /** Stops taking jobs; resolves when running drains ended (their turns are cancelled by the engine). */
   stopWorking(): Promise<void>;
   close(): Promise<void>;
@@ -39,7 +39,9 @@ export interface ScaleOut {
 
 export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> {
   const bull = bullConnectionFor(options.storeUrl, options.cwd);
-  const queue = new DrainQueue(bull);
+  const queue = new DrainQueue(bull, (error) =>
+    options.logger.warn("BullMQ connection trouble; retrying", { error }),
+  );
   try {
     await queue.ready();
   } catch (error) {
@@ -51,7 +53,7 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
   return {
     queue,
     description: `BullMQ on ${bull.host} (prefix ${bull.prefix})`,
-    async startWorking(engine) {
+    async startWorking(engine, observer) {
       if (options.role !== "worker") return;
       worker = new DrainWorker({
         bull,
@@ -61,7 +63,7 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
         jobLockMs: options.jobLockMs,
         lockTtlMs: options.lockTtlMs,
         logger: options.logger,
-        ...(options.observer ? { observer: options.observer } : {}),
+        ...(observer ? { observer } : {}),
       });
       worker.start();
       sweeps = new ClusterSweeps({ bull, engine, logger: options.logger, everyMs: options.sweepEveryMs });
