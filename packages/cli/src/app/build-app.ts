@@ -9,11 +9,8 @@ import {
   createMemory,
   createObservability,
   Engine,
-  GivenUpDeliveries,
   handoffTarget,
   type Logger,
-  type Memory,
-  type ModelCallPolicy,
   modelCallPolicy,
   type Observability,
   openStore,
@@ -21,7 +18,7 @@ import {
   type Store,
   SwitchboardMetrics,
   systemClock,
-  Team,
+  type Team,
   WorkQueueMetrics,
 } from "@switchboard/core";
 import type { LoadedConfig } from "../config/load-config.ts";
@@ -35,6 +32,7 @@ import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
 import type { MountedConsole } from "./operator-console.ts";
 import { createPlatformAdapters } from "./platform-adapters.ts";
 import { openScaleOutFor, platformAdaptersForRole } from "./role.ts";
+import { createTeam, memoryModel } from "./team.ts";
 import { type OpenedTools, openTools } from "./tools.ts";
 
 export interface BuildAppOptions {
@@ -283,58 +281,4 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     await store.close();
     throw error;
   }
-}
-
-interface TeamDeps {
-  readonly store: Store;
-  readonly models: ModelCatalog;
-  readonly logger: Logger;
-  readonly checkpointer: OpenedCheckpointer;
-  readonly tools: OpenedTools;
-  readonly memory: Memory;
-  readonly tracking: RequestTracking;
-  readonly observability: Observability;
-  readonly modelCalls: ModelCallPolicy;
-}
-
-/** Progress texts of the built-in tools. */
-const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
-  find_tools: "is looking for a tool that fits…",
-  search_memory: "is searching earlier conversations…",
-};
-
-/** The agent team, with the hooks of memory (context, search), the tool catalog and request tracking. */
-function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
-  const { store, models, logger, checkpointer, tools, memory, tracking, observability, modelCalls } = deps;
-  const { catalog } = tools;
-  const givenUp = new GivenUpDeliveries(store);
-  return new Team({
-    config: config.team,
-    routing: config.routing,
-    limits: config.limits,
-    checkpointer: checkpointer.saver,
-    store,
-    modelFor: (model) => models.modelFor(model),
-    describeModel: (model) => models.describe(model),
-    tools: { ...tools.registry, ...memory.tools },
-    contextFor: memory.contextFor,
-    attachedTools: (key, agent) => catalog.attachedTools(key, agent),
-    needsApproval: (name) => catalog.needsApproval(name),
-    // Built-in tools say what they do; configured ones may give a `status` text.
-    toolStatus: (name) => catalog.statusOf(name) ?? BUILT_IN_TOOL_STATUS[name],
-    statusLines: async (key, viewer) => [
-      ...(await tracking.statusLines(key)),
-      ...(await givenUp.statusLines(key)),
-      ...tools.statusLinesFor(viewer),
-    ],
-    ...(observability.teamCallbacks ? { callbacksFor: observability.teamCallbacks } : {}),
-    modelCalls,
-    logger,
-  });
-}
-
-/** Memory's model: its own (`memory.model`), else the main one; none on the offline model (extractive memory). */
-function memoryModel(config: SwitchboardConfig, models: ModelCatalog) {
-  if (config.memory.model) return { model: models.modelFor(config.memory.model) };
-  return models.defaultSpec.provider === "offline" ? {} : { model: models.modelFor(undefined) };
 }
