@@ -21,11 +21,17 @@ class EngineStandIn implements DrainTarget {
   readonly queued = new Map<string, number>();
   readonly drained: string[] = [];
   readonly lockedUntil = new Map<string, number>();
+  /** Drains that throw (a worker shutting down cancels its turns) before they succeed. */
+  failNext = 0;
   /** Runs inside the next drain of a conversation, as it ends. */
   duringDrain: ((key: string) => Promise<void>) | undefined;
 
   async drainScheduled(key: string): Promise<ScheduledDrainOutcome> {
     if ((this.lockedUntil.get(key) ?? 0) > Date.now()) return "locked-elsewhere";
+    if (this.failNext > 0) {
+      this.failNext -= 1;
+      throw new Error("the turn was cancelled: shutting down");
+    }
     this.queued.set(key, 0);
     this.drained.push(key);
     const hook = this.duringDrain;
@@ -105,5 +111,14 @@ describeWithRedis("drain jobs on BullMQ", () => {
     await queue.schedule(KEY);
     await waitFor("a second drain", () => engine.drained.length === 2 || undefined, 10_000);
     expect(engine.drained).toEqual([KEY, KEY]);
+  });
+
+  it("gives a drain that failed (its worker shutting down) back to the queue, and it runs again", async () => {
+    engine.failNext = 1;
+    startWorker();
+    await queue.schedule(KEY);
+    await waitFor("the drain after the failed one", () => engine.drained.length === 1 || undefined, 10_000);
+    expect(engine.failNext).toBe(0);
+    expect(logger.lines.some((line) => line.message.startsWith("drain failed"))).toBe(true);
   });
 });
