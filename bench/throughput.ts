@@ -95,7 +95,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Fig
       unit: "msg/s",
       baseline: { label: "throughputPerSec", value: perSecond },
       target: { text: "≥ 0.6 × throughputPerSec", met: atLeast(withMemoryPerSecond, 0.6 * perSecond) },
-      note: `the same with memory on (defaults: one memory model call per turn), ${sized(withMemory)}, until memory's work is done too`,
+      note: `the same with memory on (defaults; a first turn joins its session without a model call: memory's calls, every 3 turns and at archiving, are counted by memory-cost), ${sized(withMemory)}, until memory's work is done too`,
     },
     {
       key: "baselineTurnsPerSec",

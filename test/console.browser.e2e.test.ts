@@ -46,6 +46,8 @@ describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
     const row = page.locator("table.conversations tbody tr", { hasText: "slack" });
     await row.waitFor({ timeout: 10_000 });
     expect(await row.textContent()).toContain("supervisor");
+    // The channel's name from Slack (conversations.info), not its id.
+    await expect.poll(() => row.locator("td a").textContent()).toMatch(/^#general · thread \d+\.\d+$/);
     await page.selectOption("select[name=platform]", "slack");
     await page.click("form.filters button");
     await expect.poll(() => page.locator("table.conversations tbody tr").count()).toBe(1);

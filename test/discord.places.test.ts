@@ -82,4 +82,22 @@ describe("Discord places: inline answers, allowlists, typing", () => {
     await bot.waitForPostsIn(thread.id, 2);
     expect(typingIn(thread.id).length).toBeGreaterThanOrEqual(1);
   });
+
+  it("names a conversation's channel and thread from discord.js's channel cache, with no request", async () => {
+    bot = await BotUnderTest.start();
+    const { fake } = bot;
+    const question = fake.say({ content: `${fake.mention} where is my parcel?` });
+    await bot.waitForPostsIn(question.id, 1);
+    const thread = fake.thread(question.id);
+    const { conversation } = await bot.turnFor(question.id);
+    const requestsBefore = fake.requests.length;
+    expect(await bot.adapter.describePlace(conversation)).toEqual({ room: "#general", thread: thread?.name });
+    expect(thread?.name).toBeTruthy();
+    expect(fake.requests.length).toBe(requestsBefore);
+    const dm = fake.say({ channel: fake.dmWith(), content: "hello in private" });
+    await bot.waitForPostsIn(fake.dmWith().id, 1);
+    expect(await bot.adapter.describePlace((await bot.turnFor(dm.id)).conversation)).toEqual({
+      room: "direct message",
+    });
+  });
 });

@@ -47,7 +47,7 @@ describe("Discord start-up errors tell the operator what to fix", () => {
   it("check passes with a good token and the intent on, without opening a gateway session", async () => {
     fake = await FakeDiscord.start();
     const adapter = await createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl });
-    await expect(adapter.check()).resolves.toBeUndefined();
+    await expect(adapter.check()).resolves.toEqual({ warnings: [] });
     expect(fake.gateway.identifies).toEqual([]);
   });
 

@@ -96,4 +96,24 @@ describe("matrix end to end: sending", () => {
       [bots.world.dm, false],
     ]);
   });
+
+  it("marks each message it answers as read", async () => {
+    await start();
+    const first = say("are you reading this?");
+    await answerTo(first);
+    const second = say("and this?");
+    await answerTo(second);
+    const { homeserver, bot, dm } = bots.world;
+    expect(homeserver.receipts.filter((receipt) => receipt.user === bot)).toEqual([
+      { user: bot, roomId: dm, type: "m.read", eventId: first },
+      { user: bot, roomId: dm, type: "m.read", eventId: second },
+    ]);
+  });
+
+  it("sends no read receipt when readReceipts is off", async () => {
+    await start({ config: { readReceipts: false } });
+    const question = say("unread, please");
+    await answerTo(question);
+    expect(bots.world.homeserver.receipts).toEqual([]);
+  });
 });

@@ -47,16 +47,21 @@ describe("memory across a restart (SQLite)", () => {
     await first.h.say("one");
     await first.h.say("two");
     await first.close();
-    expect(operations(first.memoryModel)).toEqual(["add_entry", "add_entry"]);
+    // Two turns join the session; neither reaches a flush, so no model call yet.
+    expect(operations(first.memoryModel)).toEqual([]);
 
     const second = await open();
     expect((await second.h.memory.agent.state(MEMORY_TEST_KEY))?.messageCount).toBe(4);
     await second.h.say("three");
     await second.h.settle();
-    // Messages 5 and 6: the counter carried on, so the turn reaching the 6th flushed, in its one call.
+    // Messages 5 and 6: the counter carried on, so the turn reaching the 6th flushed: one call
+    // recorded the turns from before the restart too.
     expect(operations(second.memoryModel)).toEqual(["add_entry+put_context"]);
+    expect(String(second.memoryModel.calls[0]?.messages[0]?.content)).toContain(
+      "Turn 1:\nuser: one\nbot: re: one\nTurn 2:\nuser: two\nbot: re: two\nTurn 3:\nuser: three",
+    );
     expect(await second.h.memory.book.entryCount(MEMORY_TEST_KEY)).toBe(6);
-    // The session's context came from its checkpoint: loaded before the restart, unchanged by the flush since.
+    // The session's context came from its record: loaded before the restart, unchanged by the flush since.
     expect(await second.h.memory.contextFor(MEMORY_TEST_KEY)).toContain("Ana prefers morning meetings.");
     expect((await second.h.memory.book.context(MEMORY_TEST_KEY))?.content).toContain("weekly numbers");
     expect(

@@ -40,18 +40,19 @@ describe("memory agent end to end", () => {
       events.push("team model");
       return "Hello Ana.";
     });
-    const h = await start({ teamModel, memoryModel, events });
+    // Two messages a flush: the one turn's memory work is a model call.
+    const h = await start({ teamModel, memoryModel, events, config: { flushEvery: 2 } });
     await h.say("hi there");
     await h.settle();
     expect(events).toEqual([
       "team model",
       expect.stringMatching(/^delivered: .*Hello Ana\.$/),
-      "memory: add_entry",
+      "memory: add_entry+put_context",
     ]);
     await h.stop();
   });
 
-  it("records every turn in one call and flushes the context document every N messages in the same call", async () => {
+  it("records the turns since the last flush and rewrites the context document in one call every N messages", async () => {
     const memoryModel = scriptedMemoryModel();
     const h = await start({
       teamModel: scriptedTeamModel((m) => `re: ${lastHuman(m)}`),
@@ -60,14 +61,39 @@ describe("memory agent end to end", () => {
     });
     for (const text of ["one", "two", "three", "four"]) await h.say(text);
     await h.settle();
-    const add: MemoryOperation = "add_entry";
-    expect(operations(memoryModel)).toEqual([add, "add_entry+put_context", add, "add_entry+put_context"]);
+    const flush: MemoryOperation = "add_entry+put_context";
+    expect(operations(memoryModel)).toEqual([flush, flush]);
+    expect(String(memoryModel.calls[1]?.messages[0]?.content)).toContain(
+      "Turn 1:\nuser: three\nbot: re: three\nTurn 2:\nuser: four\nbot: re: four",
+    );
     expect(await h.memory.book.entryCount(MEMORY_TEST_KEY)).toBe(8);
     expect((await h.memory.agent.state(MEMORY_TEST_KEY))?.messageCount).toBe(8);
     expect((await h.memory.book.recentEntries(MEMORY_TEST_KEY, 2)).map((e) => [e.role, e.raw])).toEqual([
       ["user", "four"],
       ["bot", "re: four"],
     ]);
+    await h.stop();
+  });
+
+  it("a session of 10 turns on the defaults costs 5 memory model calls, archiving included, each message sent once", async () => {
+    const memoryModel = scriptedMemoryModel();
+    const h = await start({ teamModel: scriptedTeamModel((m) => `re: ${lastHuman(m)}`), memoryModel });
+    const said = Array.from({ length: 10 }, (_, i) => `question number ${i + 1}`);
+    for (const text of said) {
+      await h.say(text);
+      await h.settle();
+    }
+    clock.advance(31 * MINUTE);
+    expect(await h.memory.sweeper.sweep()).toHaveLength(1);
+    // Flushes at messages 6, 12 and 18, the pending turn when archiving, and the session's summary.
+    const flush: MemoryOperation = "add_entry+put_context";
+    expect(operations(memoryModel)).toEqual([flush, flush, flush, flush, "summary"]);
+    const prompts = memoryModel.calls.map((call) => String(call.messages[0]?.content ?? ""));
+    for (const text of said)
+      expect(prompts.filter((prompt) => prompt.includes(`user: ${text}\n`)).length).toBe(1);
+    // The summary is written from the entries, not the transcript.
+    expect(prompts[4]).toContain("user: Noted: question number 1");
+    expect(await h.memory.book.entryCount(MEMORY_TEST_KEY)).toBe(20);
     await h.stop();
   });
 
@@ -109,7 +135,7 @@ describe("memory agent end to end", () => {
     expect(archived?.tokenEstimate).toBeGreaterThan(10);
     expect(archived?.endedAt).toBeGreaterThanOrEqual(startedAt ?? Number.POSITIVE_INFINITY);
     expect((await h.team.conversationState(MEMORY_TEST_KEY))?.messages).toEqual([]);
-    expect((await h.memory.agent.state(MEMORY_TEST_KEY))?.startedAt).toBeNull();
+    expect(await h.memory.agent.state(MEMORY_TEST_KEY)).toBeUndefined();
 
     const before = teamModel.callCount;
     expect((await h.say("hello again")).join("\n")).toContain("re: hello again");
@@ -211,6 +237,47 @@ describe("memory agent end to end", () => {
     expect((await h.say("/memory")).join("\n")).toContain("I don't remember anything");
     expect(await h.memory.agent.state(MEMORY_TEST_KEY)).toBeUndefined();
     expect((await h.team.conversationState(MEMORY_TEST_KEY))?.messages ?? []).toEqual([]);
+    await h.stop();
+  });
+
+  it("/memory says which of the session's latest messages wait for the next flush", async () => {
+    const h = await start({
+      teamModel: scriptedTeamModel(() => "Noted."),
+      memoryModel: scriptedMemoryModel(),
+      config: { flushEvery: 4 },
+    });
+    await h.say("I work from the Lisbon office");
+    await h.settle();
+    const waiting = (await h.say("/memory")).join("\n");
+    expect(waiting).toContain(
+      "The latest 2 messages are not summarized yet: I do that every 4 messages and when the conversation goes quiet.",
+    );
+    expect(waiting).not.toContain("I don't remember anything");
+    await h.say("and on Fridays from home");
+    await h.settle();
+    const shown = (await h.say("/memory")).join("\n");
+    expect(shown).toContain("- user: Noted: and on Fridays from home");
+    expect(shown).not.toContain("not summarized yet");
+    await h.stop();
+  });
+
+  it("/memory never shows a link or code span cut in the middle", async () => {
+    const memoryModel = fakeModel();
+    for (let i = 0; i < 20; i++) memoryModel.respond(new Error("memory model is down"));
+    // Two messages a flush: the turn is recorded (without the failing model) before /memory.
+    const h = await start({
+      teamModel: scriptedTeamModel(() => "Will do."),
+      memoryModel,
+      config: { flushEvery: 2 },
+    });
+    await h.say(
+      "Read [the refund policy](https://example.com/help/refunds.html) first. Then run `orders.refund(42). now` please. Thanks.",
+    );
+    await h.settle();
+    const shown = (await h.say("/memory")).join("\n");
+    expect(shown).toContain(
+      "- user: Read [the refund policy](https://example.com/help/refunds.html) first. Then run `orders.refund(42). now` please.",
+    );
     await h.stop();
   });
 });

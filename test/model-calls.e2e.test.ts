@@ -31,8 +31,9 @@ afterEach(async () => {
   await stub.close();
 });
 
-const specOf = (extra: { maxRetries?: number; timeoutSeconds?: number } = {}): ModelSpec =>
-  parseModelSpec(stub.modelConfig(extra));
+const specOf = (
+  extra: { maxRetries?: number; timeoutSeconds?: number; firstTokenTimeoutSeconds?: number } = {},
+): ModelSpec => parseModelSpec(stub.modelConfig(extra));
 const soloTeam = teamConfigSchema.parse({ supervisor: { prompt: "Answer the user." } });
 
 async function teamOn(spec: ModelSpec) {
@@ -119,6 +120,39 @@ describe("model calls under the configured limits", () => {
     expect(lines[0]).toContain("The model did not answer in time (3 attempts of 0.4 s). Please try again.");
     // Three attempts of 0.4 s plus two backoff waits (at most 1 s and 2 s).
     expect(elapsedMs).toBeLessThan(3 * 400 + 3_000 + 1_000);
+  });
+
+  it("gives up on a stream that started but sends nothing within firstTokenTimeoutSeconds, and retries", async () => {
+    // The response starts (200, headers) and then stays silent: only the first-token bound catches it,
+    // long before the whole attempt's timeout.
+    stub.script = (request) =>
+      answer(request.index === 0 ? "too late" : "on time", {
+        silentMs: 5_000 * (request.index === 0 ? 1 : 0),
+      });
+    const harness = await teamOn(
+      specOf({ maxRetries: 1, timeoutSeconds: 30, firstTokenTimeoutSeconds: 0.3 }),
+    );
+    const printed = await harness.say("ping");
+    await harness.stop();
+    expect(stub.received.value).toBe(2);
+    expect(printed.join("\n")).toContain("on time");
+    expect(printed.join("\n")).not.toContain("too late");
+    // The silent request was cancelled, not left open.
+    await waitFor("the silent request to be cancelled", () => stub.abandoned.value === 1, 2_000);
+  });
+
+  it("says in one sentence that the model never started answering when every attempt stayed silent", async () => {
+    stub.script = () => answer("never seen", { silentMs: 5_000 });
+    const harness = await teamOn(
+      specOf({ maxRetries: 1, timeoutSeconds: 30, firstTokenTimeoutSeconds: 0.3 }),
+    );
+    const printed = await harness.say("anyone?");
+    await harness.stop();
+    const lines = printed.filter((line) => !line.includes("you>"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      "The model did not start answering in time (nothing within 0.3 s, 2 attempts). Please try again.",
+    );
   });
 
   it("a hung attempt followed by an answer: the user gets the answer", async () => {

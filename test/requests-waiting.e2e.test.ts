@@ -93,6 +93,25 @@ describe("cross-run request tracking: webhooks, notices and timeouts", () => {
       await h.stop();
     });
 
+    it("a replayed trigger after a crash between recording the run and its status finishes the job, once", async () => {
+      const { h, server, requestId, post } = await setup();
+      // What a process killed right after recording the run leaves behind: the run, not the status.
+      await h.tracking.tracker.startRun(requestId, {
+        triggeredBy: "webhook",
+        runId: "ext-9",
+        openedByEvent: "t9",
+      });
+      expect((await h.tracking.tracker.get(requestId))?.status).not.toBe("awaiting_external");
+      expect(await post({ event: "run_triggered", eventId: "t9", requestId, runId: "ext-9" })).toBe(200);
+      const request = await h.tracking.tracker.get(requestId);
+      expect(request?.status).toBe("awaiting_external");
+      expect(request?.runs.filter((run) => run.runId === "ext-9")).toHaveLength(1);
+      // Another event id for the same run is a conflict, not a replay.
+      expect(await post({ event: "run_triggered", eventId: "t10", requestId, runId: "ext-9" })).toBe(409);
+      await server.close();
+      await h.stop();
+    });
+
     it("refuses results for finished runs and closed requests (409) and oversized messages (413), posting nothing", async () => {
       const { h, server, requestId, post } = await setup();
       expect(await post({ event: "run_triggered", eventId: "t1", requestId, runId: "job-1" })).toBe(202);

@@ -85,8 +85,28 @@ describe("cross-run request tracking", () => {
     await h.stop();
   });
 
+  it("names the platform's command prefix when a loop guard stops the turn", async () => {
+    const model = fakeModel();
+    for (let i = 0; i < 10; i++) model.respondWithTools([{ name: "ping", args: {}, id: `p${i}` }]);
+    const ping: CatalogEntry = {
+      tool: tool(async () => "pong", { name: "ping", description: "ping", schema: z.object({}) }),
+      requiresApproval: false,
+    };
+    const h = await startTrackingHarness({
+      store,
+      model,
+      catalog: [ping],
+      supervisorTools: ["ping"],
+      adapter: new RecordingAdapter({ commandPrefix: "!" }),
+    });
+    await h.adapter.send("ping until told otherwise", { conversation: conversationA });
+    await h.engine.idle();
+    expect(h.adapter.posts.at(-1)?.text).toMatch(/loop guard\)\. Try rephrasing, or !reset\.$/);
+    await h.stop();
+  });
+
   describe("approval", () => {
-    const setup = async (refunds: number[], answer: string) => {
+    const setup = async (refunds: number[], answer: string, adapter?: RecordingAdapter) => {
       const model = fakeModel()
         .respondWithTools([{ name: "refund", args: { amount: 40 }, id: "r1" }])
         .respond(new AIMessage(answer));
@@ -96,6 +116,7 @@ describe("cross-run request tracking", () => {
         catalog: [refundTool(refunds)],
         supervisorTools: ["refund"],
         admins: ["admin-1"],
+        ...(adapter ? { adapter } : {}),
       });
       const origin = await h.adapter.send("refund my 40 EUR", {
         conversation: conversationA,
@@ -104,6 +125,19 @@ describe("cross-run request tracking", () => {
       await h.engine.idle();
       return { h, origin, model };
     };
+
+    it("names the prefix that works on the platform in the prompt (`!approve` where `/` is the client's)", async () => {
+      const refunds: number[] = [];
+      const { h } = await setup(refunds, "Done.", new RecordingAdapter({ commandPrefix: "!" }));
+      expect(h.adapter.posts.at(-1)?.text).toMatch(/Reply `!approve` to let it, or `!deny` to refuse\.$/);
+      await h.adapter.send("!approve", {
+        conversation: conversationA,
+        author: { id: "ana", isBot: false, isSelf: false },
+      });
+      await h.engine.idle();
+      expect(refunds).toEqual([40]);
+      await h.stop();
+    });
 
     it("waits for /approve from the requester, then resumes as a new run answering the original message", async () => {
       const refunds: number[] = [];

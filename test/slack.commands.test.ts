@@ -90,7 +90,9 @@ describe("Slack commands", () => {
     await bot.slack.slashCommand(GENERAL, "");
     const answer = await waitFor("the help text", () => bot.slack.state.ephemeral[0]);
     expect(answer.text).toMatch(/stop/);
-    expect(answer.text).toMatch(/reset/);
+    // Slack takes a typed `/reset` as a slash command of its own: the list names `!reset`.
+    expect(answer.text).toContain("!reset");
+    expect(answer.text).not.toMatch(/`\/reset/);
   });
 
   it("answers the slash command through its response_url where the bot is not a member", async () => {

@@ -151,6 +151,16 @@ describe("Slack end to end (HTTP Events API, real Bolt app)", () => {
     expect(responder.turns.map((turn) => turn.text)).toEqual(["first wording", "marker"]);
   });
 
+  it("answers an edit that adds the mention, as Slack's app_mention for it asks", async () => {
+    bot = await startSlackBot({ responder });
+    const root = await bot.slack.say(GENERAL, "how do refunds work?");
+    await bot.engine.idle();
+    expect(botRepliesIn(GENERAL, root.ts)).toEqual([]);
+    await bot.slack.edit(root, `${MENTION} how do refunds work?`);
+    await waitFor("the answer to the edited question", () => botRepliesIn(GENERAL, root.ts)[0]);
+    expect(responder.turns.map((turn) => turn.text)).toEqual(["how do refunds work?"]);
+  });
+
   it("serves only the allowed channels, and DMs", async () => {
     bot = await startSlackBot({ responder, config: { channels: ["C0SOMEWHEREELSE"] } });
     const ignored = await bot.slack.say(GENERAL, `${MENTION} are you there?`);

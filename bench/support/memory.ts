@@ -15,21 +15,24 @@ function toolCalls(calls: ReadonlyArray<[string, Record<string, unknown>]>): AIM
 const CONTEXT = "The user asks numbered questions about the weekly figures; the bot answers each in turn.";
 
 /**
- * A memory model that does what each memory prompt asks: a turn's entry (with the context document
- * in the same reply when the turn flushes), a context document, or a summary.
+ * A memory model that does what each memory prompt asks: entries for the listed turns with the
+ * context document in the same reply, a context document alone, or a summary.
  */
 export function scriptedMemoryModel(options: ScriptedModelOptions = {}): ScriptedChatModel {
   return new ScriptedChatModel((messages: BaseMessage[]) => {
     const prompt = String(messages[0]?.content ?? "");
     if (prompt.includes("Current operation: ADD_ENTRY")) {
-      const user = /Turn to record:\nuser: ([^\n]*)/.exec(prompt)?.[1] ?? "";
-      const entry: [string, Record<string, unknown>] = [
-        "add_entry",
-        { summary: `Noted: ${user.slice(0, 60)}`, answer_summary: "Answered.", tags: ["chat"] },
-      ];
-      return toolCalls(
-        prompt.includes("+ CONTEXT_SYNTHESIS") ? [entry, ["put_context", { content: CONTEXT }]] : [entry],
-      );
+      const turns = [...prompt.matchAll(/Turn (\d+):\nuser: ([^\n]*)/g)];
+      const entries = turns.map(([, turn, user]) => ({
+        turn: Number(turn),
+        summary: `Noted: ${(user ?? "").slice(0, 60)}`,
+        answer_summary: "Answered.",
+        tags: ["chat"],
+      }));
+      return toolCalls([
+        ["add_entry", { entries }],
+        ["put_context", { content: CONTEXT }],
+      ]);
     }
     if (prompt.includes("Current operation: CONTEXT_SYNTHESIS"))
       return toolCalls([["put_context", { content: CONTEXT }]]);

@@ -3,7 +3,14 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { type Clock, createMemory, type MemoryConfigInput, type Store, Team } from "@switchboard/core";
+import {
+  type Clock,
+  createMemory,
+  type MemoryConfigInput,
+  type MemoryWorkRecorder,
+  type Store,
+  Team,
+} from "@switchboard/core";
 import { startConsoleEngine } from "./console-engine.ts";
 
 /** `add_entry+put_context`: a flushing turn, recorded and folded into the document in one call. */
@@ -14,13 +21,29 @@ export interface ScriptedMemoryOptions {
   readonly onCall?: (operation: MemoryOperation) => void;
   readonly summary?: string;
   readonly context?: string;
+  /** Token usage every reply reports (LangChain's `usage_metadata`), as a provider's would. */
+  readonly tokens?: { readonly input: number; readonly output: number };
 }
 
-/** A memory model that does what each prompt asks: an entry per message, a context document, a summary. */
+/** A memory model that does what each prompt asks: entries for the listed turns with the context document, a context document, a summary. */
 export function scriptedMemoryModel(options: ScriptedMemoryOptions = {}, calls = 400) {
   const model = fakeModel();
-  for (let i = 0; i < calls; i++) model.respond((messages) => answerMemoryPrompt(messages, options));
+  for (let i = 0; i < calls; i++)
+    model.respond((messages) => withUsage(answerMemoryPrompt(messages, options), options.tokens));
   return model;
+}
+
+function withUsage(reply: AIMessage, tokens: ScriptedMemoryOptions["tokens"]): AIMessage {
+  if (!tokens) return reply;
+  return new AIMessage({
+    content: reply.content,
+    tool_calls: reply.tool_calls ?? [],
+    usage_metadata: {
+      input_tokens: tokens.input,
+      output_tokens: tokens.output,
+      total_tokens: tokens.input + tokens.output,
+    },
+  });
 }
 
 export function operationOf(prompt: string): MemoryOperation {
@@ -30,21 +53,23 @@ export function operationOf(prompt: string): MemoryOperation {
   return "summary";
 }
 
-function answerMemoryPrompt(messages: BaseMessage[], options: ScriptedMemoryOptions): BaseMessage {
+function answerMemoryPrompt(messages: BaseMessage[], options: ScriptedMemoryOptions): AIMessage {
   const prompt = String(messages[0]?.content ?? "");
   const operation = operationOf(prompt);
   options.onCall?.(operation);
   if (operation === "add_entry" || operation === "add_entry+put_context") {
-    const user = /Turn to record:\nuser: ([^\n]*)/.exec(prompt)?.[1] ?? "";
-    const answer = /Turn to record:\nuser: [^\n]*\nbot: ([^\n]*)/.exec(prompt)?.[1];
-    const entry = {
-      name: "add_entry",
-      args: {
+    const turns = prompt.split(/\nTurn \d+:\n/).slice(1);
+    const entries = turns.map((turn, index) => {
+      const user = /^user: ([^\n]*)/.exec(turn)?.[1] ?? "";
+      const answer = /\nbot: ([^\n]*)/.exec(turn)?.[1];
+      return {
+        turn: index + 1,
         summary: `Noted: ${user.slice(0, 40)}`,
         ...(answer ? { answer_summary: `Answered: ${answer.slice(0, 40)}` } : {}),
         tags: ["chat"],
-      },
-    };
+      };
+    });
+    const entry = { name: "add_entry", args: { entries } };
     const context = {
       name: "put_context",
       args: { content: options.context ?? "Context: the user and the bot talk about the weekly numbers." },
@@ -98,6 +123,8 @@ export interface MemoryHarnessOptions {
   readonly supervisorTools?: string[];
   /** "delivered: <line>" is pushed here whenever the console prints a reply. */
   readonly events?: string[];
+  /** Memory work into the run-steps log (the CLI passes its observability's). */
+  readonly recorder?: MemoryWorkRecorder | undefined;
 }
 
 /** The real engine and team behind the console adapter, wired with memory exactly as the CLI does. */
@@ -110,6 +137,7 @@ export async function startMemoryHarness(options: MemoryHarnessOptions) {
     ...(options.summaryModel ? { summaryModel: options.summaryModel } : {}),
     config: options.config ?? {},
     clock: options.clock,
+    recorder: options.recorder,
   });
   const team = new Team({
     config: {

@@ -13,13 +13,15 @@ Commands:
   start     start Switchboard on the platforms the configuration enables;
             with none, chat with the agents in this terminal (or pipe lines in)
   init      write a commented switchboard.yaml to edit (the built-in defaults)
-  doctor    check Node, the configuration, storage, model keys and platform credentials
+  doctor    check Node, the configuration, storage, the model (one-token request), the team's
+            tools and platform credentials
   usage     top conversations, users, agents and models by token cost (--days N, --top N)
   service   print a systemd unit that runs start with this configuration (--write <path> to write it)
 
 Options:
   -c, --config <path>   configuration file (default: ./switchboard.yaml; absent: built-in defaults)
   -f, --force           init: overwrite an existing file
+  --offline             doctor: do not contact the model provider (keys are still checked)
   --role <role>         start, doctor: all (default) | ingress | worker (see "Scaling out" in the README)
   --days <n>            usage: the last n days, today included (default 7)
   --top <n>             usage: rows per table (default 10)
@@ -67,6 +69,10 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     context.stderr.write(`switchboard: --force only applies to init\n`);
     return 2;
   }
+  if (values.offline && command !== "doctor") {
+    context.stderr.write(`switchboard: --offline only applies to doctor\n`);
+    return 2;
+  }
   if ((values.days !== undefined || values.top !== undefined) && command !== "usage") {
     context.stderr.write(`switchboard: --days and --top only apply to usage\n`);
     return 2;
@@ -87,7 +93,7 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     case "init":
       return initCommand({ ...common, force: values.force ?? false }, context);
     case "doctor":
-      return doctorCommand(common, context);
+      return doctorCommand({ ...common, offline: values.offline ?? false }, context);
     case "usage": {
       const days = positiveInteger(values.days, 7);
       const top = positiveInteger(values.top, 10);
@@ -114,6 +120,7 @@ function parse(argv: readonly string[]) {
       config: { type: "string", short: "c" },
       role: { type: "string" },
       force: { type: "boolean", short: "f" },
+      offline: { type: "boolean" },
       write: { type: "string" },
       user: { type: "string" },
       "env-file": { type: "string" },

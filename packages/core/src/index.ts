@@ -2,13 +2,16 @@ export * from "./checkpoints/index.ts";
 export type { Command, CommandContext, CommandResult } from "./commands/command.ts";
 export type {
   Adapter,
+  AdapterCheck,
   AdapterLimits,
   AdapterStreaming,
   CommandSummary,
   InboundSink,
   NativeTextStream,
+  PlaceNames,
 } from "./conversation/adapter.ts";
 export type { Author, InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
+export { cachedPlaceLookup } from "./conversation/place-name-cache.ts";
 export {
   type ConversationRef,
   decodeConversationKey,

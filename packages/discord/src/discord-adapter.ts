@@ -1,5 +1,6 @@
 import {
   type Adapter,
+  type AdapterCheck,
   type AdapterLimits,
   type AdapterStreaming,
   adapterStreaming,
@@ -10,6 +11,7 @@ import {
   type InboundSink,
   type Logger,
   type OutboundMessage,
+  type PlaceNames,
   type PostedMessage,
   silentLogger,
 } from "@switchboard/core";
@@ -21,6 +23,7 @@ import { DISCORD_MESSAGE_LIMIT, type DiscordAdapterConfig } from "./config.ts";
 import { checkDiscordAccess } from "./connect/check.ts";
 import { createDiscordClient } from "./connect/client.ts";
 import { connectClient } from "./connect/connect.ts";
+import { discordPlaceNames } from "./places/channel-names.ts";
 import { isAllowed } from "./receive/allowlist.ts";
 import { toInboundMessage } from "./receive/inbound-message.ts";
 import { messageFacts } from "./receive/message-facts.ts";
@@ -73,8 +76,9 @@ export class DiscordAdapter implements Adapter {
     this.#slashCommands = slashCommandsFor(commands);
   }
 
-  check(): Promise<void> {
-    return checkDiscordAccess(this.#config.token, this.#config.apiUrl);
+  async check(): Promise<AdapterCheck> {
+    await checkDiscordAccess(this.#config.token, this.#config.apiUrl);
+    return { warnings: [] };
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -155,6 +159,11 @@ export class DiscordAdapter implements Adapter {
     // Interaction tokens expire after 15 minutes; a few thousand recent posts cover every live one.
     if (this.#viaInteraction.size >= 5_000) this.#viaInteraction.clear();
     this.#viaInteraction.set(postedId, originId);
+  }
+
+  async describePlace(conversation: ConversationRef): Promise<PlaceNames | undefined> {
+    const client = this.#connection?.client;
+    return client ? discordPlaceNames(client, placeOf(conversation)) : undefined;
   }
 
   async setTyping(conversation: ConversationRef, active: boolean): Promise<void> {

@@ -47,6 +47,8 @@ export const matrixAdapterConfigSchema = z
      * and one other person, decided when the bot first sees the room and never changed after.
      */
     directRooms: z.enum(["marked", "marked-or-two-members"]).default("marked"),
+    /** Send a read receipt for each message the bot answers (people see the bot has read it). */
+    readReceipts: z.boolean().default(true),
     /** Use end-to-end encryption when the native crypto binding is installed. */
     encryption: z.boolean().default(false),
     /** Where the end-to-end encryption store lives (under `matrix-crypto/`). */

@@ -1,5 +1,6 @@
 import {
   type Adapter,
+  type AdapterCheck,
   type AdapterLimits,
   type AdapterStreaming,
   adapterStreaming,
@@ -7,6 +8,7 @@ import {
   type InboundSink,
   type Logger,
   type OutboundMessage,
+  type PlaceNames,
   type PostedMessage,
   type Store,
   silentLogger,
@@ -36,6 +38,8 @@ export class MatrixNotStartedError extends Error {
 /** Matrix rooms as Switchboard conversations, on matrix-bot-sdk. */
 export class MatrixAdapter implements Adapter {
   readonly platform = MATRIX_PLATFORM;
+  /** Element and other clients take `/word` as their own command (and refuse unknown ones). */
+  readonly commandPrefix = "!";
   readonly limits: AdapterLimits;
   readonly streaming: AdapterStreaming | undefined;
   readonly #config: ResolvedMatrixConfig;
@@ -51,7 +55,8 @@ export class MatrixAdapter implements Adapter {
     this.streaming = adapterStreaming(this.#config);
   }
 
-  async check(): Promise<void> {
+  /** Uses the login `start` kept in the store, so a check never leaves a new device behind. */
+  async check(): Promise<AdapterCheck> {
     const loaded = loadMatrixSdk();
     routeSdkLogs(loaded.sdk, this.#logger);
     const credentials = await obtainCredentials(loaded.sdk, this.#config, this.#kv, this.#logger);
@@ -61,6 +66,13 @@ export class MatrixAdapter implements Adapter {
       homeserver: this.#config.homeserverUrl,
       encryption: encryption.active ? "on" : `off (${encryption.reason})`,
     });
+    const warnings =
+      this.#config.encryption && !encryption.active
+        ? [
+            `matrix.encryption is on, but end-to-end encryption cannot work here (${encryption.reason}); encrypted rooms get a notice and are not answered — install the binding, or set encryption: false`,
+          ]
+        : [];
+    return { warnings };
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -80,8 +92,17 @@ export class MatrixAdapter implements Adapter {
   }
 
   async post(message: OutboundMessage): Promise<PostedMessage> {
-    if (!this.#connection) throw new MatrixNotStartedError("post a message");
-    return this.#connection.poster.post(message);
+    const connection = this.#connection;
+    if (!connection) throw new MatrixNotStartedError("post a message");
+    const posted = await connection.poster.post(message);
+    if (message.replyTo !== undefined)
+      await connection.receipts?.markRead(placeOf(message.conversation).roomId, message.replyTo);
+    return posted;
+  }
+
+  async describePlace(conversation: ConversationRef): Promise<PlaceNames | undefined> {
+    const room = await this.#connection?.roomName(placeOf(conversation).roomId);
+    return room === undefined ? undefined : { room };
   }
 
   async edit(posted: PostedMessage, text: string): Promise<void> {

@@ -6,12 +6,14 @@ import type { KeyValue } from "./connect/key-value.ts";
 import { StoreStorageProvider } from "./connect/store-storage-provider.ts";
 import { EventRouter } from "./receive/event-router.ts";
 import { RoomDirectory } from "./receive/room-directory.ts";
+import { matrixRoomNames } from "./receive/room-names.ts";
 import { loadMatrixSdk } from "./sdk/load-sdk.ts";
 import { describeRequestFailure } from "./sdk/request-failure.ts";
 import { routeSdkLogs } from "./sdk/sdk-logging.ts";
 import { createMatrixClient } from "./sdk/syncing-client.ts";
 import { EventSender } from "./send/event-sender.ts";
 import { MessagePoster } from "./send/message-poster.ts";
+import { ReadReceipts } from "./send/read-receipts.ts";
 import { TypingIndicator } from "./send/typing.ts";
 import { readMessagesPage } from "./sync/gap-filler.ts";
 import { SyncLoop, type SyncTokenStore } from "./sync/sync-loop.ts";
@@ -31,6 +33,10 @@ const MAX_GAP_EVENTS = 1_000;
 export interface MatrixConnection {
   readonly poster: MessagePoster;
   readonly typing: TypingIndicator;
+  /** Absent when `readReceipts` is off. */
+  readonly receipts: ReadReceipts | undefined;
+  /** A room's name, cached (for the operator console). */
+  roomName(roomId: string): Promise<string | undefined>;
   /** Starts the sync loop; resolves once the first batch is handed on (answers to it need poster ready). */
   startSyncing(): Promise<void>;
   close(): Promise<void>;
@@ -145,9 +151,36 @@ export async function openConnection(
       : {}),
   });
 
+  // Unthreaded: marks the answered message and everything before it read, in every thread.
+  const receipts = config.readReceipts
+    ? new ReadReceipts(
+        async (roomId, eventId) => {
+          await client.doRequest(
+            "POST",
+            `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/receipt/m.read/${encodeURIComponent(eventId)}`,
+            null,
+            {},
+          );
+        },
+        (error, roomId, eventId) =>
+          logger.warn("could not send a Matrix read receipt", {
+            roomId,
+            eventId,
+            error: describeRequestFailure(error).message,
+          }),
+      )
+    : undefined;
+
+  const roomName = matrixRoomNames(
+    (roomId, type, stateKey) => client.getRoomStateEvent(roomId, type, stateKey),
+    logger,
+  );
+
   return {
     poster,
     typing,
+    receipts,
+    roomName,
     async startSyncing() {
       await loop.start();
       logger.info("Matrix connected", {

@@ -1,6 +1,7 @@
 import { WebClient } from "@slack/web-api";
 import {
   type Adapter,
+  type AdapterCheck,
   type AdapterStreaming,
   adapterStreaming,
   type CommandSummary,
@@ -8,6 +9,7 @@ import {
   type InboundSink,
   type Logger,
   type OutboundMessage,
+  type PlaceNames,
   type PostedMessage,
   silentLogger,
 } from "@switchboard/core";
@@ -24,7 +26,8 @@ import { type BoltConnection, createBoltConnection } from "./connect/bolt-connec
 import { boltLoggerFrom } from "./connect/bolt-logger.ts";
 import type { ScopeNeeds } from "./connect/scopes.ts";
 import { verifyAppToken, verifyBotToken } from "./connect/verify-credentials.ts";
-import { SLACK_PLATFORM } from "./conversations.ts";
+import { postTargetOf, SLACK_PLATFORM } from "./conversations.ts";
+import { slackChannelNames } from "./places/channel-names.ts";
 import { registerListeners } from "./receive/bolt-listeners.ts";
 import { SlackAnswerStream } from "./send/answer-stream.ts";
 import { MARKDOWN_CHUNK_LIMIT, SlackPoster } from "./send/slack-poster.ts";
@@ -44,6 +47,8 @@ const RETRY = { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
 /** Slack through Bolt: events in (HTTP Events API or Socket Mode), answers out through the Web API. */
 export class SlackAdapter implements Adapter {
   readonly platform = SLACK_PLATFORM;
+  /** Slack takes a message starting with `/word` as a slash command, so `/reset` never reaches the bot. */
+  readonly commandPrefix = "!";
   readonly limits = { maxMessageLength: MARKDOWN_CHUNK_LIMIT };
   readonly streaming: AdapterStreaming | undefined;
   readonly #config: ResolvedSlackConfig;
@@ -59,6 +64,7 @@ export class SlackAdapter implements Adapter {
   /** The engine's commands, as `@bot word` forms (unless configured by hand). */
   #engineCommandWords: readonly string[] | undefined;
   #port: number | undefined;
+  readonly #channelNames: (channel: string) => Promise<string | undefined>;
 
   constructor(config: SlackAdapterConfig, deps: SlackAdapterDeps = {}) {
     this.#config = slackAdapterConfigSchema.parse(config);
@@ -69,6 +75,7 @@ export class SlackAdapter implements Adapter {
       logger: boltLoggerFrom(this.#logger),
       retryConfig: RETRY,
     });
+    this.#channelNames = slackChannelNames(this.#client, this.#logger);
     this.#poster = new SlackPoster({
       client: this.#client,
       responseUrlOf: (id) => this.#responseUrls.get(id),
@@ -81,6 +88,11 @@ export class SlackAdapter implements Adapter {
       status: this.#config.workingStatus,
       reaction: this.#config.workingReaction,
     });
+  }
+
+  async describePlace(conversation: ConversationRef): Promise<PlaceNames | undefined> {
+    const room = await this.#channelNames(postTargetOf(conversation).channel);
+    return room === undefined ? undefined : { room };
   }
 
   /** HTTP mode, while running: the port Slack's requests go to (useful with `port: 0`). */
@@ -102,10 +114,11 @@ export class SlackAdapter implements Adapter {
     return this.#config.commandWords ?? this.#engineCommandWords ?? DEFAULT_COMMAND_WORDS;
   }
 
-  async check(): Promise<void> {
+  async check(): Promise<AdapterCheck> {
     await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
     if (this.#connection.mode === "socket")
       await verifyAppToken(this.#connection.appToken, this.#config.apiUrl);
+    return { warnings: [] };
   }
 
   async start(sink: InboundSink): Promise<void> {

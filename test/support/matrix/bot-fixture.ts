@@ -7,7 +7,11 @@ import {
   type Turn,
 } from "@switchboard/core";
 import { scriptedResponder, waitFor } from "@switchboard/core/testing";
-import { createMatrixAdapter, type MatrixAdapterConfig } from "../../../packages/matrix/src/index.ts";
+import {
+  createMatrixAdapter,
+  type MatrixAdapter,
+  type MatrixAdapterConfig,
+} from "../../../packages/matrix/src/index.ts";
 import { FakeHomeserver } from "./fake-homeserver.ts";
 
 /** A homeserver stand-in with the bot account, two users, a group room and a DM room. */
@@ -40,6 +44,7 @@ export type Answer = (text: string) => string | Promise<string>;
 /** The real adapter and a real Engine, recording what reached the engine and which conversation each turn had. */
 export interface RunningBot {
   readonly engine: Engine;
+  readonly adapter: MatrixAdapter;
   readonly responder: ReturnType<typeof scriptedResponder>;
   readonly logger: ReturnType<typeof createMemoryLogger>;
   readonly outcomes: { message: InboundMessage; outcome: AcceptOutcome }[];
@@ -85,6 +90,7 @@ export async function startBot(
   });
   return {
     engine,
+    adapter,
     responder,
     logger,
     outcomes,

@@ -32,6 +32,9 @@ export class FakeHomeserver {
   readonly sendAttempts: SendAttempt[] = [];
   readonly typing: { roomId: string; typing: boolean }[] = [];
   readonly logins: string[] = [];
+  /** Read receipts users sent, in order (`thread_id` as given, absent for an unthreaded receipt). */
+  readonly receipts: { user: string; roomId: string; type: string; eventId: string; threadId?: string }[] =
+    [];
   /** Messages (edits included) one user may send into one room: 5 per 10 s, as a homeserver's rc_message. */
   readonly messageRate = new RateWindow(5, 10_000);
   /** Cap on timeline length per room in /sync, whatever the filter asks (Synapse caps too). */
@@ -229,12 +232,26 @@ export class FakeHomeserver {
       case `PUT rooms/:id/typing/${rest[3]}`:
         this.typing.push({ roomId, typing: body.typing === true });
         return {};
+      case `POST rooms/:id/receipt/${rest[3]}/${rest[4]}`: {
+        if (!this.state.room(roomId).events.some((stored) => stored.event.event_id === rest[4]))
+          throw new HttpError(404, "M_NOT_FOUND", "Event not found");
+        const threadId = typeof body.thread_id === "string" ? body.thread_id : undefined;
+        this.receipts.push({
+          user,
+          roomId,
+          type: rest[3] ?? "",
+          eventId: rest[4] ?? "",
+          ...(threadId ? { threadId } : {}),
+        });
+        return {};
+      }
       case `PUT rooms/:id/send/${rest[3]}/${rest[4]}`:
         return this.#send(request, user, roomId, rest[3] ?? "", rest[4] ?? "", body);
     }
     if (method === "GET" && rest[0] === "rooms" && rest[2] === "state") {
       const room = this.state.room(roomId);
       if (rest[3] === "m.room.encryption" && room.encrypted) return { algorithm: "m.megolm.v1.aes-sha2" };
+      if (rest[3] === "m.room.name" && room.name !== undefined) return { name: room.name };
       throw new HttpError(404, "M_NOT_FOUND", "Event not found");
     }
     this.unrecognized.push(`${method} /${path.join("/")}`);

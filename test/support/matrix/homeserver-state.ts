@@ -26,6 +26,8 @@ export interface Room {
   readonly members: Map<string, { membership: Membership; pos: number }>;
   readonly events: StoredEvent[];
   encrypted: boolean;
+  /** From the latest `m.room.name` state event. */
+  name?: string;
 }
 
 export const SERVER_NAME = "hs.test";
@@ -49,13 +51,19 @@ export class HomeserverState {
     return this.#pos;
   }
 
-  createRoom(options: { members: readonly string[]; encrypted?: boolean; creator?: string }): string {
+  createRoom(options: {
+    members: readonly string[];
+    encrypted?: boolean;
+    creator?: string;
+    name?: string;
+  }): string {
     const id = `!room${++this.#ids}:${SERVER_NAME}`;
     const room: Room = { id, members: new Map(), events: [], encrypted: options.encrypted ?? false };
     this.rooms.set(id, room);
     const creator = options.creator ?? options.members[0] ?? `@admin:${SERVER_NAME}`;
     this.append(id, { type: "m.room.create", sender: creator, state_key: "", content: { creator } });
     for (const member of options.members) this.setMembership(id, member, "join", member);
+    if (options.name !== undefined) this.nameRoom(id, options.name, creator);
     if (room.encrypted) {
       this.append(id, {
         type: "m.room.encryption",
@@ -65,6 +73,12 @@ export class HomeserverState {
       });
     }
     return id;
+  }
+
+  /** Someone sets the room's name (`m.room.name`). */
+  nameRoom(roomId: string, name: string, sender: string): void {
+    this.room(roomId).name = name;
+    this.append(roomId, { type: "m.room.name", sender, state_key: "", content: { name } });
   }
 
   /** Marks rooms as direct chats in the user's `m.direct` account data, as clients do. */

@@ -50,6 +50,8 @@ export type StubReply =
       readonly latencyMs?: number;
       /** Streamed answers: between chunks. */
       readonly chunkDelayMs?: number;
+      /** Streamed answers: after the response started (200 and headers sent), before any chunk. */
+      readonly silentMs?: number;
     }
   /** Accepts the request and never answers; the connection stays open until the caller gives up. */
   | { readonly kind: "hang" }

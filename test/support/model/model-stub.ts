@@ -144,6 +144,8 @@ export class ModelStub {
       return;
     }
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    response.flushHeaders();
+    if (reply.silentMs) await pause(reply.silentMs);
     for (const event of streamEvents(chat, completion)) {
       if (!open) return;
       response.write(event);

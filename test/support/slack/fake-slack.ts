@@ -141,11 +141,20 @@ export class FakeSlack {
     return message;
   }
 
-  /** The author edits a message: stored text changes and `message_changed` goes out. */
+  /**
+   * The author edits a message: stored text changes and `message_changed` goes out. When the new
+   * text mentions the bot in a channel, Slack also sends `app_mention` again, with `edited` set.
+   */
   async edit(message: StoredMessage, text: string): Promise<void> {
     const previous = message.text;
     message.text = text;
-    await this.deliver(eventCallback(messageChangedEvent(this.state, message, previous)));
+    const changed = messageChangedEvent(this.state, message, previous);
+    await this.deliver(eventCallback(changed));
+    const isChannel = this.state.channels.get(message.channel)?.type === "channel";
+    if (isChannel && text.includes(`<@${BOT_USER_ID}>`) && !message.bot_id) {
+      const edited = (changed.message as { edited: { user: string; ts: string } }).edited;
+      await this.deliver(eventCallback({ ...appMentionEvent(message), edited }));
+    }
   }
 
   deliver(body: EventBody, retryNum?: number): Promise<Delivery> {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { MESSAGE_METHODS, streamingMethods } from "./streaming-methods.ts";
 import {
+  ALICE,
   ALL_SCOPES,
   BOT_ID,
   BOT_NAME,
@@ -247,6 +248,15 @@ export class WebApiStandIn {
         if (!state.find(channel, threadTs)) return fail("invalid_thread_ts");
         state.statuses.push({ channel, threadTs, status: text(args.status) ?? "" });
         return { ok: true };
+      }),
+      "conversations.info": asBot((args) => {
+        const channel = state.channels.get(text(args.channel) ?? "");
+        if (!channel) return fail("channel_not_found");
+        const needed = channel.type === "im" ? "im:read" : "channels:read";
+        if (!(this.#options.scopes ?? ALL_SCOPES).includes(needed)) return fail("missing_scope");
+        return channel.type === "im"
+          ? { ok: true, channel: { id: channel.id, is_im: true, user: ALICE } }
+          : { ok: true, channel: { id: channel.id, name: channel.name, is_channel: true, is_im: false } };
       }),
       "conversations.replies": asBot((args) => {
         const channel = text(args.channel) ?? "";

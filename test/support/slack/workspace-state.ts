@@ -23,6 +23,8 @@ export const ALL_SCOPES = [
   "im:history",
   "commands",
   "reactions:write",
+  "channels:read",
+  "im:read",
 ];
 
 export interface StoredMessage {
@@ -55,14 +57,16 @@ export interface StatusChange {
 
 export interface ChannelInfo {
   readonly id: string;
+  /** What people see (`general`); DMs have none. */
+  readonly name?: string;
   readonly type: "channel" | "im";
   readonly botIsMember: boolean;
 }
 
 export class WorkspaceState {
   readonly channels = new Map<string, ChannelInfo>([
-    [GENERAL, { id: GENERAL, type: "channel", botIsMember: true }],
-    [ELSEWHERE, { id: ELSEWHERE, type: "channel", botIsMember: false }],
+    [GENERAL, { id: GENERAL, name: "general", type: "channel", botIsMember: true }],
+    [ELSEWHERE, { id: ELSEWHERE, name: "elsewhere", type: "channel", botIsMember: false }],
     [ALICE_DM, { id: ALICE_DM, type: "im", botIsMember: true }],
   ]);
   readonly messages: StoredMessage[] = [];

@@ -41,7 +41,7 @@ export async function loadModelCatalog(loaded: LoadedConfig): Promise<ModelCatal
 /**
  * What an agent's `model:` string (undefined → the main model) stands for, with its provider's key.
  * An agent's model string cannot say how long to wait or how often to retry: it takes the main
- * model's `timeoutSeconds` and `maxRetries`.
+ * model's `timeoutSeconds`, `firstTokenTimeoutSeconds` and `maxRetries`.
  */
 export function modelSpecResolver(
   defaultSpec: ModelSpec,
@@ -58,11 +58,19 @@ export function modelSpecResolver(
   };
 }
 
-function callLimitsOf(spec: ModelSpec): { maxRetries?: number; timeoutSeconds?: number } {
+type CallLimits = Pick<
+  Extract<ModelSpec, { provider: "openai" }>,
+  "maxRetries" | "timeoutSeconds" | "firstTokenTimeoutSeconds"
+>;
+
+function callLimitsOf(spec: ModelSpec): CallLimits {
   if (spec.provider === "offline") return {};
   return {
     ...(spec.maxRetries !== undefined ? { maxRetries: spec.maxRetries } : {}),
     ...(spec.timeoutSeconds !== undefined ? { timeoutSeconds: spec.timeoutSeconds } : {}),
+    ...(spec.firstTokenTimeoutSeconds !== undefined
+      ? { firstTokenTimeoutSeconds: spec.firstTokenTimeoutSeconds }
+      : {}),
   };
 }
 

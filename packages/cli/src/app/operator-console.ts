@@ -7,9 +7,11 @@ import type { WorkQueueCounts } from "@switchboard/core";
 import {
   type Adapter,
   DEFAULT_USAGE_CONFIG,
+  decodeConversationKey,
   type Engine,
   type Logger,
   type Memory,
+  type PlaceNames,
   type RequestTracking,
   RunStepsLog,
   type RunStepsReader,
@@ -70,6 +72,8 @@ export class OperatorConsole {
   readonly #startedAt = Date.now();
   #log: ConversationLog | undefined;
   #store: Store | undefined;
+  /** The engine's adapters by platform, for readable place names. */
+  readonly #adapters = new Map<string, Adapter>();
 
   constructor(logger: Logger) {
     this.logger = this.problems.logger(logger);
@@ -85,6 +89,7 @@ export class OperatorConsole {
 
   /** The adapter the engine gets: the same one, with its traffic recorded for the console. */
   record(adapter: Adapter): Adapter {
+    this.#adapters.set(adapter.platform, adapter);
     return recordedAdapter(adapter, {
       log: this.#requireLog(),
       feed: this.feed,
@@ -127,10 +132,22 @@ export class OperatorConsole {
           engine: () => parts.engine.health(),
           ...(parts.workQueue ? { workQueue: parts.workQueue } : {}),
         }),
+      placeNames: (key) => this.#placeNames(key),
       isWorking: (key) => this.activity.runningTurns().some((turn) => turn.key === key),
       onError: (error, path) => this.logger.error("console request failed", { path, error }),
     });
     return { prefix: CONSOLE_PATH, listener: consoleRequestListener(app), token };
+  }
+
+  /** A page must render whatever a platform says: a failed lookup shows the ids. */
+  async #placeNames(key: string): Promise<PlaceNames | undefined> {
+    try {
+      const conversation = decodeConversationKey(key);
+      return await this.#adapters.get(conversation.platform)?.describePlace?.(conversation);
+    } catch (error) {
+      this.logger.debug("could not name a conversation's place", { key, error });
+      return undefined;
+    }
   }
 
   #requireLog(): ConversationLog {

@@ -1,19 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { createChatModel, describeModel, type Logger, type ModelSpec, openStore } from "@switchboard/core";
+import { type Logger, openStore, type Store } from "@switchboard/core";
 import { openCheckpointerFor } from "../app/checkpointer.ts";
-import { missingModelKey, modelSpecResolver } from "../app/model-catalog.ts";
 import { createPlatformAdapters, type PlatformAdapter } from "../app/platform-adapters.ts";
 import type { LoadedConfig } from "../config/load-config.ts";
 import { PLATFORM_TITLES } from "../config/platform-sections.ts";
-
-/** One line of `switchboard doctor`. */
-export interface CheckResult {
-  readonly name: string;
-  readonly status: "ok" | "problem" | "skipped";
-  readonly detail: string;
-  /** What to do about a problem. */
-  readonly fix?: string;
-}
+import type { CheckResult } from "./doctor-result.ts";
 
 export const MINIMUM_NODE = { major: 22, minor: 18 } as const;
 
@@ -31,39 +22,16 @@ export function checkNode(version: string): CheckResult {
       };
 }
 
-/** Every distinct model the configuration uses has what its provider needs (no network call). */
-export async function checkModels(loaded: LoadedConfig): Promise<CheckResult[]> {
-  const { config } = loaded;
-  const specFor = modelSpecResolver(config.model, loaded.providerKeys);
-  const agentModels = [config.team.supervisor.model, ...config.team.specialists.map((s) => s.model)];
-  const specs = new Map<string, ModelSpec>();
-  for (const model of [undefined, ...agentModels]) {
-    const spec = specFor(model);
-    specs.set(describeModel(spec), spec);
-  }
-  const checks = [...specs.entries()].map(async ([description, spec]): Promise<CheckResult> => {
-    const missing = missingModelKey(spec);
-    if (missing)
-      return {
-        name: "model",
-        status: "problem",
-        detail: `${description}: ${missing}`,
-        fix: "export the key, or put apiKey under model: in the config file",
-      };
-    try {
-      await createChatModel(spec);
-    } catch (error) {
-      return { name: "model", status: "problem", detail: `${description}: ${(error as Error).message}` };
-    }
-    const note = spec.provider === "offline" ? "" : " (key present; the provider was not contacted)";
-    return { name: "model", status: "ok", detail: `${description}${note}` };
-  });
-  return Promise.all(checks);
-}
-
-/** Opens the store and writes, reads back and deletes one value, as every turn will. */
-export async function checkStore(url: string, cwd: string, logger: Logger): Promise<CheckResult> {
-  let store: Awaited<ReturnType<typeof openStore>> | undefined;
+/**
+ * Opens the store and writes, reads back and deletes one value, as every turn will. The store
+ * stays open for the platform checks (Matrix reuses the login `start` kept there); the caller closes it.
+ */
+export async function checkStore(
+  url: string,
+  cwd: string,
+  logger: Logger,
+): Promise<{ result: CheckResult; store?: Store }> {
+  let store: Store | undefined;
   try {
     store = await openStore(url, { cwd, logger });
     const probe = store.namespace<string>("doctor");
@@ -73,16 +41,20 @@ export async function checkStore(url: string, cwd: string, logger: Logger): Prom
     const read = await probe.get(key);
     await probe.delete(key);
     if (read !== value) throw new Error(`wrote ${value} but read back ${String(read)}`);
-    return { name: "store", status: "ok", detail: `${store.description} (write, read and delete work)` };
-  } catch (error) {
     return {
-      name: "store",
-      status: "problem",
-      detail: `${url}: ${(error as Error).message}`,
-      fix: "start the backend or correct store: (or SWITCHBOARD_STORE_URL)",
+      result: { name: "store", status: "ok", detail: `${store.description} (write, read and delete work)` },
+      store,
     };
-  } finally {
+  } catch (error) {
     await store?.close();
+    return {
+      result: {
+        name: "store",
+        status: "problem",
+        detail: `${url}: ${(error as Error).message}`,
+        fix: "start the backend or correct store: (or SWITCHBOARD_STORE_URL)",
+      },
+    };
   }
 }
 
@@ -110,43 +82,63 @@ export async function checkCheckpoints(url: string, cwd: string, logger: Logger)
 
 const PLATFORM_CHECK_TIMEOUT_MS = 20_000;
 
-/** Each enabled platform's credentials, checked by its adapter without starting it. */
-export async function checkPlatforms(loaded: LoadedConfig, logger: Logger): Promise<CheckResult[]> {
+/**
+ * Each enabled platform's credentials, checked by its adapter without starting it, with the
+ * adapter's warnings. With the store, an adapter uses what `start` keeps there (Matrix's login).
+ */
+export async function checkPlatforms(
+  loaded: LoadedConfig,
+  logger: Logger,
+  store: Store | undefined,
+): Promise<CheckResult[]> {
   let adapters: PlatformAdapter[];
   try {
-    adapters = await createPlatformAdapters(loaded.config, { logger });
+    adapters = await createPlatformAdapters(loaded.config, { logger, ...(store ? { store } : {}) });
   } catch (error) {
     return [{ name: "platforms", status: "problem", detail: (error as Error).message }];
   }
   if (adapters.length === 0) {
     return [{ name: "platforms", status: "ok", detail: "none enabled: start opens a chat in the terminal" }];
   }
-  return Promise.all(
-    adapters.map(async ({ platform, adapter }): Promise<CheckResult> => {
+  const checked = await Promise.all(
+    adapters.map(async ({ platform, adapter }): Promise<CheckResult[]> => {
       const title = PLATFORM_TITLES[platform];
       if (!adapter.check)
-        return {
-          name: platform,
-          status: "ok",
-          detail: `${title} configured (this adapter has no credential check)`,
-        };
+        return [
+          {
+            name: platform,
+            status: "ok",
+            detail: `${title} configured (this adapter has no credential check)`,
+          },
+        ];
       try {
-        await withTimeout(
+        const outcome = await withTimeout(
           adapter.check(),
           PLATFORM_CHECK_TIMEOUT_MS,
           `${title} did not answer within ${PLATFORM_CHECK_TIMEOUT_MS / 1000} s`,
         );
-        return { name: platform, status: "ok", detail: `${title} credentials accepted` };
+        const warnings = outcome.warnings.map(
+          (warning): CheckResult => ({
+            name: platform,
+            status: "warning",
+            detail: warning,
+            fix: `see packages/${platform}/README.md`,
+          }),
+        );
+        return [{ name: platform, status: "ok", detail: `${title} credentials accepted` }, ...warnings];
       } catch (error) {
-        return {
-          name: platform,
-          status: "problem",
-          detail: (error as Error).message,
-          fix: `see packages/${platform}/README.md`,
-        };
+        return [
+          {
+            name: platform,
+            status: "problem",
+            detail: (error as Error).message,
+            fix: `see packages/${platform}/README.md`,
+          },
+        ];
       }
     }),
   );
+  return checked.flat();
 }
 
 async function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {

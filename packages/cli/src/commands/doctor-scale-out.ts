@@ -1,7 +1,7 @@
 import type { Logger } from "@switchboard/core";
 import { createPlatformAdapters } from "../app/platform-adapters.ts";
 import type { LoadedConfig } from "../config/load-config.ts";
-import type { CheckResult } from "./doctor-checks.ts";
+import type { CheckResult } from "./doctor-result.ts";
 
 const REACH_TIMEOUT_MS = 5_000;
 

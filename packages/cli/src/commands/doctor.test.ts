@@ -1,7 +1,10 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ModelStub } from "../../../../test/support/model/model-stub.ts";
 import {
   describeWithRedis,
   removeRedisKeys,
@@ -19,6 +22,15 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/** An address nothing listens on: a port the system handed out and took back. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1`;
+}
 
 function linesOf(text: string): string[] {
   return text.trimEnd().split("\n");
@@ -70,14 +82,85 @@ describe("switchboard doctor", () => {
     );
   });
 
-  it("accepts the key from the environment without contacting the provider", async () => {
+  it("with --offline accepts the key from the environment without contacting the provider", async () => {
     await writeFile(join(dir, "switchboard.yaml"), "model: openai:gpt-4o-mini\n");
     const { context, stdout } = testContext({ cwd: dir, env: { OPENAI_API_KEY: "sk-test" } });
-    expect(await runCli(["doctor"], context)).toBe(0);
+    expect(await runCli(["doctor", "--offline"], context)).toBe(0);
     expect(stdout.text).toContain(
-      "ok       model: openai:gpt-4o-mini (key present; the provider was not contacted)",
+      "ok       model: openai:gpt-4o-mini (key present; not contacted: --offline)",
     );
     expect(stdout.text).not.toContain("sk-test");
+  });
+
+  it("asks the model for one token, and names the URL it could not reach", async () => {
+    const stub = await ModelStub.start();
+    try {
+      const model = (baseUrl: string) =>
+        `model: ${JSON.stringify({ provider: "openai-compatible", baseUrl, model: "stub", apiKey: "x" })}\n`;
+      await writeFile(join(dir, "switchboard.yaml"), model(stub.baseUrl));
+      const reachable = testContext({ cwd: dir });
+      expect(await runCli(["doctor"], reachable.context)).toBe(0);
+      expect(reachable.stdout.text).toContain(
+        `ok       model: openai-compatible:stub at ${stub.baseUrl} (answered a one-token request)`,
+      );
+      expect(stub.requests).toHaveLength(1);
+      const body = stub.requests[0]?.body as { max_tokens?: number; max_completion_tokens?: number };
+      expect(body.max_tokens ?? body.max_completion_tokens).toBe(1);
+
+      const closed = await closedPortUrl();
+      await writeFile(join(dir, "switchboard.yaml"), model(closed));
+      const unreachable = testContext({ cwd: dir });
+      expect(await runCli(["doctor"], unreachable.context)).toBe(1);
+      expect(unreachable.stdout.text).toMatch(
+        /^problem +model: openai-compatible:stub at (\S+): no answer from (\S+): .*ECONNREFUSED.* — fix: .*--offline skips this check\)$/m,
+      );
+      expect(unreachable.stdout.text).toContain(`no answer from ${closed}: `);
+      const skipped = testContext({ cwd: dir });
+      expect(await runCli(["doctor", "--offline"], skipped.context)).toBe(0);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it("reports every tool an agent lists that does not exist, as start would refuse it", async () => {
+    const config = [
+      "tools:",
+      "  - name: track_parcel",
+      "    description: track a parcel",
+      "    url: http://127.0.0.1:9/track",
+      "team:",
+      "  supervisor:",
+      "    prompt: You help.",
+      "    tools: [track_parcel, search_memory]",
+      "  specialists:",
+      "    - name: billing",
+      "      description: invoices",
+      "      prompt: You bill.",
+      "      tools: [track_parcle, find_tools, refund]",
+    ];
+    await writeFile(join(dir, "switchboard.yaml"), `${config.join("\n")}\n`);
+    const { context, stdout } = testContext({ cwd: dir });
+    expect(await runCli(["doctor"], context)).toBe(1);
+    const team = linesOf(stdout.text).filter((line) => line.includes(" team: "));
+    expect(team).toEqual([
+      "ok       team: supervisor, billing",
+      expect.stringMatching(
+        /^problem +team: agent billing lists tool "track_parcle", which does not exist \(known tools: track_parcel, find_tools, search_memory\) — fix: /,
+      ),
+      expect.stringMatching(/^problem +team: agent billing lists tool "refund", which does not exist/),
+    ]);
+  });
+
+  it("says when a file without team: runs the supervisor alone instead of the example's specialists", async () => {
+    await writeFile(join(dir, "switchboard.yaml"), "model: offline\n");
+    const { context, stdout } = testContext({ cwd: dir });
+    expect(await runCli(["doctor"], context)).toBe(0);
+    expect(stdout.text).toContain(
+      "warning  config: switchboard.yaml has no team: section, so the supervisor answers alone, not the example's team (its specialists billing, tech_support, scheduling are not used)",
+    );
+    expect(stdout.text).toContain(
+      "ok       team: supervisor (no specialists: the supervisor answers everything)",
+    );
   });
 
   it("checks an enabled platform's credentials through its adapter", async () => {

@@ -1,22 +1,25 @@
-import { createStreamLogger } from "@switchboard/core";
+import { createStreamLogger, openStore } from "@switchboard/core";
+import { openTools } from "../app/tools.ts";
 import type { CliContext, CommonOptions } from "../cli-context.ts";
 import { ConfigError, type LoadedConfig, loadConfig } from "../config/load-config.ts";
-import {
-  type CheckResult,
-  checkCheckpoints,
-  checkModels,
-  checkNode,
-  checkPlatforms,
-  checkStore,
-} from "./doctor-checks.ts";
+import { checkCheckpoints, checkNode, checkPlatforms, checkStore } from "./doctor-checks.ts";
 import { checkMcpServers } from "./doctor-mcp.ts";
+import { checkModels } from "./doctor-model.ts";
+import type { CheckResult } from "./doctor-result.ts";
+import { checkTeam } from "./doctor-team.ts";
+
+export interface DoctorOptions extends CommonOptions {
+  /** Send nothing to the model provider (keys are still checked). */
+  readonly offline: boolean;
+}
+
 import { checkScaleOut } from "./doctor-scale-out.ts";
 
 /**
  * Checks everything start-up needs, one line per check on stdout, and exits 1 when any check
- * found a problem. Never starts the adapters or answers anything.
+ * found a problem (warnings do not fail it). Never starts the adapters or answers anything.
  */
-export async function doctorCommand(options: CommonOptions, context: CliContext): Promise<number> {
+export async function doctorCommand(options: DoctorOptions, context: CliContext): Promise<number> {
   const results: CheckResult[] = [];
   const report = (result: CheckResult) => {
     results.push(result);
@@ -34,7 +37,8 @@ export async function doctorCommand(options: CommonOptions, context: CliContext)
       ...(options.role === undefined ? {} : { role: options.role }),
     });
     report({ name: "config", status: "ok", detail: loaded.source });
-    for (const notice of loaded.notices) context.stdout.write(`${"note".padEnd(8)} config: ${notice}\n`);
+    // Settings that work but do not do what they look like (a secret for a section that is off, no team:).
+    for (const notice of loaded.notices) report({ name: "config", status: "warning", detail: notice });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     for (const problem of error.problems) {
@@ -51,21 +55,39 @@ export async function doctorCommand(options: CommonOptions, context: CliContext)
   if (loaded) {
     // Background failures (a Redis reconnect) would interleave with the report; only errors matter here.
     const logger = createStreamLogger("error", (line) => context.stderr.write(line));
-    for (const result of await checkModels(loaded)) report(result);
-    report(await checkStore(loaded.config.store, context.cwd, logger));
-    report(await checkCheckpoints(loaded.config.checkpoints, context.cwd, logger));
-    for (const result of await checkPlatforms(loaded, logger)) report(result);
-    for (const result of await checkMcpServers(loaded, logger)) report(result);
-    for (const result of await checkScaleOut(loaded, context.cwd, logger)) report(result);
+    for (const result of await checkModels(loaded, { offline: options.offline })) report(result);
+    const { result: storeResult, store } = await checkStore(loaded.config.store, context.cwd, logger);
+    report(storeResult);
+    try {
+      report(await checkCheckpoints(loaded.config.checkpoints, context.cwd, logger));
+      for (const result of await checkPlatforms(loaded, logger, store)) report(result);
+      // The catalog start builds, on a scratch store: doctor attaches no tool to any conversation.
+      const scratch = await openStore("memory://", { cwd: context.cwd, logger });
+      const tools = await openTools(loaded.config, { store: scratch, logger });
+      try {
+        for (const result of checkMcpServers(loaded, tools)) report(result);
+        for (const result of checkTeam(loaded, tools)) report(result);
+      } finally {
+        await tools.close();
+        await scratch.close();
+      }
+      for (const result of await checkScaleOut(loaded, context.cwd, logger)) report(result);
+    } finally {
+      await store?.close();
+    }
   } else {
-    for (const name of ["model", "store", "checkpoints", "platforms", "mcp", "role"]) {
+    for (const name of ["model", "store", "checkpoints", "platforms", "mcp", "team", "role"]) {
       report({ name, status: "skipped", detail: "the configuration is not valid" });
     }
   }
 
   const problems = results.filter((result) => result.status === "problem").length;
+  const warnings = results.filter((result) => result.status === "warning").length;
+  const warned = warnings === 0 ? "" : ` (${warnings} warning${warnings === 1 ? "" : "s"})`;
   context.stdout.write(
-    problems === 0 ? "all checks passed\n" : `${problems} problem${problems === 1 ? "" : "s"} found\n`,
+    problems === 0
+      ? `all checks passed${warned}\n`
+      : `${problems} problem${problems === 1 ? "" : "s"} found${warned}\n`,
   );
   return problems === 0 ? 0 : 1;
 }

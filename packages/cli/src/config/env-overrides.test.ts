@@ -57,7 +57,7 @@ describe("loadConfig: environment overrides", () => {
   });
 
   it("fills platform secrets into sections that are present, and only those", async () => {
-    const { config, notices } = await loadText("discord:\n", {
+    const { config, notices } = await loadText("team: {}\ndiscord:\n", {
       SWITCHBOARD_DISCORD_TOKEN: "discord-token",
       SWITCHBOARD_SLACK_BOT_TOKEN: "xoxb-1",
     });

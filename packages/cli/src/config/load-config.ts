@@ -95,6 +95,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     raw.role = options.role;
     applied.set("role", "--role");
   }
+  if (text !== undefined && raw.team === undefined) notices.push(await teamlessNotice(label));
+
   const result = configFileSchema.safeParse(raw, { reportInput: true });
   if (!result.success) {
     throw new ConfigError(
@@ -143,6 +145,20 @@ async function readConfigFile(filePath: string, label: string, named: boolean): 
       ]);
     throw new ConfigError([`${label}: cannot read the file: ${(error as Error).message}`]);
   }
+}
+
+/**
+ * A file without `team:` runs the supervisor alone, while running with no file at all gives the
+ * example's specialists: an operator who wrote only `model:` would lose them without a word.
+ */
+async function teamlessNotice(label: string): Promise<string> {
+  const example = parseYaml(await readExampleConfig(), EXAMPLE_CONFIG_LABEL);
+  const team = isMapping(example.team) ? example.team : {};
+  const names = (Array.isArray(team.specialists) ? team.specialists : []).flatMap((specialist: unknown) =>
+    isMapping(specialist) && typeof specialist.name === "string" ? [specialist.name] : [],
+  );
+  const theirs = names.length > 0 ? ` (its specialists ${names.join(", ")} are not used)` : "";
+  return `${label} has no team: section, so the supervisor answers alone, not the example's team${theirs}; to keep them, copy the team: section from the example (switchboard init --config ${EXAMPLE_CONFIG_LABEL} writes it)`;
 }
 
 /** The file's top-level mapping; a key with nothing after it means "defaults" (or "enabled", for a platform). */

@@ -11,6 +11,7 @@ import type {
   CheckpointTuple,
   PendingWrite,
 } from "@langchain/langgraph-checkpoint";
+import { yieldToEventLoop } from "../runtime/event-loop.ts";
 import {
   type CheckpointRecord,
   matchesMetadataFilter,
@@ -65,6 +66,7 @@ export class SqliteSaver extends RetainingCheckpointSaver {
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    await yieldToEventLoop();
     const { threadId, namespace = "", checkpointId } = readSelector(config);
     if (threadId === undefined) return undefined;
     const row =
@@ -117,6 +119,7 @@ export class SqliteSaver extends RetainingCheckpointSaver {
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> {
+    await yieldToEventLoop();
     const record = await this.encodeCheckpoint(config, checkpoint, metadata, newVersions);
     // Everything here is synchronous, so a graph that does no other I/O (a scripted model, a
     // tool-free turn) would never let timers and sockets run: lock heartbeats would starve.
@@ -151,6 +154,7 @@ export class SqliteSaver extends RetainingCheckpointSaver {
     taskId: string,
     taskPath?: string,
   ): Promise<void> {
+    await yieldToEventLoop();
     const record = await this.encodeWrites(config, writes, taskId, taskPath);
     const statement = record.replaceExisting ? this.statements.upsertWrite : this.statements.insertWrite;
     this.transaction(() => {
@@ -159,6 +163,7 @@ export class SqliteSaver extends RetainingCheckpointSaver {
   }
 
   override async deleteThread(threadId: string): Promise<void> {
+    await yieldToEventLoop();
     this.transaction(() => {
       for (const statement of this.statements.deleteThread) statement.run(threadId);
     });

@@ -7,6 +7,8 @@ export interface CommandContext {
   readonly message: InboundMessage;
   /** Everything after the command word, trimmed. */
   readonly args: string;
+  /** The prefix to name in replies (`/` or `!`): one that works on the conversation's platform. */
+  readonly prefix: string;
 }
 
 export interface CommandResult {

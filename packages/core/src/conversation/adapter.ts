@@ -35,6 +35,19 @@ export interface AdapterLimits {
   readonly maxMessageLength: number;
 }
 
+/** Readable names of a conversation's place, as people on the platform see them. */
+export interface PlaceNames {
+  /** The room or channel: `#general`, `Support room`, `direct message`. */
+  readonly room?: string;
+  /** The thread's own name, where threads have one (Discord). */
+  readonly thread?: string;
+}
+
+/** What an adapter's credential check found besides problems (which it throws). */
+export interface AdapterCheck {
+  readonly warnings: readonly string[];
+}
+
 /** Where an adapter hands every inbound message; resolves when the engine has accepted it. */
 export type InboundSink = (message: InboundMessage) => Promise<void>;
 
@@ -48,9 +61,16 @@ export interface Adapter {
   readonly limits: AdapterLimits;
   /**
    * Verifies credentials and reachability without starting (used by `switchboard doctor`).
-   * Throws an error whose message tells the operator what to fix.
+   * Throws an error whose message tells the operator what to fix; resolves with warnings about
+   * settings that work but will not do what the operator asked for (encryption that cannot run).
    */
-  check?(): Promise<void>;
+  check?(): Promise<AdapterCheck>;
+  /**
+   * The command prefix people can type on this platform, named in help texts (`!` on Matrix, whose
+   * clients keep `/` for their own commands). Used when the engine accepts it; default: the
+   * engine's first prefix.
+   */
+  readonly commandPrefix?: string;
   /**
    * The engine's chat commands, before `start`: adapters with native commands (Discord slash
    * commands, Slack command words) offer every one of them, so none is missing on a platform.
@@ -80,6 +100,11 @@ export interface Adapter {
    * False when it cannot here: progress is then an italic line under the streamed text.
    */
   showProgress?(conversation: ConversationRef, status: string): Promise<boolean>;
+  /**
+   * Readable names of the conversation's place, for the operator console; undefined when the
+   * platform does not say (no permission, not cached). At most one platform call; callers cache.
+   */
+  describePlace?(conversation: ConversationRef): Promise<PlaceNames | undefined>;
   /** Show (or stop showing) that the bot is working in this conversation. */
   setTyping?(conversation: ConversationRef, active: boolean): Promise<void>;
 }

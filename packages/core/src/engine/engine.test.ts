@@ -208,6 +208,36 @@ describe("Engine", () => {
     expect(adapter.posts.map((p) => p.text)).toEqual(["got: first", "got: second + third"]);
   });
 
+  it("a collected turn cancelled by shutdown keeps every message it held; the next start answers them", async () => {
+    const responder = scriptedResponder(async (turn) => {
+      if (turn.text === "first") {
+        await waitFor(
+          "two more messages queued",
+          async () => (await store.atomic.queueLength("queue:test:dm-1")) === 3,
+        );
+        return "got: first";
+      }
+      return untilAborted(turn);
+    });
+    const first = await start({ responder, settings: { midRunPolicy: "collect" } });
+    await adapter.send("first");
+    await waitFor("the first turn", () => responder.turns.length === 1);
+    await adapter.send("second");
+    await adapter.send("third");
+    await waitFor("the collected turn", () => responder.turns.length === 2);
+    await first.stop();
+    engines.splice(engines.indexOf(first), 1);
+    expect(adapter.posts.map((p) => p.text)).toEqual(["got: first"]);
+
+    const second = await start({
+      responder: scriptedResponder((turn) => `got: ${turn.text.replaceAll("\n\n", " + ")}`),
+      settings: { midRunPolicy: "collect" },
+    });
+    await waitFor("the collected messages to be answered", () => adapter.posts.length === 2);
+    await second.idle();
+    expect(adapter.posts[1]?.text).toBe("got: second + third");
+  });
+
   it("a turn cancelled by shutdown stays queued and is answered by the next start", async () => {
     const first = await start({ responder: scriptedResponder((turn) => untilAborted(turn)) });
     await adapter.send("answer me eventually");

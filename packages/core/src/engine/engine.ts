@@ -8,6 +8,7 @@ import { Deliverer, type DeliveryObserver } from "../delivery/deliverer.ts";
 import { RecoveryLoop, type RecoveryReport } from "../health/recovery-loop.ts";
 import { Outbox } from "../outbox/outbox.ts";
 import type { DeliveryRetryPolicy } from "../outbox/retry-delivery.ts";
+import { runAsIntake } from "../runtime/event-loop.ts";
 import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import { StreamRecords } from "../streaming/stream-records.ts";
@@ -104,6 +105,7 @@ export class Engine {
       observers: options.observers ?? [],
       ...(options.continuations ? { continuations: options.continuations } : {}),
       prefixes: this.settings.commandPrefixes,
+      prefixFor: (platform) => commandPrefixFor(platform, options.adapters, this.settings.commandPrefixes),
       logger: this.#logger,
     });
     this.#serializer = new ConversationSerializer({
@@ -188,7 +190,12 @@ export class Engine {
    * not ours to answer); rejects when it cannot be taken now — stopping, store unreachable — and
    * then nothing was marked seen, so the platform's redelivery is accepted later.
    */
-  async accept(message: InboundMessage): Promise<AcceptOutcome> {
+  accept(message: InboundMessage): Promise<AcceptOutcome> {
+    // Ahead of running turns: a platform is waiting for this message's acknowledgement.
+    return runAsIntake(() => this.#accept(message));
+  }
+
+  async #accept(message: InboundMessage): Promise<AcceptOutcome> {
     if (!this.#accepting) throw new EngineStoppingError();
     const screened = screenMessage(message);
     if (screened) return this.#reject(message, screened);
@@ -267,12 +274,22 @@ export class Engine {
   }
 }
 
+/** The adapter's own prefix when the engine accepts it, else the engine's first. */
+function commandPrefixFor(
+  platform: string,
+  adapters: readonly Adapter[],
+  prefixes: readonly string[],
+): string {
+  const own = adapters.find((adapter) => adapter.platform === platform)?.commandPrefix;
+  return own !== undefined && prefixes.includes(own) ? own : (prefixes[0] ?? "/");
+}
+
 function builtInCommands(engine: Engine): Command[] {
   return [
     {
       name: "help",
       summary: "list the commands",
-      run: async () => ({ reply: engine.commands.helpText(engine.settings.commandPrefixes[0] ?? "/") }),
+      run: async ({ prefix }) => ({ reply: engine.commands.helpText(prefix) }),
     },
     {
       name: "stop",

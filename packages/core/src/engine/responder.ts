@@ -17,6 +17,8 @@ export interface Turn {
   readonly workId: string;
   /** Sees the answer as it is written and what the team is doing, when the platform shows it live. */
   readonly onEvent?: TurnEventListener;
+  /** The command prefix that works on this platform, for texts that tell people what to type. Default `/`. */
+  readonly commandPrefix?: string;
 }
 
 export interface TurnAnswer {
@@ -24,6 +26,11 @@ export interface TurnAnswer {
   readonly text: string;
   /** Which agent answered, for the console and logs. */
   readonly agent?: string;
+  /**
+   * The conversation's live history after the turn, ≈ tokens, when the responder knows it: memory
+   * then decides whether to compact without reading the history back.
+   */
+  readonly historyTokens?: number;
 }
 
 /** Whatever produces answers: the agent team, or a scripted stand-in in tests. */
@@ -62,6 +69,8 @@ export interface ContinuationWork {
   readonly workId: string;
   /** Posts through the work's outbox: recorded before posting, never posted twice by a retry. */
   readonly deliver: (delivery: Delivery) => Promise<void>;
+  /** As `Turn.commandPrefix`. */
+  readonly commandPrefix?: string;
 }
 
 export interface ContinuationHandler {

@@ -1,5 +1,6 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import { SHUTDOWN_REASON, TurnCancelledError } from "../runtime/errors.ts";
+import { runAsBackground } from "../runtime/event-loop.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { AtomicStore, QueueEntry } from "../store/types.ts";
 import { EngineStoppingError } from "./errors.ts";
@@ -231,10 +232,11 @@ export class ConversationSerializer {
   }
 
   #start(key: string, attempt: number, options: { onlyIfQueued: boolean }): void {
-    const run = (async () => {
+    // Started from intake or not, draining is background work: its store calls yield to incoming requests.
+    const run = runAsBackground(async () => {
       if (options.onlyIfQueued && (await this.#options.atomic.queueLength(QUEUE_PREFIX + key)) === 0) return;
       await this.#drainWhileWanted(key, attempt);
-    })()
+    })
       .catch((error: unknown) => {
         if (error instanceof TurnCancelledError)
           this.#options.logger.info("turn left queued", { key, reason: error.reason });
@@ -368,15 +370,14 @@ export class ConversationSerializer {
     if (first === null) return [];
     if (this.#options.policy !== "collect") return [first];
     if ((await this.#options.atomic.queueLength(queue)) === 1) return [first];
-    // Collect: everything waiting becomes one turn. Drained at once; the turn holds them now.
-    return this.#options.atomic.drain(queue);
+    // Collect: everything waiting becomes one turn, each item left queued until the turn is done.
+    return this.#options.atomic.peekAll(queue);
   }
 
   async #finish(key: string, entries: QueueEntry[]): Promise<number> {
     const queue = QUEUE_PREFIX + key;
-    if (this.#options.policy === "collect" && entries.length > 1)
-      return this.#options.atomic.queueLength(queue); // already drained
-    const [entry] = entries;
-    return entry ? this.#options.atomic.ack(queue, entry.id) : 0;
+    let remaining = 0;
+    for (const entry of entries) remaining = await this.#options.atomic.ack(queue, entry.id);
+    return remaining;
   }
 }

@@ -20,6 +20,8 @@ export interface TurnProcessorOptions {
   readonly observers: readonly TurnObserver[];
   readonly continuations?: ContinuationHandler;
   readonly prefixes: readonly string[];
+  /** The prefix help texts name on a platform (see `Adapter.commandPrefix`). */
+  readonly prefixFor: (platform: string) => string;
   readonly logger: Logger;
 }
 
@@ -86,6 +88,7 @@ export class TurnProcessor {
               signal,
               workId: outbox.workId,
               deliver: (delivery) => outbox.deliver(delivery, { answer: true }),
+              commandPrefix: this.#options.prefixFor(conversation.platform),
             }),
           (error) => this.#options.logger.warn("typing indicator failed", { key, error }),
         ),
@@ -117,6 +120,7 @@ export class TurnProcessor {
       text,
       signal,
       workId: outbox.workId,
+      commandPrefix: this.#options.prefixFor(message.conversation.platform),
     };
     const { deliverer, logger } = this.#options;
     const live: LiveAnswer = {};
@@ -149,6 +153,7 @@ export class TurnProcessor {
         conversation: turn.conversation,
         message: turn.message,
         args: parsed.args,
+        prefix: this.#options.prefixFor(turn.conversation.platform),
       });
       const answered = result.thenAnswer === undefined || result.thenAnswer.trim() === "";
       if (result.reply) await outbox.deliver(this.#delivery(turn, result.reply), { answer: answered });

@@ -1,7 +1,16 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
+import { silentLogger } from "../runtime/logger.ts";
+import { openStore } from "../store/open-store.ts";
 import { pairToolCalls } from "../team/history.ts";
-import { planCompaction } from "./compaction.ts";
+import { KeyvArchiveStore } from "./archive/keyv-archive-store.ts";
+import { HistoryCompactor, planCompaction } from "./compaction.ts";
+import { ControlState } from "./control-state.ts";
+import { MemoryAgent } from "./memory-agent.ts";
+import { MemoryBook } from "./memory-book.ts";
+import { SessionStore } from "./session-store.ts";
+import { Summarizer } from "./summarize.ts";
 
 /** About 25 tokens per message (100 characters; answers count their empty tool-call list too). */
 const text = (label: string) => `${label} `.padEnd(100, ".");
@@ -82,5 +91,61 @@ describe("planCompaction", () => {
       for (const m of plan.keep)
         if (ToolMessage.isInstance(m)) expect(keptCalls.has(m.tool_call_id)).toBe(true);
     }
+  });
+});
+
+describe("HistoryCompactor", () => {
+  const KEY = "slack:T1:C2:1700.1";
+  async function setUp(messages: BaseMessage[]) {
+    const store = await openStore("memory://");
+    const agent = new MemoryAgent({
+      checkpointer: new MemorySaver(),
+      model: undefined,
+      book: new MemoryBook(store),
+      archive: new KeyvArchiveStore(store),
+      sessions: new SessionStore(store),
+      recentEntries: 10,
+      summariesInPrompt: 5,
+      clock: { now: () => 1 },
+      logger: silentLogger,
+    });
+    await agent.invoke(KEY, { control: ControlState.START_SESSION });
+    let current = messages;
+    const history = {
+      reads: 0,
+      async conversationState() {
+        history.reads += 1;
+        return { messages: current };
+      },
+      async replaceHistory(_key: string, next: BaseMessage[]) {
+        current = next;
+      },
+    };
+    const compactor = new HistoryCompactor({
+      agent,
+      summarizer: new Summarizer(undefined, silentLogger),
+      budgetTokens: 120,
+      logger: silentLogger,
+    });
+    return { compactor, history, current: () => current };
+  }
+  const long = [human("q1"), answer("a1"), human("q2"), answer("a2"), human("q3"), answer("a3")];
+
+  it("does not read the history when the turn reported it under budget", async () => {
+    const t = await setUp(long);
+    expect(await t.compactor.compactIfOverBudget(KEY, t.history, { knownTokens: 100 })).toBe(false);
+    expect(t.history.reads).toBe(0);
+    expect(t.current()).toHaveLength(6);
+  });
+
+  it("reads and compacts it when the turn reported it over budget, or did not say", async () => {
+    const reported = await setUp(long);
+    expect(await reported.compactor.compactIfOverBudget(KEY, reported.history, { knownTokens: 150 })).toBe(
+      true,
+    );
+    expect(labels(reported.current())).toEqual(["q3", "a3"]);
+    const unreported = await setUp(long);
+    expect(await unreported.compactor.compactIfOverBudget(KEY, unreported.history)).toBe(true);
+    expect(unreported.history.reads).toBe(1);
   });
 });

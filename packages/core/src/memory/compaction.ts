@@ -1,3 +1,4 @@
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { Logger } from "../runtime/logger.ts";
 import type { ConversationHistory } from "./conversation-history.ts";
@@ -50,8 +51,17 @@ export class HistoryCompactor {
     this.#logger = options.logger;
   }
 
-  /** True when the history was compacted. Runs in the conversation's memory queue, after a turn. */
-  async compactIfOverBudget(key: string, history: ConversationHistory): Promise<boolean> {
+  /**
+   * True when the history was compacted. Runs in the conversation's memory queue, after a turn.
+   * `knownTokens`: the history's size as the turn's answer reported it; under budget, the history
+   * is not read at all (most turns).
+   */
+  async compactIfOverBudget(
+    key: string,
+    history: ConversationHistory,
+    options: { readonly callbacks?: Callbacks | undefined; readonly knownTokens?: number | undefined } = {},
+  ): Promise<boolean> {
+    if (options.knownTokens !== undefined && options.knownTokens <= this.#budgetTokens) return false;
     const messages = (await history.conversationState(key))?.messages ?? [];
     const plan = planCompaction(messages, this.#budgetTokens);
     if (!plan) return false;
@@ -59,7 +69,10 @@ export class HistoryCompactor {
     // The digest lives with the session; with none live there is nowhere to keep it, and dropping
     // the turns without it would lose them (the next turn starts a session and compacts then).
     if (!live) return false;
-    const digest = await this.#summarizer.summarize(transcriptOf(plan.drop), live.digest ?? undefined);
+    const digest = await this.#summarizer.summarize(transcriptOf(plan.drop), {
+      earlierDigest: live.digest ?? undefined,
+      callbacks: options.callbacks,
+    });
     // Digest first: a crash in between leaves the history whole, never the digest missing.
     if (!(await this.#agent.setDigest(key, digest))) return false;
     await history.replaceHistory(key, plan.keep);

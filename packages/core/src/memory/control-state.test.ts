@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ControlState, controlForMessage, controlForTurn, nextMemoryStep } from "./control-state.ts";
+import {
+  ControlState,
+  controlForMessage,
+  controlForTurn,
+  needsModel,
+  nextMemoryStep,
+} from "./control-state.ts";
 
 const { START_SESSION, PROCESS_MESSAGE, PROCESS_MESSAGE_AND_FLUSH, END_SESSION } = ControlState;
 
@@ -19,17 +25,22 @@ describe("controlForMessage", () => {
 
 describe("nextMemoryStep", () => {
   it.each([
-    [START_SESSION, null, "load-context"],
-    [START_SESSION, "anything", "finish"],
-    [PROCESS_MESSAGE, null, "add-entry"],
-    [PROCESS_MESSAGE, "add_entry", "finish"],
-    [PROCESS_MESSAGE_AND_FLUSH, null, "add-entry"],
-    [PROCESS_MESSAGE_AND_FLUSH, "add_entry", "put-context"],
-    [PROCESS_MESSAGE_AND_FLUSH, "put_context", "finish"],
-    [END_SESSION, null, "put-context"],
-    [END_SESSION, "put_context", "finish"],
-  ] as const)("%s after %s → %s", (control, lastTool, expected) => {
-    expect(nextMemoryStep(control, lastTool)).toBe(expected);
+    [null, "record"],
+    ["add_entry", "put-context"],
+    ["put_context", "finish"],
+  ] as const)("after %s → %s", (lastTool, expected) => {
+    expect(nextMemoryStep(lastTool)).toBe(expected);
+  });
+});
+
+describe("needsModel", () => {
+  it.each([
+    [START_SESSION, false],
+    [PROCESS_MESSAGE, false],
+    [PROCESS_MESSAGE_AND_FLUSH, true],
+    [END_SESSION, true],
+  ] as const)("%s → %s", (control, expected) => {
+    expect(needsModel(control)).toBe(expected);
   });
 });
 

@@ -2,11 +2,14 @@
 export const ControlState = {
   /** Deterministic: load the context document, recent entries and earlier summaries. No model. */
   START_SESSION: "start_session",
-  /** The model records one turn — the user's message and the answer — in one call (`add_entry`). */
+  /** Deterministic: the turn (the user's message and the answer) joins the session. No model. */
   PROCESS_MESSAGE: "process_message",
-  /** The same, and in the same call the model rewrites the context document (`put_context`). */
+  /**
+   * The same, then one model call records every turn since the last flush as entries
+   * (`add_entry`) and rewrites the context document (`put_context`).
+   */
   PROCESS_MESSAGE_AND_FLUSH: "process_message_and_flush",
-  /** The model writes the final context document; the session's state is reset. */
+  /** The flush's call for the turns not flushed yet (none: no call); the session's state is reset. */
   END_SESSION: "end_session",
 } as const;
 
@@ -29,19 +32,17 @@ export function controlForTurn(before: number, after: number, flushEvery: number
     : ControlState.PROCESS_MESSAGE;
 }
 
-/** One step of a graph run, decided from the control and the last tool that ran. */
-export type MemoryStep = "load-context" | "add-entry" | "put-context" | "finish";
+/** The controls that may need the model: the only ones that run the memory graph. */
+export type ModelControl = typeof ControlState.PROCESS_MESSAGE_AND_FLUSH | typeof ControlState.END_SESSION;
 
-export function nextMemoryStep(control: ControlState, lastTool: string | null): MemoryStep {
-  switch (control) {
-    case ControlState.START_SESSION:
-      return lastTool === null ? "load-context" : "finish";
-    case ControlState.PROCESS_MESSAGE:
-      return lastTool === null ? "add-entry" : "finish";
-    case ControlState.PROCESS_MESSAGE_AND_FLUSH:
-      if (lastTool === null) return "add-entry";
-      return lastTool === "add_entry" ? "put-context" : "finish";
-    case ControlState.END_SESSION:
-      return lastTool === null ? "put-context" : "finish";
-  }
+export function needsModel(control: ControlState): control is ModelControl {
+  return control === ControlState.PROCESS_MESSAGE_AND_FLUSH || control === ControlState.END_SESSION;
+}
+
+/** One step of a graph run, decided from the last tool that ran. */
+export type MemoryStep = "record" | "put-context" | "finish";
+
+export function nextMemoryStep(lastTool: string | null): MemoryStep {
+  if (lastTool === null) return "record";
+  return lastTool === "add_entry" ? "put-context" : "finish";
 }

@@ -51,6 +51,8 @@ describe("memory close with a hung model", () => {
       // Far longer than the test: only the shutdown signal can end the call.
       modelCalls: { maxAttempts: 4, attemptTimeoutMs: 600_000 },
       closeGraceMs: 50,
+      // The turn's two messages make a flush: its call is the one that hangs.
+      config: { flushEvery: 2 },
     });
     memory.attach({ conversationState: async () => undefined, replaceHistory: async () => undefined });
     memory.observer.afterDelivery?.(turn("my invoice number is 4711"), { text: "Noted, thanks." });

@@ -118,7 +118,16 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     book,
     archive,
     sessions,
-    archiver: new SessionArchiver({ agent, archive, sessions, summarizer, clock, logger }),
+    archiver: new SessionArchiver({
+      agent,
+      archive,
+      sessions,
+      summarizer,
+      book,
+      clock,
+      logger,
+      recorder: options.recorder,
+    }),
     compactor: new HistoryCompactor({ agent, summarizer, budgetTokens: config.historyTokenBudget, logger }),
     flushEvery: config.flushEvery,
     idleMs,
@@ -145,7 +154,18 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     observer: enabled ? invoker : {},
     contextFor,
     tools: { [SEARCH_MEMORY]: createSearchMemoryTool(archive, config.scope) },
-    commands: enabled ? memoryCommands({ book, archive, invoker }) : [],
+    commands: enabled
+      ? memoryCommands({
+          book,
+          archive,
+          invoker,
+          flushEvery: config.flushEvery,
+          pendingMessages: async (key) => {
+            const live = await agent.session(key);
+            return live ? live.messageCount - live.recordedUpTo : 0;
+          },
+        })
+      : [],
     sweeper,
     archive,
     book,

@@ -1,6 +1,7 @@
 import { AIMessage, type ChatMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
+import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createMemoryLogger, silentLogger } from "../runtime/logger.ts";
 import { openStore } from "../store/open-store.ts";
@@ -12,9 +13,16 @@ import { MemoryBook } from "./memory-book.ts";
 import { SessionStore } from "./session-store.ts";
 
 const KEY = "slack:T1:C2:1700.1";
-const addEntry = (summary: string, answerSummary?: string, tags = ["topic"]) => ({
+/** One add_entry call: item i summarizes turn i + 1 (a string alone: the user's message only). */
+const addEntry = (...turns: ReadonlyArray<string | readonly [string, string, string[]?]>) => ({
   name: "add_entry",
-  args: { summary, ...(answerSummary ? { answer_summary: answerSummary } : {}), tags },
+  args: {
+    entries: turns.map((turn, index) =>
+      typeof turn === "string"
+        ? { turn: index + 1, summary: turn, tags: ["topic"] }
+        : { turn: index + 1, summary: turn[0], answer_summary: turn[1], tags: turn[2] ?? ["topic"] },
+    ),
+  },
 });
 const putContext = (content: string) => ({ name: "put_context", args: { content } });
 const promptOf = (call: { messages: unknown[] } | undefined) =>
@@ -40,9 +48,8 @@ async function setUp() {
       logger: silentLogger,
     });
   const agent = newAgent();
-  /** One turn: the user's words and the answer (empty: no answer), ending at message `count`. */
+  /** One turn: the user's words and the answer (empty: no answer). */
   const process = (
-    count: number,
     user: string,
     answer: string,
     control:
@@ -55,9 +62,8 @@ async function setUp() {
         { role: "user" as const, text: user },
         { role: "bot" as const, text: answer },
       ].filter((line) => line.text !== ""),
-      messageCount: count,
     });
-  return { store, book, archive, model, agent, newAgent, process };
+  return { store, book, archive, model, agent, newAgent, process, checkpointer };
 }
 
 describe("memory agent control states", () => {
@@ -91,16 +97,26 @@ describe("memory agent control states", () => {
     expect(await t.agent.transcript(KEY, 1)).toEqual([]);
   });
 
-  it("PROCESS_MESSAGE: one model call records the whole turn through add_entry", async () => {
+  it("PROCESS_MESSAGE joins the turn to the session without the model; the flush records every turn since the last one in one call", async () => {
     t.model.respondWithTools([
-      addEntry("Ana wants a refund for invoice 42.", "The bot issued the refund.", ["billing"]),
+      addEntry(
+        ["Ana wants a refund for invoice 42.", "The bot issued the refund.", ["billing"]],
+        ["Ana thanked.", "Welcome."],
+      ),
+      putContext("Ana got a refund for invoice 42."),
     ]);
     await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
-    const state = await t.process(2, "refund invoice 42 please", "Refund issued.");
+    const first = await t.process("refund invoice 42 please", "Refund issued.");
+    expect(t.model.callCount).toBe(0);
+    expect(first.messageCount).toBe(2);
+    expect(await t.book.entryCount(KEY)).toBe(0);
+    const state = await t.process("thanks", "You're welcome.", ControlState.PROCESS_MESSAGE_AND_FLUSH);
     expect(t.model.callCount).toBe(1);
-    expect(promptOf(t.model.calls[0])).toContain(
-      "Turn to record:\nuser: refund invoice 42 please\nbot: Refund issued.",
+    const prompt = promptOf(t.model.calls[0]);
+    expect(prompt).toContain(
+      "Turn 1:\nuser: refund invoice 42 please\nbot: Refund issued.\nTurn 2:\nuser: thanks\nbot: You're welcome.",
     );
+    expect(prompt).toContain("ADD_ENTRY + CONTEXT_SYNTHESIS");
     expect(await t.book.recentEntries(KEY, 10)).toMatchObject([
       {
         seq: 0,
@@ -116,80 +132,95 @@ describe("memory agent control states", () => {
         raw: "Refund issued.",
         tags: ["billing"],
       },
+      { seq: 2, role: "user", summary: "Ana thanked.", raw: "thanks" },
+      { seq: 3, role: "bot", summary: "Welcome.", raw: "You're welcome." },
     ]);
-    expect(state.messageCount).toBe(2);
-    expect(await t.book.context(KEY)).toBeUndefined();
-  });
-
-  it("PROCESS_MESSAGE_AND_FLUSH: the same one call also rewrites the context document", async () => {
-    t.model
-      .respondWithTools([addEntry("asked for refund", "refund promised")])
-      .respondWithTools([addEntry("thanks", "welcome"), putContext("Ana got a refund for invoice 42.")]);
-    await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
-    await t.process(2, "refund please", "Refund issued.");
-    const state = await t.process(4, "thanks", "You're welcome.", ControlState.PROCESS_MESSAGE_AND_FLUSH);
-    expect(t.model.callCount).toBe(2);
-    const flush = promptOf(t.model.calls[1]);
-    expect(flush).toContain("CONTEXT_SYNTHESIS");
-    expect(flush).toContain("user: refund please\nbot: Refund issued.");
     expect((await t.book.context(KEY))?.content).toBe("Ana got a refund for invoice 42.");
-    expect((await t.book.recentEntries(KEY, 10)).map((e) => e.role)).toEqual(["user", "bot", "user", "bot"]);
     expect(state.messageCount).toBe(4);
   });
 
-  it("a flush whose call left the document out asks for it in a second call", async () => {
-    t.model
-      .respondWithTools([addEntry("hello", "hi")])
-      .respondWithTools([putContext("Greetings were exchanged.")]);
+  it("a turn the model's add_entry left out is still recorded, without a summary", async () => {
+    t.model.respondWithTools([addEntry("first summarized"), putContext("Doc.")]);
     await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
-    await t.process(2, "hello", "hi", ControlState.PROCESS_MESSAGE_AND_FLUSH);
+    await t.process("first", "one");
+    await t.process("second", "two", ControlState.PROCESS_MESSAGE_AND_FLUSH);
+    expect(
+      (await t.book.recentEntries(KEY, 10)).map((entry) => [entry.raw, entry.summary, entry.tags]),
+    ).toEqual([
+      ["first", "first summarized", ["topic"]],
+      ["one", "first summarized", ["topic"]],
+      ["second", "second", ["unsummarized"]],
+      ["two", "two", ["unsummarized"]],
+    ]);
+  });
+
+  it("a flush whose call left the document out asks for it in a second call", async () => {
+    t.model.respondWithTools([addEntry("hello")]).respondWithTools([putContext("Greetings were exchanged.")]);
+    await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
+    await t.process("hello", "hi", ControlState.PROCESS_MESSAGE_AND_FLUSH);
     expect(t.model.callCount).toBe(2);
+    expect(promptOf(t.model.calls[1])).toContain("Current operation: CONTEXT_SYNTHESIS");
     expect((await t.book.context(KEY))?.content).toBe("Greetings were exchanged.");
   });
 
-  it("a context rewrite is shown only the messages the document does not hold yet", async () => {
+  it("a flush is shown only the turns the document does not hold yet, and the document", async () => {
     t.model
-      .respondWithTools([addEntry("one", "one"), putContext("Doc after turn 1.")])
-      .respondWithTools([addEntry("two", "two")])
-      .respondWithTools([addEntry("three", "three"), putContext("Doc after turn 3.")]);
+      .respondWithTools([addEntry("one"), putContext("Doc after turn 1.")])
+      .respondWithTools([addEntry("two", "three"), putContext("Doc after turn 3.")]);
     await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
-    await t.process(2, "first question", "first answer", ControlState.PROCESS_MESSAGE_AND_FLUSH);
-    await t.process(4, "second question", "second answer");
-    await t.process(6, "third question", "third answer", ControlState.PROCESS_MESSAGE_AND_FLUSH);
-    const flush = promptOf(t.model.calls[2]);
+    await t.process("first question", "first answer", ControlState.PROCESS_MESSAGE_AND_FLUSH);
+    await t.process("second question", "second answer");
+    await t.process("third question", "third answer", ControlState.PROCESS_MESSAGE_AND_FLUSH);
+    const flush = promptOf(t.model.calls[1]);
     expect(flush).toContain("Doc after turn 1.");
-    expect(flush).toContain("user: second question");
+    expect(flush).toContain("Turn 1:\nuser: second question");
+    expect(flush).toContain("Turn 2:\nuser: third question");
     expect(flush).not.toContain("first question");
+    expect(await t.book.entryCount(KEY)).toBe(6);
   });
 
-  it("END_SESSION writes the final context document and resets the session", async () => {
-    t.model
-      .respondWithTools([addEntry("hello", "hello")])
-      .respondWithTools([putContext("Final: greetings only.")]);
+  it("END_SESSION records the turns not flushed yet with the final context document in one call, and resets the session", async () => {
+    t.model.respondWithTools([addEntry("hello"), putContext("Final: greetings only.")]);
     await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
-    await t.process(1, "hello", "");
+    await t.process("hello", "");
     const state = await t.agent.invoke(KEY, { control: ControlState.END_SESSION });
+    expect(t.model.callCount).toBe(1);
     expect((await t.book.context(KEY))?.content).toBe("Final: greetings only.");
+    expect(await t.book.recentEntries(KEY, 5)).toMatchObject([
+      { role: "user", summary: "hello", raw: "hello" },
+    ]);
     expect(state).toMatchObject({ startedAt: null, messageCount: 0, sessionContext: null });
     expect(await t.agent.session(KEY)).toBeUndefined();
     expect(await t.agent.transcript(KEY, 1)).toEqual([]);
   });
 
-  it("END_SESSION of a session with no messages needs no model", async () => {
+  it("END_SESSION needs no model when nothing is new since the last flush (or nothing was said)", async () => {
+    t.model.respondWithTools([addEntry("hello"), putContext("Doc.")]);
     await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
+    await t.process("hello", "hi", ControlState.PROCESS_MESSAGE_AND_FLUSH);
     const state = await t.agent.invoke(KEY, { control: ControlState.END_SESSION });
-    expect(t.model.callCount).toBe(0);
+    expect(t.model.callCount).toBe(1);
     expect(state.startedAt).toBeNull();
+    await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
+    await t.agent.invoke(KEY, { control: ControlState.END_SESSION });
+    expect(t.model.callCount).toBe(1);
   });
 
-  it("a failing model or one that skips its tool never loses the message; a flush still runs", async () => {
+  it("a failing model or one that skips its tool never loses a message; the document is still asked for", async () => {
     t.model
       .respond(new Error("model is down"))
+      .respondWithTools([putContext("Context after a failure.")])
       .respond(new AIMessage("I would rather chat."))
-      .respondWithTools([putContext("Context after failures.")]);
+      .respond(new AIMessage("Still chatting."));
     await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
-    await t.process(2, "First thing. Second thing. Third thing.", "Noted.");
-    await t.process(4, "More.", "Fine.", ControlState.PROCESS_MESSAGE_AND_FLUSH);
+    await t.process(
+      "First thing. Second thing. Third thing.",
+      "Noted.",
+      ControlState.PROCESS_MESSAGE_AND_FLUSH,
+    );
+    expect((await t.book.context(KEY))?.content).toBe("Context after a failure.");
+    await t.process("More.", "Fine.", ControlState.PROCESS_MESSAGE_AND_FLUSH);
+    expect(t.model.callCount).toBe(4);
     expect(await t.book.recentEntries(KEY, 10)).toMatchObject([
       {
         role: "user",
@@ -201,19 +232,50 @@ describe("memory agent control states", () => {
       { role: "user", raw: "More.", tags: ["unsummarized"] },
       { role: "bot", raw: "Fine.", tags: ["unsummarized"] },
     ]);
-    expect((await t.book.context(KEY))?.content).toBe("Context after failures.");
+    // The model that skipped its tool leaves the document as it was.
+    expect((await t.book.context(KEY))?.content).toBe("Context after a failure.");
+    expect((await t.agent.session(KEY))?.recordedUpTo).toBe(4);
   });
 
-  it("keeps the counter in the checkpoint and the session in the store, not in the process", async () => {
-    t.model.respondWithTools([addEntry("a")]);
+  it("keeps the counter and the session in the store, not in the process", async () => {
     await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
-    await t.process(1, "a", "");
+    await t.process("a", "");
     const another = t.newAgent();
     const state = await another.state(KEY);
     expect(state?.messageCount).toBe(1);
     expect(state?.startedAt).toBe(1_000_000);
     expect(await another.transcript(KEY, state?.messageCount ?? 0)).toEqual([{ role: "user", text: "a" }]);
     expect(await another.state("slack:T1:other")).toBeUndefined();
+  });
+});
+
+describe("memory agent sessions from before the counter moved into the record", () => {
+  it("carry on from the counter in the graph's checkpoint, with the messages so far counted as recorded", async () => {
+    const t = await setUp();
+    // What the earlier version left: a record without counters, 4 lines, the counter in the checkpoint.
+    await t.store.namespace("memory-session-records").set(KEY, { startedAt: 500, context: "", digest: null });
+    const lines = t.store.namespace("memory-session-lines");
+    for (let n = 1; n <= 4; n++)
+      await lines.set(`${KEY}#${n}`, { role: n % 2 === 1 ? "user" : "bot", text: `earlier ${n}` });
+    await t.checkpointer.put(
+      { configurable: { thread_id: memoryThreadOf(KEY), checkpoint_ns: "" } },
+      { ...emptyCheckpoint(), id: uuid6(-3), channel_values: { messageCount: 4, flushedAt: 0 } },
+      { source: "loop", step: 1, parents: {} },
+    );
+    t.model.respondWithTools([addEntry("new question"), putContext("Doc.")]);
+    const state = await t.process("new question", "new answer", ControlState.PROCESS_MESSAGE_AND_FLUSH);
+    expect(state).toMatchObject({ messageCount: 6, startedAt: 500 });
+    const prompt = promptOf(t.model.calls[0]);
+    expect(prompt).toContain("Turn 1:\nuser: new question\nbot: new answer");
+    expect(prompt).not.toContain("earlier");
+    expect((await t.agent.transcript(KEY, 6)).map((line) => line.text)).toEqual([
+      "earlier 1",
+      "earlier 2",
+      "earlier 3",
+      "earlier 4",
+      "new question",
+      "new answer",
+    ]);
   });
 });
 
@@ -231,20 +293,28 @@ describe("memory agent cost as a session grows", () => {
     expect(context).not.toContain("They planned the offsite.");
   });
 
-  it("prompts stay the same size: the 2 messages before the turn, no remembered context", async () => {
+  it("model calls and prompts stay the same however long the session: one call per flush, only the turns since the last", async () => {
     const t = await setUp();
     await t.book.putContext(KEY, "Ana runs the Lisbon office.", 1);
     await t.agent.invoke(KEY, { control: ControlState.START_SESSION });
     const text = (n: number) => `msg-${String(n).padStart(2, "0")}`;
-    for (let turn = 1; turn <= 15; turn++) {
-      t.model.respondWithTools([addEntry(`summary ${turn}`)]);
-      await t.process(turn * 2, text(turn * 2 - 1), text(turn * 2));
+    // Flushing every 3 turns (6 messages, the default): 30 turns, 10 calls.
+    for (let turn = 1; turn <= 30; turn++) {
+      const flush = turn % 3 === 0;
+      if (flush) t.model.respondWithTools([addEntry("a", "b", "c"), putContext(`Doc after turn ${turn}.`)]);
+      await t.process(
+        text(turn * 2 - 1),
+        text(turn * 2),
+        flush ? ControlState.PROCESS_MESSAGE_AND_FLUSH : ControlState.PROCESS_MESSAGE,
+      );
     }
+    expect(t.model.callCount).toBe(10);
     const prompt = (n: number) => promptOf(t.model.calls[n - 1]);
-    expect(prompt(15)).not.toContain("Ana runs the Lisbon office.");
-    expect(prompt(15)).toContain("user: msg-27\nbot: msg-28\n\nTurn to record:\nuser: msg-29\nbot: msg-30");
-    expect(prompt(15)).not.toContain("msg-26");
-    expect(prompt(15).length).toBeLessThan(prompt(3).length + 20);
+    expect(prompt(10)).toContain("Doc after turn 27.");
+    expect(prompt(10)).toContain("Turn 1:\nuser: msg-55\nbot: msg-56");
+    expect(prompt(10)).not.toContain("msg-54");
+    expect(prompt(10).length).toBeLessThan(prompt(2).length + 20);
+    expect(await t.book.entryCount(KEY)).toBe(60);
   });
 
   it("a run's checkpoint is as small at the 60th message of a session as at the 2nd", async () => {
@@ -270,9 +340,8 @@ describe("memory agent cost as a session grows", () => {
     for (let n = 1; n <= 60; n++) {
       const text = `Message number ${String(n).padStart(3, "0")} of the session.`;
       await agent.invoke(KEY, {
-        control: ControlState.PROCESS_MESSAGE,
+        control: ControlState.PROCESS_MESSAGE_AND_FLUSH,
         turn: [{ role: "user", text }],
-        messageCount: n,
       });
       sizes.set(n, await checkpointChars());
     }
@@ -302,7 +371,6 @@ describe("memory agent without a model", () => {
     await agent.invoke(KEY, {
       control: ControlState.PROCESS_MESSAGE_AND_FLUSH,
       turn: [{ role: "user", text: "Ship it Friday. Not Monday." }],
-      messageCount: 1,
     });
     expect(await book.recentEntries(KEY, 5)).toMatchObject([
       { summary: "Ship it Friday. Not Monday.", tags: ["unsummarized"] },

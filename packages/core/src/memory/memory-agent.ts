@@ -5,10 +5,10 @@ import type { ModelCallLimits } from "../models/retry.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { ArchiveStore, TranscriptLine } from "./archive/archive-store.ts";
-import type { ControlState } from "./control-state.ts";
+import { ControlState, type ModelControl } from "./control-state.ts";
 import type { MemoryBook } from "./memory-book.ts";
 import { buildMemoryGraph, type MemoryGraph } from "./memory-graph.ts";
-import type { MemoryStateValue } from "./memory-state.ts";
+import { turnsOf } from "./memory-prompts.ts";
 import { memoryToolConfig, memoryTools } from "./memory-tools.ts";
 import { composeSessionContext, loadRememberedContext } from "./session-context.ts";
 import type { SessionRecord, SessionStore } from "./session-store.ts";
@@ -29,15 +29,13 @@ export interface MemoryAgentOptions {
   readonly modelCalls?: ModelCallLimits;
 }
 
-/** One run of the memory graph. */
+/** One step of the memory protocol for a conversation. */
 export type MemoryRun =
   | { readonly control: typeof ControlState.START_SESSION | typeof ControlState.END_SESSION }
   | {
       readonly control: typeof ControlState.PROCESS_MESSAGE | typeof ControlState.PROCESS_MESSAGE_AND_FLUSH;
       /** One turn: the user's message, then the answer (left out when there was none). */
       readonly turn: readonly TranscriptLine[];
-      /** The position of the turn's last message in the session, from 1. */
-      readonly messageCount: number;
     };
 
 /** A conversation's session as the rest of memory sees it. */
@@ -58,9 +56,11 @@ export function memoryThreadOf(key: string): string {
 }
 
 /**
- * The memory agent: a checkpointed graph per conversation, driven only by control states.
- * It keeps no state in process memory; everything it knows is in its checkpoint (the message
- * counter) and the store (the session's record and lines, entries, context documents).
+ * The memory agent, driven only by control states. START_SESSION and PROCESS_MESSAGE are
+ * deterministic (a few store reads and writes, no model, no graph run): most turns cost no model
+ * call at all. PROCESS_MESSAGE_AND_FLUSH and END_SESSION run the checkpointed graph, whose one
+ * model call records every turn since the last flush and rewrites the context document. It keeps
+ * no state in process memory: the session (record with the counter, lines) is in the store.
  */
 export class MemoryAgent {
   readonly #options: MemoryAgentOptions;
@@ -74,52 +74,97 @@ export class MemoryAgent {
       model: options.model,
       tools: memoryTools(options.book, options.clock),
       book: options.book,
-      sessions: options.sessions,
-      loadContext: (key) => this.loadContext(key),
       clock: options.clock,
       logger: options.logger,
     });
   }
 
-  /** One graph run; `callbacks` (the run-steps log) see its model calls. */
+  /** One step; `callbacks` (the run-steps log) see its model calls. */
   async invoke(key: string, run: MemoryRun, callbacks?: Callbacks): Promise<MemorySessionState> {
-    const turn = "turn" in run ? [...run.turn] : [];
-    const input =
-      "turn" in run
-        ? { control: run.control, toProcess: turn, toolHistory: [], messageCount: run.messageCount }
-        : { control: run.control, toProcess: [], toolHistory: [] };
-    const values = (await this.#graph.invoke(input, {
-      configurable: {
-        thread_id: memoryThreadOf(key),
-        ...memoryToolConfig({ conversationKey: key, turn }),
-      },
-      ...(callbacks ? { callbacks } : {}),
-      recursionLimit: 25,
-      // One checkpoint when the run ends instead of one per step: a run interrupted by a crash is
-      // lost either way, since the queue that runs it is in memory.
-      durability: "exit",
-    })) as MemoryStateValue;
-    return sessionState(values.messageCount, await this.session(key));
+    const { sessions } = this.#options;
+    switch (run.control) {
+      case ControlState.START_SESSION:
+        return sessionState(await this.#start(key));
+      case ControlState.PROCESS_MESSAGE:
+      case ControlState.PROCESS_MESSAGE_AND_FLUSH: {
+        const live = (await this.session(key)) ?? (await this.#start(key));
+        // Written before any model is asked: the turn is in the session whatever the model does.
+        const advanced = (await sessions.append(key, run.turn, live)) ?? live;
+        if (run.control === ControlState.PROCESS_MESSAGE) return sessionState(advanced);
+        return sessionState(await this.#flush(key, run.control, advanced, callbacks));
+      }
+      case ControlState.END_SESSION: {
+        const live = await this.session(key);
+        if (live) await this.#flush(key, run.control, live, callbacks);
+        await sessions.end(key, live?.messageCount ?? 0);
+        return sessionState(undefined);
+      }
+    }
   }
 
-  /** The conversation's session, or undefined before its first session (and after `forget`). */
+  async #start(key: string): Promise<SessionRecord> {
+    return this.#options.sessions.start(key, this.#options.clock.now(), await this.loadContext(key));
+  }
+
+  /** Records the turns since the last flush and rewrites the context document: one graph run, one call. */
+  async #flush(
+    key: string,
+    control: ModelControl,
+    live: SessionRecord,
+    callbacks: Callbacks | undefined,
+  ): Promise<SessionRecord> {
+    const { sessions } = this.#options;
+    if (live.recordedUpTo >= live.messageCount) return live;
+    const pending = await sessions.lines(key, live.recordedUpTo + 1, live.messageCount);
+    await this.#graph.invoke(
+      { control, toProcess: pending, toolHistory: [] },
+      {
+        configurable: {
+          thread_id: memoryThreadOf(key),
+          ...memoryToolConfig({ conversationKey: key, turns: turnsOf(pending) }),
+        },
+        ...(callbacks ? { callbacks } : {}),
+        recursionLimit: 25,
+        // One checkpoint when the run ends instead of one per step: a run interrupted by a crash
+        // is done again by the next flush, since the marker moves only after it.
+        durability: "exit",
+      },
+    );
+    await sessions.markRecorded(key, live.messageCount);
+    return { ...live, recordedUpTo: live.messageCount };
+  }
+
+  /** The conversation's live session, or undefined when none is live. */
   async state(key: string): Promise<MemorySessionState | undefined> {
-    const [snapshot, record] = await Promise.all([
-      this.#graph.getState({ configurable: { thread_id: memoryThreadOf(key) } }),
-      this.session(key),
-    ]);
-    const values = snapshot.values as Partial<MemoryStateValue> | undefined;
-    const checkpointed = values !== undefined && Object.keys(values).length > 0;
-    if (!checkpointed && !record) return undefined;
-    return sessionState(values?.messageCount ?? 0, record);
+    const record = await this.session(key);
+    return record ? sessionState(record) : undefined;
   }
 
   /**
    * The live session's record without touching the checkpoint: one small store read, whatever
    * the session's length (the team asks on every model call). Undefined when no session is live.
    */
-  session(key: string): Promise<SessionRecord | undefined> {
-    return this.#options.sessions.record(key);
+  async session(key: string): Promise<SessionRecord | undefined> {
+    const record = await this.#options.sessions.record(key);
+    if (!record || typeof record.messageCount === "number") return record;
+    return this.#adoptCheckpointedCounter(key, record);
+  }
+
+  /**
+   * A session started before the message counter moved into the record kept it in the graph's
+   * checkpoint, and recorded every message as an entry as it came: the counter is taken from there
+   * (once; the record keeps it from then on), with everything so far counted as recorded.
+   */
+  async #adoptCheckpointedCounter(
+    key: string,
+    record: Omit<SessionRecord, "messageCount" | "recordedUpTo">,
+  ): Promise<SessionRecord> {
+    const tuple = await this.#options.checkpointer.getTuple({
+      configurable: { thread_id: memoryThreadOf(key) },
+    });
+    const counted: unknown = tuple?.checkpoint.channel_values.messageCount;
+    const messageCount = typeof counted === "number" ? counted : 0;
+    return this.#options.sessions.adopt(key, { ...record, messageCount, recordedUpTo: messageCount });
   }
 
   /** The live session's messages, the whole of them, as an archive keeps them. */
@@ -141,15 +186,15 @@ export class MemoryAgent {
   }
 
   async forget(key: string): Promise<void> {
-    const state = await this.state(key);
-    await this.#options.sessions.end(key, state?.messageCount ?? 0);
+    const live = await this.session(key);
+    await this.#options.sessions.end(key, live?.messageCount ?? 0);
     await this.#options.checkpointer.deleteThread(memoryThreadOf(key));
   }
 }
 
-function sessionState(messageCount: number, record: SessionRecord | undefined): MemorySessionState {
+function sessionState(record: SessionRecord | undefined): MemorySessionState {
   return {
-    messageCount,
+    messageCount: record?.messageCount ?? 0,
     startedAt: record?.startedAt ?? null,
     sessionContext: record?.context ?? null,
     digest: record?.digest ?? null,

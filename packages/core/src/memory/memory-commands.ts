@@ -10,6 +10,9 @@ export function memoryCommands(deps: {
   book: MemoryBook;
   archive: ArchiveStore;
   invoker: MemoryInvoker;
+  /** Messages of the live session not summarized yet (they wait for the next flush). */
+  pendingMessages: (key: string) => Promise<number>;
+  flushEvery: number;
 }): Command[] {
   const { book, archive, invoker } = deps;
   return [
@@ -17,14 +20,19 @@ export function memoryCommands(deps: {
       name: "memory",
       summary: "show what I remember about this conversation",
       async run({ key }) {
-        const [context, entries, total, sessions] = await Promise.all([
+        const [context, entries, total, sessions, pending] = await Promise.all([
           book.context(key),
           book.recentEntries(key, SHOWN_ENTRIES),
           book.entryCount(key),
           archive.count(key),
+          deps.pendingMessages(key),
         ]);
+        const waiting =
+          pending > 0
+            ? `The latest ${pending} message${pending === 1 ? " is" : "s are"} not summarized yet: I do that every ${deps.flushEvery} messages and when the conversation goes quiet.`
+            : undefined;
         if (!context && total === 0 && sessions === 0)
-          return { reply: "I don't remember anything about this conversation yet." };
+          return { reply: waiting ?? "I don't remember anything about this conversation yet." };
         const lines = [
           "**What I remember about this conversation**",
           "",
@@ -38,6 +46,7 @@ export function memoryCommands(deps: {
             ...entries.map((entry) => `- ${entry.role}: ${entry.summary}`),
           );
         }
+        if (waiting) lines.push("", waiting);
         lines.push("", `Earlier sessions archived: ${sessions}.`);
         return { reply: lines.join("\n") };
       },
@@ -46,13 +55,13 @@ export function memoryCommands(deps: {
       name: "forget",
       usage: "[confirm]",
       summary: "delete everything I remember about this conversation (asks first)",
-      async run({ key, args }) {
+      async run({ key, args, prefix }) {
         if (args.toLowerCase() !== "confirm") {
           const [total, sessions] = await Promise.all([book.entryCount(key), archive.count(key)]);
           return {
             reply:
               `This deletes everything I remember about this conversation (${total} remembered messages, its context ` +
-              `and ${sessions} earlier sessions) and clears its history. Send \`/forget confirm\` to go ahead.`,
+              `and ${sessions} earlier sessions) and clears its history. Send \`${prefix}forget confirm\` to go ahead.`,
           };
         }
         const forgotten = await invoker.forget(key);

@@ -13,13 +13,11 @@ import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/lan
 import { invokeWithRetry, type ModelCallLimits } from "../models/retry.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { ControlState, type MemoryStep, nextMemoryStep } from "./control-state.ts";
+import { nextMemoryStep } from "./control-state.ts";
 import type { MemoryBook } from "./memory-book.ts";
-import { addEntryPrompt, ENTRY_CONTEXT_MESSAGES, putContextPrompt } from "./memory-prompts.ts";
+import { putContextPrompt, recordTurnsPrompt, turnsOf } from "./memory-prompts.ts";
 import { MemoryState, type MemoryStateUpdate, type MemoryStateValue } from "./memory-state.ts";
-import { ADD_ENTRY, PUT_CONTEXT } from "./memory-tools.ts";
-import type { PromptLine, SessionStore } from "./session-store.ts";
-import { extractiveSummary } from "./summarize.ts";
+import { ADD_ENTRY, PUT_CONTEXT, recordTurnWithoutModel } from "./memory-tools.ts";
 
 export interface MemoryGraphOptions {
   readonly checkpointer: BaseCheckpointSaver;
@@ -28,15 +26,11 @@ export interface MemoryGraphOptions {
   /** add_entry and put_context. */
   readonly tools: readonly StructuredToolInterface[];
   readonly book: MemoryBook;
-  /** The live session's record and lines: what the prompts show of it, and what archiving reads. */
-  readonly sessions: SessionStore;
-  /** START_SESSION's deterministic load: the context for the team's agents ("" when nothing is remembered). */
-  readonly loadContext: (key: string) => Promise<string>;
   readonly clock: Clock;
   readonly logger: Logger;
   /**
-   * Attempts and per-attempt timeout of model calls, and the signal that ends them at shutdown; a
-   * call that fails or is cut short records its step without the model.
+   * Attempts, per-attempt timeout of model calls, and the signal that ends them at shutdown; a
+   * call that fails or is cut short records its turns without the model.
    */
   readonly modelCalls?: ModelCallLimits;
 }
@@ -44,16 +38,12 @@ export interface MemoryGraphOptions {
 const OBSERVE = "observe";
 const TOOLS = "tools";
 
-/** The state a session leaves behind when it ends: nothing live, the counter back at 0. */
-const ENDED_SESSION: MemoryStateUpdate = { toProcess: [], messageCount: 0, flushedAt: 0 };
-/** The most messages a context rewrite is shown, however long ago the last one was. */
-const MAX_SYNTHESIS_MESSAGES = 80;
-
 /**
- * The memory agent: `observe` decides the next step from the run's control state and the last
- * tool that ran; deterministic steps (loading context) run right there without a model, model
- * steps ask for exactly one tool call, which `tools` executes. A model that fails or answers
- * without the tool never loses the message: the step is recorded without it and the run goes on.
+ * The memory agent's model work (PROCESS_MESSAGE_AND_FLUSH, END_SESSION): `observe` decides the
+ * next step from the last tool that ran; a step asks the model for its tool calls, which `tools`
+ * executes. One call normally does it all: entries for every turn since the last flush and the
+ * new context document; a second call only when the model left the document out. A model that
+ * fails or answers without its tool never loses a turn: the turns are recorded without it.
  */
 export function buildMemoryGraph(options: MemoryGraphOptions) {
   const bound = options.model ? options.model.bindTools?.([...options.tools]) : undefined;
@@ -62,58 +52,52 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
   }
   const observe = async (state: MemoryStateValue, config: RunnableConfig): Promise<MemoryStateUpdate> => {
     const key = conversationKeyOf(config);
-    const step = nextMemoryStep(state.control, lastToolName(state.toolHistory));
-    // A flush whose one call also rewrote the document is done; nextMemoryStep sees only the last tool.
-    if (step === "put-context" && state.control !== ControlState.END_SESSION && rewroteContext(state))
-      return finish(state, key, options);
-    const ask = async (
-      tools: readonly string[],
-      prompt: string,
-      fallback: () => Promise<string>,
-    ): Promise<MemoryStateUpdate> => {
-      const [primary = ADD_ENTRY] = tools;
-      const recordedWithoutModel = async (): Promise<MemoryStateUpdate> => {
-        const outcome = new ToolMessage({
-          tool_call_id: randomUUID(),
-          name: primary,
-          content: await fallback(),
-        });
-        return { toolHistory: [...state.toolHistory, outcome] };
-      };
-      if (!bound) return recordedWithoutModel();
-      const messages = [
-        new SystemMessage(prompt),
-        new HumanMessage(`Call the ${tools.join(" and the ")} tool${tools.length > 1 ? "s" : ""} now.`),
-      ];
-      try {
-        const reply = await invokeWithRetry((_attempt, signal) => bound.invoke(messages, { signal }), {
-          ...options.modelCalls,
-          onRetry: (event) =>
-            options.logger.warn("memory model call failed; retrying", {
-              key,
-              attempt: event.attempt,
-              kind: event.kind,
-            }),
-        });
-        const calls = (reply.tool_calls ?? []).filter((candidate) => tools.includes(candidate.name));
-        // The primary tool records the turn: without it the turn is recorded without the model.
-        if (calls.some((call) => call.name === primary)) {
-          const asked = new AIMessage({
-            content: reply.content,
-            tool_calls: calls.map((call) => ({ ...call, id: call.id ?? randomUUID() })),
-          });
-          return { toolHistory: [...state.toolHistory, asked] };
-        }
-        options.logger.warn("memory model answered without calling its tool; recording without it", {
-          key,
-          tool: primary,
-        });
-      } catch (error) {
-        options.logger.warn("memory model failed; recording without it", { key, tool: primary, error });
-      }
-      return recordedWithoutModel();
+    const step = nextMemoryStep(lastToolName(state.toolHistory));
+    const turns = turnsOf(state.toProcess);
+    if (step === "finish" || turns.length === 0 || (step === "put-context" && rewroteContext(state)))
+      return { toProcess: [], toolHistory: [...state.toolHistory, new AIMessage(`Done: ${state.control}.`)] };
+    const recordedWithoutModel = async (tool: string): Promise<MemoryStateUpdate> => {
+      const content =
+        tool === ADD_ENTRY ? await recordWithoutModel(turns, key, options) : "Context document kept.";
+      const outcome = new ToolMessage({ tool_call_id: randomUUID(), name: tool, content });
+      return { toolHistory: [...state.toolHistory, outcome] };
     };
-    return runStep(step, state, key, options, ask);
+    const tools = step === "record" ? [ADD_ENTRY, PUT_CONTEXT] : [PUT_CONTEXT];
+    const [primary = ADD_ENTRY] = tools;
+    if (!bound) return recordedWithoutModel(primary);
+    const current = (await options.book.context(key))?.content;
+    const prompt = step === "record" ? recordTurnsPrompt(turns, current) : putContextPrompt(turns, current);
+    const messages = [
+      new SystemMessage(prompt),
+      new HumanMessage(`Call the ${tools.join(" and the ")} tool${tools.length > 1 ? "s" : ""} now.`),
+    ];
+    try {
+      const reply = await invokeWithRetry((_attempt, signal) => bound.invoke(messages, { signal }), {
+        ...options.modelCalls,
+        onRetry: (event) =>
+          options.logger.warn("memory model call failed; retrying", {
+            key,
+            attempt: event.attempt,
+            kind: event.kind,
+          }),
+      });
+      const calls = (reply.tool_calls ?? []).filter((candidate) => tools.includes(candidate.name));
+      // The primary tool is the step's point: without it the step is done without the model.
+      if (calls.some((call) => call.name === primary)) {
+        const asked = new AIMessage({
+          content: reply.content,
+          tool_calls: calls.map((call) => ({ ...call, id: call.id ?? randomUUID() })),
+        });
+        return { toolHistory: [...state.toolHistory, asked] };
+      }
+      options.logger.warn("memory model answered without calling its tool; recording without it", {
+        key,
+        tool: primary,
+      });
+    } catch (error) {
+      options.logger.warn("memory model failed; recording without it", { key, tool: primary, error });
+    }
+    return recordedWithoutModel(primary);
   };
   const runTools = async (state: MemoryStateValue, config: RunnableConfig): Promise<MemoryStateUpdate> => {
     const last = state.toolHistory.at(-1);
@@ -131,7 +115,7 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
         });
         const content =
           call.name === ADD_ENTRY
-            ? await recordWithoutModel(state, conversationKeyOf(config), options)
+            ? await recordWithoutModel(turnsOf(state.toProcess), conversationKeyOf(config), options)
             : "Context document kept.";
         results.push(
           new ToolMessage({
@@ -143,11 +127,7 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
         );
       }
     }
-    const flushed = results.some((result) => ToolMessage.isInstance(result) && result.name === PUT_CONTEXT);
-    return {
-      toolHistory: [...state.toolHistory, ...results],
-      ...(flushed ? { flushedAt: state.messageCount } : {}),
-    };
+    return { toolHistory: [...state.toolHistory, ...results] };
   };
   const route = (state: MemoryStateValue) => {
     const last = state.toolHistory.at(-1);
@@ -163,113 +143,18 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
     .compile({ checkpointer: options.checkpointer });
 }
 
-type Ask = (
-  tools: readonly string[],
-  prompt: string,
-  fallback: () => Promise<string>,
-) => Promise<MemoryStateUpdate>;
-
-async function runStep(
-  step: MemoryStep,
-  state: MemoryStateValue,
-  key: string,
-  options: MemoryGraphOptions,
-  ask: Ask,
-): Promise<MemoryStateUpdate> {
-  const { sessions } = options;
-  switch (step) {
-    case "load-context": {
-      await sessions.start(key, options.clock.now(), await options.loadContext(key));
-      return { messageCount: 0, toolHistory: [new AIMessage("Session started.")] };
-    }
-    case "add-entry": {
-      const turn = state.toProcess;
-      if (turn.length === 0) return { toolHistory: [new AIMessage("Nothing to record.")] };
-      const first = state.messageCount - turn.length + 1;
-      // Written before the model is asked: the turn is in the session whatever the model does.
-      for (const [offset, line] of turn.entries()) await sessions.writeLine(key, first + offset, line);
-      const flushing = state.control === ControlState.PROCESS_MESSAGE_AND_FLUSH;
-      const flush = flushing ? await flushContext(state, key, options, first - 1) : undefined;
-      const earlier = flush
-        ? []
-        : await sessionLines(sessions, key, first - ENTRY_CONTEXT_MESSAGES, first - 1);
-      return ask(
-        flushing ? [ADD_ENTRY, PUT_CONTEXT] : [ADD_ENTRY],
-        addEntryPrompt(earlier, turn, flush),
-        () => recordWithoutModel(state, key, options),
-      );
-    }
-    case "put-context": {
-      // Nothing the document does not already hold (no messages, or none since the last rewrite).
-      if (state.messageCount === 0 || state.flushedAt >= state.messageCount)
-        return finish(state, key, options);
-      const { currentContext, sinceLastFlush } = await flushContext(state, key, options, state.messageCount);
-      return ask(
-        [PUT_CONTEXT],
-        putContextPrompt(sinceLastFlush, currentContext),
-        async () => "Context document kept.",
-      );
-    }
-    case "finish":
-      return finish(state, key, options);
-  }
-}
-
-async function finish(
-  state: MemoryStateValue,
-  key: string,
-  options: MemoryGraphOptions,
-): Promise<MemoryStateUpdate> {
-  const done = { toolHistory: [...state.toolHistory, new AIMessage(`Done: ${state.control}.`)] };
-  if (state.control !== ControlState.END_SESSION) return done;
-  await options.sessions.end(key, state.messageCount);
-  return { ...ENDED_SESSION, ...done };
-}
-
-/** What a context rewrite needs: the current document and the session's messages it does not hold yet. */
-async function flushContext(
-  state: MemoryStateValue,
-  key: string,
-  options: MemoryGraphOptions,
-  upTo: number,
-): Promise<{ currentContext: string | undefined; sinceLastFlush: PromptLine[] }> {
-  // The current document already holds everything up to the last rewrite: those are not sent again.
-  const from = Math.max(state.flushedAt + 1, upTo - MAX_SYNTHESIS_MESSAGES + 1);
-  const [current, sinceLastFlush] = await Promise.all([
-    options.book.context(key),
-    sessionLines(options.sessions, key, from, upTo),
-  ]);
-  return { currentContext: current?.content, sinceLastFlush };
-}
-
-async function sessionLines(
-  sessions: SessionStore,
-  key: string,
-  from: number,
-  to: number,
-): Promise<PromptLine[]> {
-  return to < 1 ? [] : sessions.lines(key, Math.max(1, from), to);
-}
-
 /** The entries a failed model would have written: the raw text and its first sentences as the summary. */
 async function recordWithoutModel(
-  state: MemoryStateValue,
+  turns: readonly (readonly { role: "user" | "bot"; text: string }[])[],
   key: string,
   options: MemoryGraphOptions,
 ): Promise<string> {
-  if (state.toProcess.length === 0) return "Nothing to record.";
   const written: number[] = [];
-  for (const { role, text } of state.toProcess) {
-    const entry = await options.book.addEntry(key, {
-      role,
-      summary: extractiveSummary([{ role, text }]),
-      raw: text,
-      tags: ["unsummarized"],
-      at: options.clock.now(),
-    });
-    written.push(entry.seq);
-  }
-  return `Entries ${written.join(", ")} recorded without the memory model.`;
+  for (const turn of turns)
+    written.push(...(await recordTurnWithoutModel(options.book, key, turn, options.clock.now())));
+  return written.length > 0
+    ? `Entries ${written.join(", ")} recorded without the memory model.`
+    : "Nothing to record.";
 }
 
 function rewroteContext(state: MemoryStateValue): boolean {

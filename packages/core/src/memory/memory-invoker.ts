@@ -64,7 +64,7 @@ export class MemoryInvoker implements TurnObserver {
     const { key } = turn;
     this.noteActivity(key);
     void this.#queue
-      .run(key, () => this.#recordTurn(key, turn.message.author.id, turn.text, answer.text))
+      .run(key, () => this.#recordTurn(key, turn.message.author.id, turn.text, answer))
       .catch((error: unknown) =>
         this.#options.logger.error("memory could not record a turn", { key, error }),
       );
@@ -118,7 +118,7 @@ export class MemoryInvoker implements TurnObserver {
     await this.#queue.idle();
   }
 
-  async #recordTurn(key: string, userId: string, userText: string, botText: string): Promise<void> {
+  async #recordTurn(key: string, userId: string, userText: string, answer: TurnAnswer): Promise<void> {
     const { agent, sessions, compactor, flushEvery, clock } = this.#options;
     await sessions.touch(key, userId, clock.now());
     const work = this.#options.recorder?.begin(key, userId);
@@ -126,7 +126,7 @@ export class MemoryInvoker implements TurnObserver {
     let control: string = ControlState.PROCESS_MESSAGE;
     const turn: TranscriptLine[] = [
       { role: "user" as const, text: userText },
-      { role: "bot" as const, text: botText },
+      { role: "bot" as const, text: answer.text },
     ].filter((line) => line.text.trim() !== "");
     try {
       let state = await agent.state(key);
@@ -137,10 +137,13 @@ export class MemoryInvoker implements TurnObserver {
         const after = before + turn.length;
         const turnControl = controlForTurn(before, after, flushEvery);
         control = turnControl;
-        // One graph run, one model call, for the whole turn.
-        await agent.invoke(key, { control: turnControl, turn, messageCount: after }, work?.callbacks);
+        // Most turns only join the session; every flushEvery messages one model call records them all.
+        await agent.invoke(key, { control: turnControl, turn }, work?.callbacks);
       }
-      await compactor.compactIfOverBudget(key, this.#requireHistory());
+      await compactor.compactIfOverBudget(key, this.#requireHistory(), {
+        callbacks: work?.callbacks,
+        knownTokens: answer.historyTokens,
+      });
       work?.finish({ control, messages: turn.length, latencyMs: clock.now() - started });
     } catch (error) {
       work?.finish({ control, messages: turn.length, latencyMs: clock.now() - started, error });

@@ -1,78 +1,66 @@
 import type { TranscriptLine } from "./archive/archive-store.ts";
-import type { PromptLine } from "./session-store.ts";
 import { formatLines } from "./transcript.ts";
 
-/**
- * Messages before the turn shown when recording it: enough to resolve "it" and "that one"; the
- * rest of the session is in the entries and, after a flush, in the context document.
- */
-export const ENTRY_CONTEXT_MESSAGES = 2;
-
-// Every memory prompt is paid on every turn: the instructions say what is needed in as few words.
+// Every memory prompt is paid again and again: the instructions say what is needed in as few words.
 const ROLE = "You keep the memory of a chat between users and a bot; you never answer them.";
 
-const ENTRY_RULES = [
-  "- Call add_entry once. summary: the user's message in one or two sentences (facts, decisions, preferences, names, numbers, open questions; resolve references).",
-  "- answer_summary: the same for the answer. tags: a few lowercase topic words.",
-].join("\n");
-
-const FLUSH_RULE = "- In the same reply, call put_context once with the new context document (rules below).";
+const ENTRY_RULES =
+  "- Call add_entry once, with one item per turn above (its number): summary = the user's message, answer_summary = the answer, each in one sentence (facts, decisions, preferences, names, numbers, open questions; resolve references); tags = a few lowercase topic words.";
 
 const CONTEXT_RULES = [
-  "- Call put_context once. Keep what is still true, add what was established, drop what was corrected.",
+  "- Call put_context once with the new context document: keep what is still true, add what was established, drop what was corrected.",
   "- Sections: people and preferences; facts and decisions; open tasks; the latest discussion. Plain text, ≤ 300 words.",
 ].join("\n");
 
-function formatSession(lines: readonly PromptLine[], limit: number): string {
-  const shown = lines.slice(-limit).map((line) => `${line.role}: ${line.text}`);
-  return shown.length > 0 ? shown.join("\n") : "(nothing yet)";
+/**
+ * Turns as the model sees them, numbered from 1: a turn starts at a user's message (a bot line
+ * before any user line is a turn of its own), so each item of `add_entry` names one turn.
+ */
+export function turnsOf(lines: readonly TranscriptLine[]): TranscriptLine[][] {
+  const turns: TranscriptLine[][] = [];
+  for (const line of lines) {
+    const current = turns.at(-1);
+    if (current && !(line.role === "user" && current.length > 0)) current.push(line);
+    else turns.push([line]);
+  }
+  return turns;
+}
+
+function formatTurns(turns: readonly (readonly TranscriptLine[])[]): string {
+  return turns.map((turn, index) => `Turn ${index + 1}:\n${formatLines(turn)}`).join("\n");
 }
 
 /**
- * PROCESS_MESSAGE: record one turn (the user's message and the answer) in one call, seen in the
- * light of the few messages before it. PROCESS_MESSAGE_AND_FLUSH (`flush` given) asks in the same
- * call for the new context document: the current one plus the messages since it was written.
+ * PROCESS_MESSAGE_AND_FLUSH and END_SESSION: one call records every turn since the last flush
+ * (each message reaches the model once, here) and rewrites the context document from the current
+ * one and those turns. Nothing else of the session is sent: the document already holds it.
  */
-export function addEntryPrompt(
-  earlier: readonly PromptLine[],
-  turn: readonly TranscriptLine[],
-  flush?: { readonly currentContext: string | undefined; readonly sinceLastFlush: readonly PromptLine[] },
+export function recordTurnsPrompt(
+  turns: readonly (readonly TranscriptLine[])[],
+  currentContext: string | undefined,
 ): string {
   return [
     ROLE,
     "",
-    `Current operation: ADD_ENTRY${flush ? " + CONTEXT_SYNTHESIS" : ""}`,
+    "Current operation: ADD_ENTRY + CONTEXT_SYNTHESIS",
     "",
-    // A flush shows every message since the document was written, which holds the few before the turn.
-    flush ? "Messages since the context document was written:" : "Just before this turn:",
-    flush
-      ? formatSession(flush.sinceLastFlush, Number.POSITIVE_INFINITY)
-      : formatSession(earlier, ENTRY_CONTEXT_MESSAGES),
+    "Current context document:",
+    currentContext?.trim() || "(none yet)",
     "",
-    "Turn to record:",
-    formatLines(turn),
+    "Turns since it was written:",
+    formatTurns(turns),
     "",
     "Rules:",
     ENTRY_RULES,
-    ...(flush
-      ? [
-          FLUSH_RULE,
-          "",
-          "Current context document:",
-          flush.currentContext?.trim() || "(none yet)",
-          "",
-          "Context document rules:",
-          CONTEXT_RULES,
-        ]
-      : []),
+    CONTEXT_RULES,
   ].join("\n");
 }
 
-/**
- * END_SESSION (and a flush whose combined call left the document out): rewrite the context
- * document from the current one and the session's messages since it was written.
- */
-export function putContextPrompt(session: readonly PromptLine[], currentContext: string | undefined): string {
+/** The second call of a flush whose first left the document out: the document alone. */
+export function putContextPrompt(
+  turns: readonly (readonly TranscriptLine[])[],
+  currentContext: string | undefined,
+): string {
   return [
     ROLE,
     "",
@@ -81,8 +69,8 @@ export function putContextPrompt(session: readonly PromptLine[], currentContext:
     "Current context document:",
     currentContext?.trim() || "(none yet)",
     "",
-    "Messages since it was written:",
-    formatSession(session, Number.POSITIVE_INFINITY),
+    "Turns since it was written:",
+    formatTurns(turns),
     "",
     "Rules:",
     CONTEXT_RULES,

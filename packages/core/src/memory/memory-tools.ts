@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Clock } from "../runtime/clock.ts";
 import type { TranscriptLine } from "./archive/archive-store.ts";
 import type { MemoryBook } from "./memory-book.ts";
+import { extractiveSummary } from "./summarize.ts";
 
 export const ADD_ENTRY = "add_entry";
 export const PUT_CONTEXT = "put_context";
@@ -11,62 +12,91 @@ export const PUT_CONTEXT = "put_context";
 /** What the memory graph passes its tools besides the model's arguments. */
 export interface MemoryToolContext {
   readonly conversationKey: string;
-  /** The turn being recorded: the user's message, then the answer (when there was one). */
-  readonly turn: readonly TranscriptLine[];
+  /** The turns being recorded, oldest first: each the user's message, then the answer (when there was one). */
+  readonly turns: readonly (readonly TranscriptLine[])[];
 }
 
 export function memoryToolConfig(context: MemoryToolContext): {
   conversation_key: string;
-  turn_lines: readonly TranscriptLine[];
+  turns: readonly (readonly TranscriptLine[])[];
 } {
-  return { conversation_key: context.conversationKey, turn_lines: context.turn };
+  return { conversation_key: context.conversationKey, turns: context.turns };
 }
 
 function toolContext(config: RunnableConfig | undefined): MemoryToolContext {
   const configurable = config?.configurable ?? {};
   const key: unknown = configurable.conversation_key;
-  const turn: unknown = configurable.turn_lines;
+  const turns: unknown = configurable.turns;
   if (typeof key !== "string" || key === "")
     throw new Error("memory tools run only inside the memory graph (no conversation_key)");
-  return { conversationKey: key, turn: Array.isArray(turn) ? (turn as TranscriptLine[]) : [] };
+  return { conversationKey: key, turns: Array.isArray(turns) ? (turns as TranscriptLine[][]) : [] };
+}
+
+const entrySchema = z.object({
+  turn: z.number().int().min(1).describe("The turn's number, as listed."),
+  summary: z.string().min(1).describe("The user's message in one sentence."),
+  answer_summary: z.string().min(1).optional().describe("The answer in one sentence."),
+  tags: z.array(z.string()).optional().describe("A few short lowercase topic words."),
+});
+
+/** The entries of a turn the model left out: its words, first sentences as the summary. */
+export async function recordTurnWithoutModel(
+  book: MemoryBook,
+  key: string,
+  turn: readonly TranscriptLine[],
+  at: number,
+): Promise<number[]> {
+  const written: number[] = [];
+  for (const { role, text } of turn) {
+    const entry = await book.addEntry(key, {
+      role,
+      summary: extractiveSummary([{ role, text }]),
+      raw: text,
+      tags: ["unsummarized"],
+      at,
+    });
+    written.push(entry.seq);
+  }
+  return written;
 }
 
 /** The two tools the memory model writes through; the conversation comes from the run, never from the model. */
 export function memoryTools(book: MemoryBook, clock: Clock): StructuredToolInterface[] {
   // The words themselves come from the run, never from the model: it writes only the summaries,
-  // so a turn costs one short tool call instead of repeating both messages back.
+  // so recording costs short tool arguments instead of repeating the messages back.
   const addEntry = tool(
-    async ({ summary, answer_summary, tags }, config) => {
-      const { conversationKey, turn } = toolContext(config);
+    async ({ entries }, config) => {
+      const { conversationKey, turns } = toolContext(config);
+      const byTurn = new Map(entries.map((entry) => [entry.turn, entry]));
       const written: number[] = [];
-      for (const line of turn) {
-        const entrySummary = line.role === "bot" ? (answer_summary ?? summary) : summary;
-        const entry = await book.addEntry(conversationKey, {
-          role: line.role,
-          summary: entrySummary,
-          raw: line.text,
-          tags: tags ?? [],
-          at: clock.now(),
-        });
-        written.push(entry.seq);
+      let unsummarized = 0;
+      for (const [index, turn] of turns.entries()) {
+        const given = byTurn.get(index + 1);
+        if (!given) {
+          unsummarized += 1;
+          written.push(...(await recordTurnWithoutModel(book, conversationKey, turn, clock.now())));
+          continue;
+        }
+        for (const line of turn) {
+          const summary = line.role === "bot" ? (given.answer_summary ?? given.summary) : given.summary;
+          const entry = await book.addEntry(conversationKey, {
+            role: line.role,
+            summary,
+            raw: line.text,
+            tags: given.tags ?? [],
+            at: clock.now(),
+          });
+          written.push(entry.seq);
+        }
       }
-      return `Entries ${written.join(", ")} recorded.`;
+      const left = unsummarized > 0 ? ` (${unsummarized} turn(s) left out, recorded without summaries)` : "";
+      return `Entries ${written.join(", ")} recorded${left}.`;
     },
     {
       name: ADD_ENTRY,
-      description: "Record this turn of the conversation (the user's message and the answer) in memory.",
-      schema: z.object({
-        summary: z
-          .string()
-          .min(1)
-          .describe("One or two sentences with the key information of the user's message."),
-        answer_summary: z
-          .string()
-          .min(1)
-          .optional()
-          .describe("One or two sentences with the key information of the answer."),
-        tags: z.array(z.string()).optional().describe("A few short lowercase topic words."),
-      }),
+      description:
+        "Record the listed turns of the conversation (each user message and its answer) in memory.",
+      schema: z.object({ entries: z.array(entrySchema).min(1) }),
     },
   );
   const putContext = tool(

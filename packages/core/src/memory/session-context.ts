@@ -45,13 +45,22 @@ export function withDigest(context: string, digest: string | null): string {
   return context ? `${context}\n\n${section}` : section;
 }
 
+/**
+ * What a session starts with. An archived session is written only after the flush that records
+ * its turns as entries (by the model or without it), so a conversation with neither entries nor a
+ * context document remembers nothing, and its two small reads are all it costs: a new
+ * conversation's first turn (most turns, on a busy workspace) never queries the archive.
+ */
 export async function loadRememberedContext(
   key: string,
   sources: { book: MemoryBook; archive: ArchiveStore; recentEntries: number; summariesInPrompt: number },
 ): Promise<RememberedContext> {
-  const [context, entries, summaries] = await Promise.all([
-    sources.book.context(key),
-    sources.recentEntries > 0 ? sources.book.recentEntries(key, sources.recentEntries) : Promise.resolve([]),
+  const [count, context] = await Promise.all([sources.book.entryCount(key), sources.book.context(key)]);
+  if (count === 0 && !context) return { entries: [], summaries: [] };
+  const [entries, summaries] = await Promise.all([
+    sources.recentEntries > 0 && count > 0
+      ? sources.book.recentEntries(key, sources.recentEntries)
+      : Promise.resolve([]),
     sources.summariesInPrompt > 0
       ? sources.archive.recent(key, sources.summariesInPrompt)
       : Promise.resolve([]),

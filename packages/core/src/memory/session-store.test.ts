@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { openStore } from "../store/open-store.ts";
 import { testStoreBackends } from "../store/test-backends.ts";
 import type { Store } from "../store/types.ts";
 import { SessionStore } from "./session-store.ts";
@@ -24,7 +23,7 @@ async function withSessions(
 const say = (n: number) => ({ role: n % 2 === 1 ? "user" : "bot", text: `message ${n}` }) as const;
 
 async function writeMessages(sessions: SessionStore, count: number): Promise<void> {
-  for (let n = 1; n <= count; n++) await sessions.writeLine(KEY, n, say(n));
+  for (let n = 1; n <= count; n++) await sessions.append(KEY, [say(n)]);
 }
 
 describe.each(backends)("SessionStore on %s", (_name, open) => {
@@ -39,22 +38,44 @@ describe.each(backends)("SessionStore on %s", (_name, open) => {
         startedAt: 1_000,
         context: "Ana runs the Lisbon office.",
         digest: "They went over the budget.",
+        messageCount: 0,
+        recordedUpTo: 0,
       });
       await writeMessages(sessions, 3);
+      await sessions.markRecorded(KEY, 2);
+      expect(await sessions.record(KEY)).toMatchObject({ messageCount: 3, recordedUpTo: 2 });
       await sessions.end(KEY, 3);
       expect(await sessions.record(KEY)).toBeUndefined();
       expect(await sessions.lines(KEY, 1, 3)).toEqual([]);
     }));
 
-  it("reads ranges of lines; rewriting a position replaces it; ending also removes a line left after the count", () =>
+  it("appends a turn's lines after the counter and reads ranges; nothing is appended without a live session", () =>
     withSessions(open, async (sessions) => {
+      expect(await sessions.append(KEY, [say(1)])).toBeUndefined();
       await sessions.start(KEY, 1_000, "");
-      await writeMessages(sessions, 5);
-      await sessions.writeLine(KEY, 5, { role: "user", text: "message 5, again" });
-      expect(await sessions.lines(KEY, 4, 5)).toEqual([say(4), { role: "user", text: "message 5, again" }]);
+      await writeMessages(sessions, 3);
+      const after = await sessions.append(KEY, [say(4), say(5)]);
+      expect(after?.messageCount).toBe(5);
+      expect(await sessions.lines(KEY, 4, 5)).toEqual([say(4), say(5)]);
       expect(await sessions.lines(KEY, -3, 2)).toEqual([say(1), say(2)]);
       expect(await sessions.lines(KEY, 3, 2)).toEqual([]);
-      // A run that failed after writing its line: the counter stayed at 4.
+      // The recorded marker never moves back.
+      await sessions.markRecorded(KEY, 4);
+      await sessions.markRecorded(KEY, 2);
+      expect((await sessions.record(KEY))?.recordedUpTo).toBe(4);
+      await sessions.end(KEY, 5);
+      expect(await sessions.lines(KEY, 1, 5)).toEqual([]);
+    }));
+
+  it("ending also removes a line a crash left after the counter", () =>
+    withSessions(open, async (sessions) => {
+      await sessions.start(KEY, 1_000, "");
+      await writeMessages(sessions, 4);
+      // A crash between writing a turn's line and moving the counter: line 5 exists, the counter says 4.
+      await sessions.append(KEY, [say(5)]);
+      const record = await sessions.record(KEY);
+      if (record) await sessions.start(KEY, record.startedAt, "");
+      await writeMessages(sessions, 4);
       await sessions.end(KEY, 4);
       expect(await sessions.lines(KEY, 1, 5)).toEqual([]);
     }));
@@ -62,73 +83,11 @@ describe.each(backends)("SessionStore on %s", (_name, open) => {
   it("keeps conversations apart", () =>
     withSessions(open, async (sessions) => {
       await sessions.start(KEY, 1_000, "here");
-      await sessions.writeLine(KEY, 1, say(1));
-      await sessions.writeLine(`${KEY}0`, 1, { role: "user", text: "elsewhere" });
+      await sessions.start(`${KEY}0`, 1_000, "");
+      await sessions.append(KEY, [say(1)]);
+      await sessions.append(`${KEY}0`, [{ role: "user", text: "elsewhere" }]);
       await sessions.end(`${KEY}0`, 1);
       expect(await sessions.lines(KEY, 1, 1)).toEqual([say(1)]);
       expect(await sessions.record(KEY)).toMatchObject({ context: "here" });
     }));
 });
-
-describe("SessionStore.window: what a memory prompt shows of the session", () => {
-  const CONTEXT = "Remembered: Ana runs the Lisbon office.";
-  const C = "context" as const;
-  it.each([
-    { name: "no messages yet: the context alone", written: 0, upTo: 0, limit: 30, context: true, shown: [C] },
-    { name: "no context and no messages", written: 0, upTo: 0, limit: 30, context: false, shown: [] },
-    {
-      name: "context first while it fits",
-      written: 3,
-      upTo: 3,
-      limit: 30,
-      context: true,
-      shown: [C, 1, 2, 3],
-    },
-    {
-      name: "context and 29 messages fill 30",
-      written: 29,
-      upTo: 29,
-      limit: 30,
-      context: true,
-      shown: [C, ...range(1, 29)],
-    },
-    {
-      name: "30 messages push the context out",
-      written: 30,
-      upTo: 30,
-      limit: 30,
-      context: true,
-      shown: range(1, 30),
-    },
-    {
-      name: "only the latest `limit`",
-      written: 100,
-      upTo: 100,
-      limit: 30,
-      context: true,
-      shown: range(71, 100),
-    },
-    {
-      name: "up to a message, not past it",
-      written: 40,
-      upTo: 35,
-      limit: 30,
-      context: false,
-      shown: range(6, 35),
-    },
-    { name: "a larger window", written: 100, upTo: 100, limit: 80, context: false, shown: range(21, 100) },
-  ])("$name", async ({ written, upTo, limit, context, shown }) => {
-    const store = await openStore("memory://");
-    const sessions = new SessionStore(store);
-    await sessions.start(KEY, 1, context ? CONTEXT : "");
-    await writeMessages(sessions, written);
-    expect(await sessions.window(KEY, upTo, limit)).toEqual(
-      shown.map((item) => (item === C ? { role: "system", text: CONTEXT } : say(item))),
-    );
-    await store.close();
-  });
-});
-
-function range(from: number, to: number): number[] {
-  return Array.from({ length: to - from + 1 }, (_, index) => from + index);
-}

@@ -13,20 +13,21 @@ export interface SessionRecord {
   readonly context: string;
   /** What compaction removed from the live history, condensed; null until the first compaction. */
   readonly digest: string | null;
-}
-
-/** A line as the memory prompts show it: the session's messages, after the remembered context. */
-export interface PromptLine {
-  readonly role: TranscriptLine["role"] | "system";
-  readonly text: string;
+  /** Messages in the session so far: numbers its lines and decides when to flush. */
+  readonly messageCount: number;
+  /**
+   * Messages recorded as entries and folded into the context document (by the model, or
+   * extractively when it failed): the lines after it are what the next flush records.
+   */
+  readonly recordedUpTo: number;
 }
 
 /**
  * The live session of each conversation, kept beside the memory graph's checkpoint rather than in
- * it: one small record, and the session's messages as append-only lines, one key each, numbered
- * from 1 by the graph's message counter. A run writes one line and reads at most a prompt's window
- * of them, so its cost does not depend on how long the session is; the whole transcript is read
- * once, when the session is archived. Storage stays linear: one line per message, deleted when the
+ * it: one small record (with the message counter), and the session's messages as append-only
+ * lines, one key each, numbered from 1. A turn writes its lines and the record; a flush reads the
+ * lines not recorded yet (at most `flushEvery` and a turn), so its cost does not depend on how long
+ * the session is; the whole transcript is read once, when the session is archived. Storage stays linear: one line per message, deleted when the
  * session ends (the archive keeps the transcript).
  */
 export class SessionStore {
@@ -44,7 +45,13 @@ export class SessionStore {
   }
 
   async start(key: string, startedAt: number, context: string): Promise<SessionRecord> {
-    const record: SessionRecord = { startedAt, context, digest: null };
+    const record: SessionRecord = { startedAt, context, digest: null, messageCount: 0, recordedUpTo: 0 };
+    await this.#records.set(key, record);
+    return record;
+  }
+
+  /** Replaces the live session's record (a session from before the counter moved here gets it). */
+  async adopt(key: string, record: SessionRecord): Promise<SessionRecord> {
     await this.#records.set(key, record);
     return record;
   }
@@ -58,12 +65,32 @@ export class SessionStore {
   }
 
   /**
-   * Writes the session's `position`th message (from 1). Writing the same position again replaces
-   * it: a run that failed after writing its line leaves nothing behind that a later read could see,
-   * since reads never go past the counter and the next message takes the same position.
+   * Appends a turn's lines after the counter, then moves the counter past them. Lines first: a
+   * crash in between leaves lines past the counter, which reads never see and the next turn
+   * overwrites. Returns the record as it is now; undefined when no session is live.
    */
-  async writeLine(key: string, position: number, line: TranscriptLine): Promise<void> {
-    await this.#lines.set(lineKey(key, position), line);
+  async append(
+    key: string,
+    lines: readonly TranscriptLine[],
+    /** The record as the caller just read or wrote it: saves reading it again. */
+    known?: SessionRecord,
+  ): Promise<SessionRecord | undefined> {
+    const record = known ?? (await this.#records.get(key));
+    if (!record) return undefined;
+    if (lines.length === 0) return record;
+    await this.#lines.setMany(
+      lines.map((line, offset) => ({ key: lineKey(key, record.messageCount + offset + 1), value: line })),
+    );
+    const advanced = { ...record, messageCount: record.messageCount + lines.length };
+    await this.#records.set(key, advanced);
+    return advanced;
+  }
+
+  /** Marks messages up to `upTo` as recorded (entries and context document). */
+  async markRecorded(key: string, upTo: number): Promise<void> {
+    const record = await this.#records.get(key);
+    if (record)
+      await this.#records.set(key, { ...record, recordedUpTo: Math.max(record.recordedUpTo, upTo) });
   }
 
   /** Lines `from` … `to` (inclusive, from 1), oldest first. */
@@ -73,16 +100,6 @@ export class SessionStore {
     const keys = Array.from({ length: to - first + 1 }, (_, index) => lineKey(key, first + index));
     const found = await this.#lines.getMany(keys);
     return found.filter((line): line is TranscriptLine => line !== undefined);
-  }
-
-  /**
-   * The last `limit` lines of the remembered context followed by messages 1 … `upTo`: the session
-   * as a memory prompt shows it, read in one record and at most `limit` lines.
-   */
-  async window(key: string, upTo: number, limit: number): Promise<PromptLine[]> {
-    const [record, lines] = await Promise.all([this.record(key), this.lines(key, upTo - limit + 1, upTo)]);
-    const context: PromptLine[] = record?.context ? [{ role: "system", text: record.context }] : [];
-    return [...context, ...lines].slice(-limit);
   }
 
   /**

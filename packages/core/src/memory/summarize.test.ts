@@ -62,8 +62,10 @@ describe("Summarizer", () => {
 
   it("falls back when the model returns nothing, keeping the earlier digest", async () => {
     const model = fakeModel().respond(new AIMessage(""));
-    expect(await new Summarizer(model, createMemoryLogger()).summarize(lines, "Before: greetings.")).toBe(
-      `Before: greetings. ${extractiveSummary(lines)}`,
-    );
+    expect(
+      await new Summarizer(model, createMemoryLogger()).summarize(lines, {
+        earlierDigest: "Before: greetings.",
+      }),
+    ).toBe(`Before: greetings. ${extractiveSummary(lines)}`);
   });
 });

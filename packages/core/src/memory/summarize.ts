@@ -1,8 +1,10 @@
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
 import { invokeWithRetry, type ModelCallLimits } from "../models/retry.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { textOf } from "../team/history.ts";
+import { clipMarkdown, firstSentences } from "../text/markdown-clip.ts";
 import type { TranscriptLine } from "./archive/archive-store.ts";
 import { summaryPrompt } from "./memory-prompts.ts";
 
@@ -19,7 +21,7 @@ const TAIL_LINES = 100;
 export function extractiveSummary(lines: readonly TranscriptLine[]): string {
   const first = lines[0];
   if (!first) return "Nothing was said.";
-  if (lines.length === 1) return clip(firstSentences(first.text, 2), 240);
+  if (lines.length === 1) return clipMarkdown(firstSentences(first.text, 2), 240);
   const users = lines.filter((line) => line.role === "user");
   const opening = users[0] ?? first;
   const sentences = [`The ${opening.role} opened with: "${quoted(opening.text)}".`];
@@ -45,9 +47,23 @@ export class Summarizer {
     this.#calls = calls;
   }
 
-  async summarize(lines: readonly TranscriptLine[], earlierDigest?: string): Promise<string> {
+  /**
+   * `earlierDigest`: what came before, to fold in. `extractiveFrom`: the words to quote when no
+   * model can summarize (default `lines`; a session summarized from its entries quotes its
+   * transcript). `callbacks` (the run-steps log) see the model call, as the memory graph's are seen.
+   */
+  async summarize(
+    lines: readonly TranscriptLine[],
+    options: {
+      readonly earlierDigest?: string | undefined;
+      readonly extractiveFrom?: readonly TranscriptLine[];
+      readonly callbacks?: Callbacks | undefined;
+    } = {},
+  ): Promise<string> {
+    const { earlierDigest, callbacks } = options;
+    const extractive = () => extractiveWithDigest(options.extractiveFrom ?? lines, earlierDigest);
     const model = this.#model;
-    if (!model) return extractiveWithDigest(lines, earlierDigest);
+    if (!model) return extractive();
     const shown =
       lines.length > HEAD_LINES + TAIL_LINES
         ? [...lines.slice(0, HEAD_LINES), ...lines.slice(-TAIL_LINES)]
@@ -55,7 +71,10 @@ export class Summarizer {
     try {
       const reply = await invokeWithRetry(
         (_attempt, signal) =>
-          model.invoke([new HumanMessage(summaryPrompt(shown, earlierDigest))], { signal }),
+          model.invoke([new HumanMessage(summaryPrompt(shown, earlierDigest))], {
+            signal,
+            ...(callbacks ? { callbacks } : {}),
+          }),
         {
           ...this.#calls,
           maxAttempts: Math.min(2, this.#calls.maxAttempts ?? 2),
@@ -67,31 +86,21 @@ export class Summarizer {
         },
       );
       const text = textOf(reply).trim();
-      if (text !== "") return clip(text, MAX_SUMMARY_CHARS);
+      if (text !== "") return clipMarkdown(text, MAX_SUMMARY_CHARS);
       this.#logger.warn("summary model returned nothing; using an extractive summary");
     } catch (error) {
       this.#logger.warn("summary model failed; using an extractive summary", { error });
     }
-    return extractiveWithDigest(lines, earlierDigest);
+    return extractive();
   }
 }
 
 function extractiveWithDigest(lines: readonly TranscriptLine[], earlierDigest: string | undefined): string {
   const extractive = extractiveSummary(lines);
-  return earlierDigest ? clip(`${earlierDigest} ${extractive}`, MAX_SUMMARY_CHARS) : extractive;
-}
-
-function firstSentences(text: string, count: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  const sentences = flat.match(/[^.!?]+[.!?]*/g) ?? [flat];
-  return sentences.slice(0, count).join("").trim();
+  return earlierDigest ? clipMarkdown(`${earlierDigest} ${extractive}`, MAX_SUMMARY_CHARS) : extractive;
 }
 
 /** The first sentence, without its closing punctuation (the summary's own sentence ends it). */
 function quoted(text: string): string {
-  return clip(firstSentences(text, 1), 140).replace(/[.!?]+$/, "");
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
+  return clipMarkdown(firstSentences(text, 1), 140).replace(/[.!?]+$/, "");
 }

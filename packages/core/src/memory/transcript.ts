@@ -45,15 +45,7 @@ export function spokenLines(lines: readonly TranscriptLine[]): TranscriptLine[] 
     .filter((line) => line.text !== "");
 }
 
-/** About four characters per token: close enough to decide when to compact and to report sizes. */
-export function estimateTokens(messages: readonly BaseMessage[]): number {
-  let characters = 0;
-  for (const message of messages) {
-    characters += textOf(message).length;
-    if (AIMessage.isInstance(message)) characters += JSON.stringify(message.tool_calls ?? []).length;
-  }
-  return Math.ceil(characters / 4);
-}
+export { estimateTokens } from "../team/history.ts";
 
 export function estimateTranscriptTokens(lines: readonly TranscriptLine[]): number {
   return Math.ceil(lines.reduce((total, line) => total + line.text.length + line.role.length + 2, 0) / 4);

@@ -33,6 +33,8 @@ export interface CreateChatModelDeps {
   fetch?: typeof fetch;
   /** Signs offline replies; see OfflineChatModel. */
   offlineAgentName?: string;
+  /** Caps every answer (doctor's reachability probe asks for one token). */
+  maxTokens?: number;
 }
 
 // OpenAI-compatible servers usually ignore the key, but the SDK insists on one; an explicit
@@ -107,6 +109,7 @@ function buildChatModel(
         temperature: spec.temperature,
         maxRetries: 0,
         timeout,
+        ...(deps.maxTokens === undefined ? {} : { maxTokens: deps.maxTokens }),
         configuration: { baseURL: spec.baseUrl, fetch: deps.fetch },
       });
     }
@@ -120,6 +123,7 @@ function buildChatModel(
         temperature: spec.temperature,
         maxRetries: 0,
         timeout,
+        ...(deps.maxTokens === undefined ? {} : { maxTokens: deps.maxTokens }),
         configuration: { baseURL: spec.baseUrl, fetch: deps.fetch },
       });
     }
@@ -131,6 +135,7 @@ function buildChatModel(
         temperature: spec.temperature,
         maxRetries: 0,
         anthropicApiUrl: spec.baseUrl,
+        ...(deps.maxTokens === undefined ? {} : { maxTokens: deps.maxTokens }),
         clientOptions: { fetch: deps.fetch, timeout },
       });
     }
@@ -141,6 +146,7 @@ function buildChatModel(
         baseUrl: spec.baseUrl,
         temperature: spec.temperature,
         maxRetries: 0,
+        ...(deps.maxTokens === undefined ? {} : { numPredict: deps.maxTokens }),
         fetch: deps.fetch,
       });
     }

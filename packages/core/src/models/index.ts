@@ -26,6 +26,7 @@ export {
 export { classifyModelError, type ModelFailureKind, type RetryableFailure } from "./retry-policy.ts";
 export {
   apiKeyEnvVar,
+  DEFAULT_FIRST_TOKEN_TIMEOUT_SECONDS,
   DEFAULT_MODEL_CALL_POLICY,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
   MODEL_PROVIDERS,

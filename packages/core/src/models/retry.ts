@@ -8,7 +8,9 @@
  *
  * Each attempt can be bounded (`attemptTimeoutMs`): a call that hangs is aborted through the
  * attempt's own signal (the caller's combined with the attempt's timer) and counts as a timed-out
- * attempt, retried like any other within `maxAttempts`.
+ * attempt, retried like any other within `maxAttempts`. A streamed call can also be bounded until its
+ * first token (`firstTokenTimeoutMs`): it calls the `firstToken` callback it is given when text or a
+ * tool call starts to arrive, and an attempt that sends nothing for that long is aborted the same way.
  *
  * Waits use exponential backoff with full jitter (a random wait in [0, base·2^(n-1)], capped), so
  * many conversations hitting the same rate limit do not retry in lockstep; a provider's own
@@ -33,13 +35,21 @@ export interface ModelRetryEvent {
 }
 
 /** How a caller bounds and retries its model calls, without the test seams. */
-export type ModelCallLimits = Pick<ModelRetryOptions, "maxAttempts" | "attemptTimeoutMs" | "signal">;
+export type ModelCallLimits = Pick<
+  ModelRetryOptions,
+  "maxAttempts" | "attemptTimeoutMs" | "firstTokenTimeoutMs" | "signal"
+>;
 
 export interface ModelRetryOptions {
   /** Calls in total, the first included (default 4). */
   maxAttempts?: number;
   /** One attempt is abandoned (and its signal aborted) after this long; none when absent. */
   attemptTimeoutMs?: number;
+  /**
+   * A streamed attempt that has not reported its first token after this long is abandoned the same
+   * way; only for calls that report it (see `invokeWithRetry`'s `firstToken` callback).
+   */
+  firstTokenTimeoutMs?: number;
   /** Backoff ceiling before the first retry; doubles per attempt (default 1 s). */
   baseDelayMs?: number;
   /** No single wait is longer, retry-after hints included (default 30 s). */
@@ -67,7 +77,8 @@ export class ModelUnavailableError extends UserFacingError {
   readonly attempts: number;
   constructor(kind: ModelFailureKind, attempts: number, cause: unknown, attemptTimeoutMs?: number) {
     const detail = cause instanceof Error ? cause.message : String(cause);
-    super(unavailableSentence(kind, attempts, attemptTimeoutMs), {
+    const silent = cause instanceof FirstTokenTimeout ? cause.ms : undefined;
+    super(unavailableSentence(kind, attempts, attemptTimeoutMs, silent), {
       cause,
       detail: `model call failed after ${attempts} attempt(s) (${kind}): ${detail}`,
     });
@@ -77,7 +88,17 @@ export class ModelUnavailableError extends UserFacingError {
   }
 }
 
-function unavailableSentence(kind: ModelFailureKind, attempts: number, attemptTimeoutMs?: number): string {
+function unavailableSentence(
+  kind: ModelFailureKind,
+  attempts: number,
+  attemptTimeoutMs?: number,
+  silentMs?: number,
+): string {
+  if (kind === "timeout" && silentMs !== undefined) {
+    const each = formatSeconds(silentMs);
+    const tries = attempts === 1 ? "1 attempt" : `${attempts} attempts`;
+    return `The model did not start answering in time (nothing within ${each}, ${tries}). Please try again.`;
+  }
   if (kind === "timeout" && attemptTimeoutMs !== undefined) {
     const each = formatSeconds(attemptTimeoutMs);
     const tries = attempts === 1 ? `1 attempt of ${each}` : `${attempts} attempts of ${each}`;
@@ -91,13 +112,22 @@ function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
+/** The reason an attempt's signal carries when nothing of a streamed answer came in time. */
+export class FirstTokenTimeout extends DOMException {
+  readonly ms: number;
+  constructor(ms: number) {
+    super(`the model sent nothing within ${formatSeconds(ms)}`, "TimeoutError");
+    this.ms = ms;
+  }
+}
+
 /** The reason an attempt's signal carries when its own timer ran out (retried as a timeout). */
 export function attemptTimeoutReason(ms: number): DOMException {
   return new DOMException(`the model did not answer within ${formatSeconds(ms)}`, "TimeoutError");
 }
 
 export async function invokeWithRetry<T>(
-  call: (attempt: number, signal: AbortSignal | undefined) => Promise<T>,
+  call: (attempt: number, signal: AbortSignal | undefined, firstToken: () => void) => Promise<T>,
   options: ModelRetryOptions = {},
 ): Promise<T> {
   const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
@@ -110,9 +140,9 @@ export async function invokeWithRetry<T>(
 
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
-    const bounded = boundAttempt(signal, options.attemptTimeoutMs);
+    const bounded = boundAttempt(signal, options.attemptTimeoutMs, options.firstTokenTimeoutMs);
     try {
-      return await untilAborted(call(attempt, bounded.signal), bounded.signal);
+      return await untilAborted(call(attempt, bounded.signal, bounded.firstToken), bounded.signal);
     } catch (error) {
       bounded.clear();
       signal?.throwIfAborted();
@@ -131,18 +161,38 @@ export async function invokeWithRetry<T>(
   }
 }
 
-/** The signal one attempt runs under: the caller's, plus the attempt's own timer when bounded. */
+/**
+ * The signal one attempt runs under: the caller's, plus the attempt's own timers when bounded —
+ * the whole attempt, and until its first token (stopped by `firstToken`).
+ */
 function boundAttempt(
   signal: AbortSignal | undefined,
   timeoutMs: number | undefined,
-): { signal: AbortSignal | undefined; clear: () => void } {
-  if (timeoutMs === undefined) return { signal, clear: () => undefined };
-  // Not AbortSignal.timeout: its timer would outlive a quick answer; this one is cleared at once.
+  firstTokenMs: number | undefined,
+): { signal: AbortSignal | undefined; firstToken: () => void; clear: () => void } {
+  if (timeoutMs === undefined && firstTokenMs === undefined)
+    return { signal, firstToken: () => undefined, clear: () => undefined };
+  // Not AbortSignal.timeout: its timer would outlive a quick answer; these are cleared at once.
   const timer = new AbortController();
-  const handle = setTimeout(() => timer.abort(attemptTimeoutReason(timeoutMs)), timeoutMs);
+  const whole =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => timer.abort(attemptTimeoutReason(timeoutMs)), timeoutMs);
+  let first =
+    firstTokenMs === undefined
+      ? undefined
+      : setTimeout(() => timer.abort(new FirstTokenTimeout(firstTokenMs)), firstTokenMs);
+  const firstToken = () => {
+    clearTimeout(first);
+    first = undefined;
+  };
   return {
     signal: signal ? AbortSignal.any([signal, timer.signal]) : timer.signal,
-    clear: () => clearTimeout(handle),
+    firstToken,
+    clear: () => {
+      clearTimeout(whole);
+      firstToken();
+    },
   };
 }
 

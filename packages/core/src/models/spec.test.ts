@@ -117,19 +117,34 @@ describe("modelRetryOptions", () => {
 });
 
 describe("modelCallPolicy", () => {
-  it("bounds each attempt by timeoutSeconds (60 s by default) and counts attempts from maxRetries", () => {
+  it("bounds each attempt by timeoutSeconds (120 s) and its start by firstTokenTimeoutSeconds (30 s)", () => {
     expect(modelCallPolicy({ provider: "openai", model: "gpt-4o" })).toEqual({
       maxAttempts: 4,
-      attemptTimeoutMs: 60_000,
+      attemptTimeoutMs: 120_000,
+      firstTokenTimeoutMs: 30_000,
     });
     const spec = parseModelSpec({
       provider: "openai-compatible",
       baseUrl: "http://127.0.0.1:9/v1",
       model: "stub",
       maxRetries: 2,
-      timeoutSeconds: 1.5,
+      timeoutSeconds: 5,
+      firstTokenTimeoutSeconds: 2,
     });
-    expect(modelCallPolicy(spec)).toEqual({ maxAttempts: 3, attemptTimeoutMs: 1_500 });
+    expect(modelCallPolicy(spec)).toEqual({
+      maxAttempts: 3,
+      attemptTimeoutMs: 5_000,
+      firstTokenTimeoutMs: 2_000,
+    });
+  });
+
+  it("never waits longer for the first token than for the whole attempt", () => {
+    const spec = parseModelSpec({ provider: "openai", model: "gpt-4o", timeoutSeconds: 1.5 });
+    expect(modelCallPolicy(spec)).toEqual({
+      maxAttempts: 4,
+      attemptTimeoutMs: 1_500,
+      firstTokenTimeoutMs: 1_500,
+    });
   });
 
   it("refuses a timeout that is not a positive number of seconds", () => {
@@ -137,6 +152,9 @@ describe("modelCallPolicy", () => {
       expect(() => parseModelSpec({ provider: "openai", model: "gpt-4o", timeoutSeconds })).toThrow(
         /timeoutSeconds/,
       );
+      expect(() =>
+        parseModelSpec({ provider: "openai", model: "gpt-4o", firstTokenTimeoutSeconds: timeoutSeconds }),
+      ).toThrow(/firstTokenTimeoutSeconds/);
     }
   });
 });

@@ -4,8 +4,9 @@
  *
  * - a string: `offline`, `openai:<model>`, `anthropic:<model>`, `ollama:<model>`
  *   (only the first `:` separates, so `ollama:llama3.1:8b` keeps its tag);
- * - an object: `{ provider, model, baseUrl?, apiKey?, temperature?, maxRetries?, timeoutSeconds? }` — the only way to
- *   name an OpenAI-compatible server, because it needs a `baseUrl`.
+ * - an object: `{ provider, model, baseUrl?, apiKey?, temperature?, maxRetries?, timeoutSeconds?,
+ *   firstTokenTimeoutSeconds? }` — the only way to name an OpenAI-compatible server, because it
+ *   needs a `baseUrl`.
  *
  * API keys are plain values here: reading the environment is the CLI's job (`apiKeyEnvVar` tells it
  * which variable belongs to which provider).
@@ -44,6 +45,8 @@ const remoteFields = {
   maxRetries: z.number().int().min(0).max(10).optional(),
   /** How long one attempt may take before it is aborted and retried; see `modelCallPolicy`. */
   timeoutSeconds: z.number().positive().max(3600).optional(),
+  /** How long a streamed answer may take to start (first text or tool call); see `modelCallPolicy`. */
+  firstTokenTimeoutSeconds: z.number().positive().max(3600).optional(),
 };
 
 const httpUrl = z.url({
@@ -135,25 +138,34 @@ export interface ModelCallPolicy {
   readonly maxAttempts: number;
   /** One attempt, start to end. */
   readonly attemptTimeoutMs: number;
+  /** A streamed attempt, until its first token (never longer than the whole attempt). */
+  readonly firstTokenTimeoutMs: number;
 }
 
 /**
- * Defaults well below the turn's wall time (10 minutes): 4 attempts of at most 60 s, plus backoff,
- * end a turn on a hung provider in about 4 minutes with a clear sentence instead of a silent wait.
+ * Defaults well below the turn's wall time (10 minutes): a provider that sends nothing is given up
+ * on after 30 s, 4 attempts of that plus backoff end a turn on a hung provider in about 2 minutes
+ * with a clear sentence instead of a silent wait; an answer that is being written may take 120 s
+ * (a long answer streams for a minute or more).
  */
-export const DEFAULT_MODEL_TIMEOUT_SECONDS = 60;
+export const DEFAULT_MODEL_TIMEOUT_SECONDS = 120;
+export const DEFAULT_FIRST_TOKEN_TIMEOUT_SECONDS = 30;
 
-/** What a process that configures nothing gets: 4 attempts of at most 60 s each. */
+/** What a process that configures nothing gets: 4 attempts, each started within 30 s, of at most 120 s. */
 export const DEFAULT_MODEL_CALL_POLICY: ModelCallPolicy = {
   maxAttempts: 4,
   attemptTimeoutMs: DEFAULT_MODEL_TIMEOUT_SECONDS * 1000,
+  firstTokenTimeoutMs: DEFAULT_FIRST_TOKEN_TIMEOUT_SECONDS * 1000,
 };
 
 export function modelCallPolicy(spec: ModelSpec): ModelCallPolicy {
-  const seconds = spec.provider === "offline" ? undefined : spec.timeoutSeconds;
+  const remote = spec.provider === "offline" ? undefined : spec;
+  const attemptTimeoutMs = (remote?.timeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000;
+  const firstTokenMs = (remote?.firstTokenTimeoutSeconds ?? DEFAULT_FIRST_TOKEN_TIMEOUT_SECONDS) * 1000;
   return {
     ...modelRetryOptions(spec),
-    attemptTimeoutMs: (seconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000,
+    attemptTimeoutMs,
+    firstTokenTimeoutMs: Math.min(firstTokenMs, attemptTimeoutMs),
   };
 }
 

@@ -22,6 +22,8 @@ export interface RunRecord {
   readonly error?: string;
   /** The webhook event that reported this (external) run's end: a replay of it is a duplicate, not a conflict. */
   readonly closedByEvent?: string;
+  /** The webhook event that reported this (external) run as triggered: likewise. */
+  readonly openedByEvent?: string;
 }
 
 /** One user message and every run it caused, wherever and whenever they ran. */

@@ -152,13 +152,14 @@ export class RequestTracker {
 
   async startRun(
     requestId: string,
-    run: { triggeredBy: RunTrigger; parentRunId?: string; runId?: string },
+    run: { triggeredBy: RunTrigger; parentRunId?: string; runId?: string; openedByEvent?: string },
   ): Promise<RunRecord> {
     const request = await this.require(requestId);
     const record: RunRecord = {
       runId: run.runId ?? `run-${randomUUID()}`,
       triggeredBy: run.triggeredBy,
       ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
+      ...(run.openedByEvent ? { openedByEvent: run.openedByEvent } : {}),
       status: "running",
       startedAt: this.#clock.now(),
     };

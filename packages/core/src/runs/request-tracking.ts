@@ -51,7 +51,6 @@ export class RequestTracking {
       ? new WebhookReceiver({
           secret: options.webhookSecret,
           tracker: this.tracker,
-          atomic: options.store.atomic,
           maxMessageChars: options.config.webhookMaxMessageChars,
           scheduler,
           clock: options.clock,

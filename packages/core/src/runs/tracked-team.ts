@@ -63,6 +63,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
         await this.#runFor(earlier, "user_message"),
         { text: turn.text },
         turn.signal,
+        turn.commandPrefix,
       );
     }
     await this.#supersedeApprovals(turn.key);
@@ -80,10 +81,10 @@ export class TrackedTeam implements Responder, ContinuationHandler {
       "user_message",
     );
     const input = { text: turn.text, ...(turn.onEvent ? { onEvent: turn.onEvent } : {}) };
-    return this.#execute(request, { ...run, resumed: false }, input, turn.signal);
+    return this.#execute(request, { ...run, resumed: false }, input, turn.signal, turn.commandPrefix);
   }
 
-  async continue({ key, continuation, signal, deliver }: ContinuationWork): Promise<void> {
+  async continue({ key, continuation, signal, deliver, commandPrefix }: ContinuationWork): Promise<void> {
     const request = await this.#tracker.get(continuation.requestId);
     if (!request) {
       this.#logger.warn("continuation for an unknown request dropped", {
@@ -99,13 +100,15 @@ export class TrackedTeam implements Responder, ContinuationHandler {
         case CONTINUATION.toolsAttached: {
           const run = await this.#runFor(request, "tools_attached", parentRunId);
           const text = followUpText(String(data.tool));
-          await this.#answer(request, await this.#execute(request, run, { text }, signal), deliver);
+          const answer = await this.#execute(request, run, { text }, signal, commandPrefix);
+          await this.#answer(request, answer, deliver);
           return;
         }
         case CONTINUATION.approval: {
           const run = await this.#runFor(request, "approval", parentRunId);
           const resume = { approved: data.approved === true, by: String(data.by ?? "someone") };
-          await this.#answer(request, await this.#execute(request, run, { resume }, signal), deliver);
+          const answer = await this.#execute(request, run, { resume }, signal, commandPrefix);
+          await this.#answer(request, answer, deliver);
           return;
         }
         case CONTINUATION.externalCompleted:
@@ -163,6 +166,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
     run: RunRecord & { resumed: boolean },
     input: Pick<RunInput, "text" | "resume" | "onEvent">,
     signal: AbortSignal,
+    commandPrefix: string | undefined,
   ): Promise<TurnAnswer> {
     let outcome: Awaited<ReturnType<Team["run"]>>;
     try {
@@ -176,6 +180,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
           runId: run.runId,
           resumed: run.resumed,
           trigger: run.triggeredBy,
+          ...(commandPrefix ? { commandPrefix } : {}),
           ...input,
         }),
       );
@@ -197,13 +202,17 @@ export class TrackedTeam implements Responder, ContinuationHandler {
         await this.#tracker.settleRun(request.id, run.runId, { status: "completed" }, "completed", {
           agent: outcome.agent,
         });
-        return { text: outcome.text, agent: outcome.agent };
+        return {
+          text: outcome.text,
+          agent: outcome.agent,
+          ...(outcome.historyTokens !== undefined ? { historyTokens: outcome.historyTokens } : {}),
+        };
       case "awaiting-approval":
         await this.#tracker.settleRun(request.id, run.runId, { status: "interrupted" }, "awaiting_approval", {
           agent: outcome.agent,
           approval: outcome.approval,
         });
-        return { text: approvalPrompt(outcome.approval), agent: outcome.agent };
+        return { text: approvalPrompt(outcome.approval, commandPrefix), agent: outcome.agent };
       case "stopped-for-tool":
         await this.#tracker.settleRun(request.id, run.runId, { status: "completed" }, "active", {
           agent: outcome.agent,

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
-import type { AtomicStore } from "../store/types.ts";
 import { isOpen, type RequestRecord } from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
 import { CONTINUATION, type RunScheduler } from "./tracked-team.ts";
@@ -27,9 +26,6 @@ export interface WebhookResponse {
   readonly body: Record<string, unknown>;
 }
 
-/** Remembered long past the 5-minute signature window, so no valid replay gets through. */
-const EVENT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
-
 /**
  * `POST /webhooks/runs`: an external system reports runs it started for a request. Verified
  * (HMAC-SHA256 over timestamp and body), validated, deduplicated, then queued in the request's
@@ -38,7 +34,6 @@ const EVENT_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
 export interface WebhookReceiverOptions {
   readonly secret: string;
   readonly tracker: RequestTracker;
-  readonly atomic: AtomicStore;
   /** Longest `message` accepted (characters). */
   readonly maxMessageChars: number;
   readonly scheduler: () => RunScheduler;
@@ -57,7 +52,7 @@ export class WebhookReceiver {
     headers: { timestamp?: string; signature?: string },
     rawBody: string,
   ): Promise<WebhookResponse> {
-    const { tracker, atomic, clock, logger } = this.#options;
+    const { tracker, clock, logger } = this.#options;
     const verdict = verifyWebhookSignature({
       secret: this.#options.secret,
       timestamp: headers.timestamp,
@@ -87,6 +82,12 @@ export class WebhookReceiver {
     if (!request) return { status: 404, body: { error: `unknown request ${event.requestId}` } };
     const run = request.runs.find((candidate) => candidate.runId === event.runId);
     if (run?.closedByEvent === event.eventId) return { status: 200, body: { duplicate: true } };
+    if (run?.openedByEvent === event.eventId) {
+      // A replay of the trigger: finish what a crash may have cut short after the run was recorded.
+      if (run.status === "running" && request.status !== "awaiting_external")
+        await tracker.setStatus(request.id, "awaiting_external");
+      return { status: 200, body: { duplicate: true } };
+    }
     const refusal = closedRunReason(request, event);
     if (refusal) {
       logger.info("webhook refused: the run is not open", {
@@ -97,11 +98,12 @@ export class WebhookReceiver {
       return { status: 409, body: { error: refusal } };
     }
     if (event.event === "run_triggered") {
-      if (!(await atomic.setIfAbsent(`webhook-event:${event.eventId}`, "1", EVENT_DEDUPE_TTL_MS)))
-        return { status: 200, body: { duplicate: true } };
+      // The run records the event that opened it: a replay is recognised by the record itself,
+      // so there is no separate "seen" mark that a crash could leave without the run.
       await tracker.startRun(request.id, {
         triggeredBy: "webhook",
         runId: event.runId,
+        openedByEvent: event.eventId,
         ...(event.parentRunId ? { parentRunId: event.parentRunId } : {}),
       });
       await tracker.setStatus(request.id, "awaiting_external");

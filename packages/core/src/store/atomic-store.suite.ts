@@ -213,14 +213,20 @@ export function defineAtomicStoreSuite(
         expect(await store.setIfAbsent(key, "1", 60_000)).toBe(true);
       });
 
-      it("drains everything in order and leaves the queue empty", async () => {
-        const queue = unique("drain");
+      it("shows every entry in order, leaves them queued, and acks them one by one", async () => {
+        const queue = unique("peek-all");
         for (const item of ["1", "2", "3", "4"]) await add(queue, item);
         const first = await store.peek(queue);
         await store.ack(queue, first?.id ?? "");
-        expect(items(await store.drain(queue))).toEqual(["2", "3", "4"]);
-        expect(await store.queueLength(queue)).toBe(0);
-        expect(await store.drain(queue)).toEqual([]);
+        const entries = await store.peekAll(queue);
+        expect(items(entries)).toEqual(["2", "3", "4"]);
+        // Still there: a crash before the acks re-delivers all three.
+        expect(await store.queueLength(queue)).toBe(3);
+        await add(queue, "5");
+        for (const entry of entries) await store.ack(queue, entry.id);
+        expect(items(await store.peekAll(queue))).toEqual(["5"]);
+        await takeAll(queue);
+        expect(await store.peekAll(queue)).toEqual([]);
       });
 
       it("keeps queues apart and treats ack of an unknown entry as nothing to do", async () => {
@@ -228,29 +234,29 @@ export function defineAtomicStoreSuite(
         await add(left, "L");
         expect(await store.ack(right, "no-such-entry")).toBe(0);
         expect(await store.peek(right)).toBeNull();
-        expect(items(await store.drain(left))).toEqual(["L"]);
+        expect(items(await store.peekAll(left))).toEqual(["L"]);
       });
 
       it("lists exactly the queues that hold items", async () => {
-        const [acked, drained, untouched] = [unique("q-acked"), unique("q-drained"), unique("q-never")];
+        const [acked, peeked, untouched] = [unique("q-acked"), unique("q-peeked"), unique("q-never")];
         await add(acked, "x");
-        await add(drained, "y");
-        await add(drained, "z");
+        await add(peeked, "y");
+        await add(peeked, "z");
         const listed = await store.nonEmptyQueues();
-        expect(listed).toEqual(expect.arrayContaining([acked, drained]));
+        expect(listed).toEqual(expect.arrayContaining([acked, peeked]));
         expect(listed).not.toContain(untouched);
         await takeAll(acked);
-        await store.drain(drained);
+        await store.peekAll(peeked);
         const after = await store.nonEmptyQueues();
         expect(after).not.toContain(acked);
-        expect(after).not.toContain(drained);
+        expect(after).toContain(peeked);
       });
 
       it("keeps every item when 50 producers enqueue at once", async () => {
         const queue = unique("producers");
         const produced = Array.from({ length: 50 }, (_, i) => `item-${i}`);
         await Promise.all(produced.map((item) => add(queue, item)));
-        expect(items(await store.drain(queue)).sort()).toEqual([...produced].sort());
+        expect(items(await store.peekAll(queue)).sort()).toEqual([...produced].sort());
       });
     });
 

@@ -108,7 +108,7 @@ describe("openStore with Redis", () => {
       await client.close();
       const store = await opened(`${TEST_REDIS_URL}?prefix=${prefix}`);
       await store.atomic.enqueue("inbox", { item: "queued after the upgrade", order: Date.now() });
-      expect((await store.atomic.drain("inbox")).map((entry) => entry.item)).toEqual([
+      expect((await store.atomic.peekAll("inbox")).map((entry) => entry.item)).toEqual([
         "first",
         "second",
         "queued after the upgrade",

@@ -29,8 +29,8 @@ export interface AtomicStore {
   peek(queue: string): Promise<QueueEntry | null>;
   /** Removes the entry `peek` returned (by id, whatever arrived before it since); returns how many remain. */
   ack(queue: string, id: string): Promise<number>;
-  /** Removes and returns every entry, in order. */
-  drain(queue: string): Promise<QueueEntry[]>;
+  /** Every entry, in order, left in place until each is acked (a crash mid-work re-delivers them all). */
+  peekAll(queue: string): Promise<QueueEntry[]>;
   queueLength(queue: string): Promise<number>;
   /** Names of queues that hold at least one item (recovery; proportional to queues with work, not to history). */
   nonEmptyQueues(): Promise<string[]>;

@@ -16,6 +16,16 @@ export function textOf(message: BaseMessage): string {
     .join("");
 }
 
+/** About four characters per token: close enough to decide when to compact and to report sizes. */
+export function estimateTokens(messages: readonly BaseMessage[]): number {
+  let characters = 0;
+  for (const message of messages) {
+    characters += textOf(message).length;
+    if (AIMessage.isInstance(message)) characters += JSON.stringify(message.tool_calls ?? []).length;
+  }
+  return Math.ceil(characters / 4);
+}
+
 /**
  * Every tool call answered by a tool result, as every provider requires. A turn cut short
  * (/stop, a limit, a crash) can leave calls unanswered; they get a result saying so.

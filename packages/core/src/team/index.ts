@@ -3,7 +3,7 @@ export { handoffTarget, handoffToolName } from "./handoff.ts";
 export { pairToolCalls, textOf } from "./history.ts";
 export { TeamLimitError } from "./limits.ts";
 export { approvalPrompt, outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
-export { type AgentSummary, Team, type TeamOptions, UnknownToolError } from "./team.ts";
+export { type AgentSummary, Team, type TeamOptions } from "./team.ts";
 export {
   type LimitsConfig,
   limitsConfigSchema,
@@ -20,3 +20,4 @@ export {
   acceptsIdempotencyKey,
   UNKNOWN_OUTCOME,
 } from "./team-graph.ts";
+export { UnknownToolError, unknownToolReferences } from "./tool-references.ts";

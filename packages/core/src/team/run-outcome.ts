@@ -21,26 +21,35 @@ export interface RunInput {
   readonly resumed?: boolean;
   /** Sees the answer as it is written, and progress lines. */
   readonly onEvent?: TurnEventListener;
+  /** The command prefix that works where the answer is shown (limit messages name `reset` with it). */
+  readonly commandPrefix?: string;
 }
 
 export type RunOutcome =
-  | { readonly kind: "answered"; readonly text: string; readonly agent: string }
+  | {
+      readonly kind: "answered";
+      readonly text: string;
+      readonly agent: string;
+      /** The conversation's live history after the turn, ≈ tokens (`estimateTokens`). */
+      readonly historyTokens?: number;
+    }
   | { readonly kind: "awaiting-approval"; readonly approval: ApprovalRequest; readonly agent: string }
   | { readonly kind: "stopped-for-tool"; readonly tool: string; readonly agent: string };
 
 /** What the thread reads for an outcome when nothing tracks the request. */
-export function outcomeText(outcome: RunOutcome): string {
+export function outcomeText(outcome: RunOutcome, commandPrefix = "/"): string {
   switch (outcome.kind) {
     case "answered":
       return outcome.text;
     case "awaiting-approval":
-      return approvalPrompt(outcome.approval);
+      return approvalPrompt(outcome.approval, commandPrefix);
     case "stopped-for-tool":
       return "";
   }
 }
 
-export function approvalPrompt(approval: ApprovalRequest): string {
+/** `commandPrefix`: the one that works where the prompt is shown (`!` on Matrix and Slack). */
+export function approvalPrompt(approval: ApprovalRequest, commandPrefix = "/"): string {
   const args = Object.keys(approval.args).length > 0 ? ` with ${JSON.stringify(approval.args)}` : "";
-  return `**${approval.agent}** wants to run \`${approval.tool}\`${args}. Reply \`/approve\` to let it, or \`/deny\` to refuse.`;
+  return `**${approval.agent}** wants to run \`${approval.tool}\`${args}. Reply \`${commandPrefix}approve\` to let it, or \`${commandPrefix}deny\` to refuse.`;
 }

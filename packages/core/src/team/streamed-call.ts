@@ -25,19 +25,22 @@ export function streamedModelCall(
   messages: BaseMessage[],
   agent: string,
   config: RunnableConfig,
-): () => Promise<AIMessageChunk> {
+): (signal: AbortSignal | undefined, firstToken?: () => void) => Promise<AIMessageChunk> {
   const listener = turnEventsOf(config);
   let shown = false;
   const discard = () => {
     if (shown) listener?.({ kind: "discard", agent });
     shown = false;
   };
-  return async () => {
+  return async (signal, firstToken) => {
     discard();
     let reply: AIMessageChunk | undefined;
     let toolCalling = false;
-    const stream = await model.stream(messages, config.signal ? { signal: config.signal } : {});
+    // The attempt's signal (the run's, plus the attempt's timers): a hung stream is cancelled.
+    const callSignal = signal ?? config.signal;
+    const stream = await model.stream(messages, callSignal ? { signal: callSignal } : {});
     for await (const chunk of stream) {
+      if (chunk.text !== "" || (chunk.tool_call_chunks?.length ?? 0) > 0) firstToken?.();
       reply = reply ? reply.concat(chunk) : chunk;
       if (!toolCalling && (chunk.tool_call_chunks?.length ?? 0) > 0) {
         toolCalling = true;

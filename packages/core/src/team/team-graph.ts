@@ -8,7 +8,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { Command, END, interrupt, isGraphInterrupt, START, StateGraph } from "@langchain/langgraph";
 import { handoffTarget } from "./handoff.ts";
 import { pairToolCalls } from "./history.ts";
-import { limitMessages, TeamLimitError } from "./limits.ts";
+import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
 import type { RunJournal } from "./run-journal.ts";
 import { announceToolCalls, streamedModelCall } from "./streamed-call.ts";
 import type { LimitsConfig } from "./team-config.ts";
@@ -31,7 +31,14 @@ export interface TeamGraphOptions {
   /** Extra system context for this conversation (memory), looked up per model call. */
   readonly contextFor: (threadId: string) => Promise<string | undefined>;
   /** Wraps every model call (retry with backoff). */
-  readonly callModel: <T>(call: () => Promise<T>, signal: AbortSignal | undefined) => Promise<T>;
+  /**
+   * Runs one model call under the process's retry policy: `call` gets each attempt's signal (a hung
+   * attempt is cancelled through it) and reports its first token with `firstToken`.
+   */
+  readonly callModel: <T>(
+    call: (signal: AbortSignal | undefined, firstToken: () => void) => Promise<T>,
+    signal: AbortSignal | undefined,
+  ) => Promise<T>;
   /** Tools attached to this conversation's agent at run time (find_tools). */
   readonly attachedTools: (threadId: string, agent: string) => Promise<StructuredToolInterface[]>;
   /** Tools that wait for a person's approval before they run. */
@@ -115,7 +122,7 @@ async function callAgent(
 ): Promise<TeamStateUpdate> {
   const { maxIterations } = options.limits;
   if (state.turn.modelCalls >= maxIterations)
-    throw new TeamLimitError("iterations", limitMessages.iterations(maxIterations));
+    throw new TeamLimitError("iterations", limitMessages.iterations(maxIterations, commandPrefixOf(config)));
   const threadId = String(config.configurable?.thread_id ?? "");
   const context = await options.contextFor(threadId);
   const system = new SystemMessage(context ? `${agent.prompt}\n\n${context}` : agent.prompt);
@@ -199,7 +206,10 @@ async function runTools(
     streakTool = call.name;
     const max = options.limits.maxRepeatedToolCalls;
     if (streakLength > max)
-      throw new TeamLimitError("repeated-tool", limitMessages.repeatedTool(call.name, max));
+      throw new TeamLimitError(
+        "repeated-tool",
+        limitMessages.repeatedTool(call.name, max, commandPrefixOf(config)),
+      );
     const decision = decisions[index];
     if (decision && !decision.approved) {
       results.push(toolResult(call, `Not run: ${decision.by} denied this action.`, "error"));
@@ -285,4 +295,9 @@ async function invokeTool(
 
 function toolResult(call: ToolCall, content: string, status: "success" | "error" = "success"): ToolMessage {
   return new ToolMessage({ tool_call_id: call.id ?? "", name: call.name, content, status });
+}
+
+function commandPrefixOf(config: RunnableConfig): string {
+  const prefix = config.configurable?.[COMMAND_PREFIX_KEY];
+  return typeof prefix === "string" ? prefix : "/";
 }

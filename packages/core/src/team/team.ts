@@ -17,8 +17,8 @@ import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import { ActiveAgentStore } from "./active-agents.ts";
 import { createHandoffTool, handoffToolName } from "./handoff.ts";
-import { textOf } from "./history.ts";
-import { limitMessages, TeamLimitError } from "./limits.ts";
+import { estimateTokens, textOf } from "./history.ts";
+import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
 import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
@@ -26,6 +26,7 @@ import { teamCommands } from "./team-commands.ts";
 import { type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
 import { type ApprovalRequest, buildTeamGraph, type GraphAgent } from "./team-graph.ts";
 import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
+import { unknownToolReferences } from "./tool-references.ts";
 
 export interface TeamOptions {
   readonly config: TeamConfig;
@@ -62,15 +63,6 @@ export interface AgentSummary {
   readonly model: string;
 }
 
-export class UnknownToolError extends Error {
-  constructor(agent: string, tool: string, known: readonly string[]) {
-    super(
-      `team: agent ${agent} lists tool "${tool}", which does not exist (known tools: ${known.join(", ") || "none"})`,
-    );
-    this.name = "UnknownToolError";
-  }
-}
-
 /**
  * The agent team as a Responder: a supervisor and specialists in one checkpointed graph, with
  * sticky routing — after a handoff the specialist answers the conversation directly (one model
@@ -86,6 +78,8 @@ export class Team implements Responder {
 
   constructor(options: TeamOptions) {
     this.#options = options;
+    const [unknownTool] = unknownToolReferences(options.config, Object.keys(options.tools ?? {}));
+    if (unknownTool) throw unknownTool;
     this.#logger = options.logger ?? silentLogger;
     this.activeAgents = new ActiveAgentStore(options.store);
     this.#journal = new RunJournal(options.store);
@@ -99,9 +93,10 @@ export class Team implements Responder {
       needsApproval: options.needsApproval ?? (() => false),
       ...(options.toolStatus ? { toolStatus: options.toolStatus } : {}),
       callModel: (call, signal) =>
-        invokeWithRetry(call, {
+        invokeWithRetry((_attempt, attemptSignal, firstToken) => call(attemptSignal, firstToken), {
           maxAttempts: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).maxAttempts,
           attemptTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).attemptTimeoutMs,
+          firstTokenTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).firstTokenTimeoutMs,
           ...(signal ? { signal } : {}),
           onRetry: (event) =>
             this.#logger.warn("model call failed; retrying", {
@@ -141,8 +136,14 @@ export class Team implements Responder {
       signal: turn.signal,
       text: turn.text,
       ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
+      ...(turn.commandPrefix ? { commandPrefix: turn.commandPrefix } : {}),
     });
-    return { text: outcomeText(outcome), agent: outcome.agent };
+    const historyTokens = outcome.kind === "answered" ? outcome.historyTokens : undefined;
+    return {
+      text: outcomeText(outcome, turn.commandPrefix),
+      agent: outcome.agent,
+      ...(historyTokens !== undefined ? { historyTokens } : {}),
+    };
   }
 
   /**
@@ -174,6 +175,7 @@ export class Team implements Responder {
           ...(input.runId ? { run_id: input.runId } : {}),
           ...(input.onEvent ? { [TURN_EVENTS_KEY]: input.onEvent } : {}),
           ...(input.resumed ? { resumed: true } : {}),
+          ...(input.commandPrefix ? { [COMMAND_PREFIX_KEY]: input.commandPrefix } : {}),
         },
         signal,
         callbacks: this.#options.callbacksFor?.(input),
@@ -201,7 +203,12 @@ export class Team implements Responder {
     }
     if (values.stoppedBy) return { kind: "stopped-for-tool", tool: values.stoppedBy, agent };
     const last = values.messages.at(-1);
-    return { kind: "answered", text: last && AIMessage.isInstance(last) ? textOf(last) : "", agent };
+    return {
+      kind: "answered",
+      text: last && AIMessage.isInstance(last) ? textOf(last) : "",
+      agent,
+      historyTokens: estimateTokens(values.messages),
+    };
   }
 
   /**
@@ -270,7 +277,7 @@ export class Team implements Responder {
     const { config, modelFor } = this.#options;
     const supervisorTools = [
       ...config.specialists.map((s) => createHandoffTool(s.name, s.description)),
-      ...this.#namedTools(SUPERVISOR, config.supervisor.tools),
+      ...this.#namedTools(config.supervisor.tools),
     ];
     const backToSupervisor = createHandoffTool(SUPERVISOR, "anything outside your speciality");
     return [
@@ -284,18 +291,15 @@ export class Team implements Responder {
         name: s.name,
         prompt: withName(s.name, s.prompt),
         model: modelFor(s.model),
-        tools: [...this.#namedTools(s.name, s.tools), backToSupervisor],
+        tools: [...this.#namedTools(s.tools), backToSupervisor],
       })),
     ];
   }
 
-  #namedTools(agent: string, names: readonly string[]): StructuredToolInterface[] {
+  #namedTools(names: readonly string[]): StructuredToolInterface[] {
     const registry = this.#options.tools ?? {};
-    return names.map((name) => {
-      const found = registry[name];
-      if (!found) throw new UnknownToolError(agent, name, Object.keys(registry));
-      return found;
-    });
+    // Checked in the constructor (unknownToolReferences): every name is in the registry.
+    return names.flatMap((name) => registry[name] ?? []);
   }
 }
 

@@ -10,11 +10,13 @@ export class RecordingAdapter implements Adapter {
   readonly limits: { maxMessageLength: number };
   readonly posts: (OutboundMessage & { id: string })[] = [];
   readonly typing: { conversation: ConversationRef; active: boolean }[] = [];
+  readonly commandPrefix: string | undefined;
   #sink: InboundSink | undefined;
 
-  constructor(options: { platform?: string; maxMessageLength?: number } = {}) {
+  constructor(options: { platform?: string; maxMessageLength?: number; commandPrefix?: string } = {}) {
     this.platform = options.platform ?? "test";
     this.limits = { maxMessageLength: options.maxMessageLength ?? 2_000 };
+    this.commandPrefix = options.commandPrefix;
   }
 
   async start(sink: InboundSink): Promise<void> {

@@ -52,6 +52,8 @@ function refuse(response: ServerResponse, status: number): void {
  * in time, content type, body shape — and only well-formed, authentic ones reach Bolt, whose
  * receiver reads fields of the body without guarding (a signed `null` body used to end the process).
  */
+const ACCEPT_BACKLOG = 4096;
+
 export class HttpIntake {
   readonly #options: HttpIntakeOptions;
   readonly #server: Server;
@@ -69,7 +71,10 @@ export class HttpIntake {
   async listen(port: number, host: string): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       this.#server.once("error", reject);
-      this.#server.listen(port, host, () => {
+      // A burst of deliveries opens many connections at once: room for them in the accept queue
+      // (Node's default is 511; the system caps it at net.core.somaxconn), so none is dropped and
+      // retried seconds later by the sender's TCP stack.
+      this.#server.listen({ port, host, backlog: ACCEPT_BACKLOG }, () => {
         this.#server.off("error", reject);
         resolve();
       });

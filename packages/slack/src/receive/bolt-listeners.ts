@@ -3,7 +3,13 @@ import type { InboundMessage, InboundSink, Logger } from "@switchboard/core";
 import { BoundedMap } from "../bounded-map.ts";
 import { isDirectChannel, parseMessageId } from "../conversations.ts";
 import { EventNotAccepted, isNotAccepted } from "../intake/not-accepted.ts";
-import { type EventKind, isServedPlace, mapMessageEvent, type ReceiveSettings } from "./message-event.ts";
+import {
+  type EventKind,
+  editedTsOf,
+  isServedPlace,
+  mapMessageEvent,
+  type ReceiveSettings,
+} from "./message-event.ts";
 import { mapSlashCommand } from "./slash-command.ts";
 
 export interface ListenerOptions {
@@ -51,17 +57,18 @@ export function registerListeners(app: App, options: ListenerOptions): void {
     }
     const message = mapMessageEvent(kind, event, stringField(body, "team_id") ?? options.teamId, settings);
     if (!message) return;
-    if (!message.isEdit && handedOn.has(`message:${message.id}`)) {
+    // An `app_mention` for an edit is not a copy of the original: the edit may be what first
+    // addresses the bot. Core's durable dedupe (on the message id) still answers a message once.
+    const edited = editedTsOf(event);
+    const copyMark = `message:${message.id}${edited ? `@${edited}` : ""}`;
+    if (!message.isEdit && handedOn.has(copyMark)) {
       logger.debug("dropping a second copy of a Slack message", { id: message.id, kind, eventId });
       return;
     }
     const where = parseMessageId(message.id);
     if (where && !message.author.isBot && !message.isEdit)
       options.onPersonMessage(message, where.channel, where.ts);
-    const marks = [
-      ...(eventId ? [`event:${eventId}`] : []),
-      ...(message.isEdit ? [] : [`message:${message.id}`]),
-    ];
+    const marks = [...(eventId ? [`event:${eventId}`] : []), ...(message.isEdit ? [] : [copyMark])];
     for (const mark of marks) handedOn.set(mark, true);
     try {
       await sink(message);

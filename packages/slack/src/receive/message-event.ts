@@ -23,6 +23,17 @@ interface MessageFields {
   readonly message?: MessageFields;
 }
 
+/**
+ * When Slack sends a message again because its author edited it (an `app_mention` with `edited`:
+ * the edit added or kept a mention), the edit's ts; undefined for a first delivery.
+ */
+export function editedTsOf(event: unknown): string | undefined {
+  if (typeof event !== "object" || event === null) return undefined;
+  const edited = (event as Record<string, unknown>).edited;
+  if (typeof edited !== "object" || edited === null) return undefined;
+  return asString((edited as Record<string, unknown>).ts);
+}
+
 function asString(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }

@@ -43,10 +43,13 @@ export function recordedAdapter(
     },
   };
   // Every optional capability stays exactly as the adapter has it (or lacks it).
-  if (adapter.check) recorded.check = () => adapter.check?.() ?? Promise.resolve();
+  if (adapter.check) recorded.check = () => adapter.check?.() ?? Promise.resolve({ warnings: [] });
   if (adapter.findPosted)
     recorded.findPosted = (conversation, key) =>
       adapter.findPosted?.(conversation, key) ?? Promise.resolve(undefined);
+  if (adapter.describePlace)
+    recorded.describePlace = (conversation) =>
+      adapter.describePlace?.(conversation) ?? Promise.resolve(undefined);
   if (adapter.edit) recorded.edit = (posted, text) => adapter.edit?.(posted, text) ?? Promise.resolve();
   return recorded;
 }

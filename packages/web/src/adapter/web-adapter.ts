@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type {
   Adapter,
+  AdapterCheck,
   ConversationRef,
   InboundSink,
   OutboundMessage,
@@ -71,7 +72,9 @@ export class WebAdapter implements Adapter {
   }
 
   /** The chat lives in this process: reachable whenever the process is. */
-  async check(): Promise<void> {}
+  async check(): Promise<AdapterCheck> {
+    return { warnings: [] };
+  }
 
   async start(sink: InboundSink): Promise<void> {
     this.#sink = sink;

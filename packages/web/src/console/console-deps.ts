@@ -4,6 +4,7 @@ import type {
   ArchiveStore,
   Command,
   MemoryBook,
+  PlaceNames,
   RequestTracker,
 } from "@switchboard/core";
 import type { ConversationLog } from "../activity/conversation-log.ts";
@@ -33,6 +34,8 @@ export interface ConsoleDeps {
   readonly steps: TimelineStepSource;
   readonly usage: UsageSource;
   readonly health: () => Promise<HealthReport>;
+  /** Readable names of a conversation's place, where its adapter knows them (cached there). */
+  readonly placeNames?: (key: string) => Promise<PlaceNames | undefined>;
   /** A turn is running in this conversation now (in this process). */
   readonly isWorking: (key: string) => boolean;
   /** Told about a request the console failed to answer (the log). */

@@ -93,10 +93,8 @@ export class MemoryAtomicStore implements AtomicStore {
     return items.length;
   }
 
-  async drain(queue: string): Promise<QueueEntry[]> {
-    const items = this.#queues.get(queue) ?? [];
-    this.#queues.delete(queue);
-    return items.map(({ id, item }) => ({ id, item }));
+  async peekAll(queue: string): Promise<QueueEntry[]> {
+    return (this.#queues.get(queue) ?? []).map(({ id, item }) => ({ id, item }));
   }
 
   async queueLength(queue: string): Promise<number> {

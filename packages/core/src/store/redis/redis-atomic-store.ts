@@ -39,11 +39,6 @@ const MIGRATE_LIST = luaScript(`
   end
   redis.call("DEL", KEYS[1])
   return #items`);
-const DRAIN = luaScript(`
-  local items = redis.call("ZRANGE", KEYS[1], 0, -1)
-  redis.call("DEL", KEYS[1])
-  redis.call("SREM", KEYS[2], ARGV[1])
-  return items`);
 
 /**
  * AtomicStore on Redis. Keys live under `keyPrefix` (`<prefix>once:…`, `<prefix>lock:…`,
@@ -111,14 +106,8 @@ export class RedisAtomicStore implements AtomicStore {
     return Number(reply);
   }
 
-  async drain(queue: string): Promise<QueueEntry[]> {
-    const reply = await runLuaScript(
-      this.#client,
-      DRAIN,
-      [this.#queueKey(queue), this.#queueIndexKey],
-      [queue],
-    );
-    return stringArray(reply).map(queueEntry);
+  async peekAll(queue: string): Promise<QueueEntry[]> {
+    return (await this.#client.zRange(this.#queueKey(queue), 0, -1)).map(queueEntry);
   }
 
   /** Moves queues written by earlier versions (lists) into today's sorted sets; returns items moved. */
@@ -165,11 +154,4 @@ export class RedisAtomicStore implements AtomicStore {
 
 function queueEntry(member: string): QueueEntry {
   return { id: member, item: member.slice(member.indexOf(":") + 1) };
-}
-
-function stringArray(reply: unknown): string[] {
-  if (!Array.isArray(reply) || !reply.every((item) => typeof item === "string")) {
-    throw new TypeError(`unexpected reply from Redis: ${JSON.stringify(reply)}`);
-  }
-  return reply;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { yieldToEventLoop } from "../../runtime/event-loop.ts";
 import { assertValidTtl } from "../ttl.ts";
 import type { AtomicStore, QueueEntry, QueueInput } from "../types.ts";
 import { inImmediateTransaction, textColumn as text } from "./sqlite-database.ts";
@@ -22,12 +23,14 @@ export class SqliteAtomicStore implements AtomicStore {
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    await yieldToEventLoop();
     assertValidTtl(ttlMs);
     const now = this.#now();
     return this.#sql.insertOnceUnlessLive.run(key, value, now + ttlMs, now).changes === 1;
   }
 
   async acquireLock(key: string, ttlMs: number): Promise<string | null> {
+    await yieldToEventLoop();
     assertValidTtl(ttlMs);
     const token = randomUUID();
     const now = this.#now();
@@ -35,20 +38,24 @@ export class SqliteAtomicStore implements AtomicStore {
   }
 
   async extendLock(key: string, token: string, ttlMs: number): Promise<boolean> {
+    await yieldToEventLoop();
     assertValidTtl(ttlMs);
     const now = this.#now();
     return this.#sql.extendLiveLock.run(now + ttlMs, key, token, now).changes === 1;
   }
 
   async releaseLock(key: string, token: string): Promise<boolean> {
+    await yieldToEventLoop();
     return this.#sql.deleteLiveLock.run(key, token, this.#now()).changes === 1;
   }
 
   async takeMark(key: string): Promise<boolean> {
+    await yieldToEventLoop();
     return this.#sql.deleteLiveOnce.run(key, this.#now()).changes === 1;
   }
 
   async enqueue(queue: string, entry: QueueInput): Promise<boolean> {
+    await yieldToEventLoop();
     const { dedupe } = entry;
     if (!dedupe) {
       this.#sql.enqueue.run(queue, entry.item, entry.order);
@@ -65,33 +72,31 @@ export class SqliteAtomicStore implements AtomicStore {
   }
 
   async peek(queue: string): Promise<QueueEntry | null> {
+    await yieldToEventLoop();
     const row = this.#sql.first.get(queue);
     return row === undefined ? null : { id: String(row.id), item: text(row.item) };
   }
 
   async ack(queue: string, id: string): Promise<number> {
+    await yieldToEventLoop();
     return inImmediateTransaction(this.#db, () => {
       this.#sql.deleteEntry.run(queue, Number(id));
       return Number(this.#sql.count.get(queue)?.count ?? 0);
     });
   }
 
-  async drain(queue: string): Promise<QueueEntry[]> {
-    return inImmediateTransaction(this.#db, () => {
-      const entries = this.#sql.allInOrder.all(queue).map((row) => ({
-        id: String(row.id),
-        item: text(row.item),
-      }));
-      this.#sql.deleteQueue.run(queue);
-      return entries;
-    });
+  async peekAll(queue: string): Promise<QueueEntry[]> {
+    await yieldToEventLoop();
+    return this.#sql.allInOrder.all(queue).map((row) => ({ id: String(row.id), item: text(row.item) }));
   }
 
   async queueLength(queue: string): Promise<number> {
+    await yieldToEventLoop();
     return Number(this.#sql.count.get(queue)?.count ?? 0);
   }
 
   async nonEmptyQueues(): Promise<string[]> {
+    await yieldToEventLoop();
     return this.#sql.queueNames.all().map((row) => text(row.queue));
   }
 }
@@ -117,7 +122,6 @@ function prepareStatements(db: DatabaseSync) {
     first: prepare("SELECT id, item FROM atomic_queue_items WHERE queue = ? ORDER BY position, id LIMIT 1"),
     deleteEntry: prepare("DELETE FROM atomic_queue_items WHERE queue = ? AND id = ?"),
     allInOrder: prepare("SELECT id, item FROM atomic_queue_items WHERE queue = ? ORDER BY position, id"),
-    deleteQueue: prepare("DELETE FROM atomic_queue_items WHERE queue = ?"),
     count: prepare("SELECT count(*) AS count FROM atomic_queue_items WHERE queue = ?"),
     queueNames: prepare("SELECT DISTINCT queue FROM atomic_queue_items ORDER BY queue"),
   };

@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import type { DatabaseSync, SQLOutputValue, StatementSync } from "node:sqlite";
 import type { KeyvStoreAdapter, StoredData } from "keyv";
+import { yieldToEventLoop } from "../../runtime/event-loop.ts";
 import { inImmediateTransaction, textColumn as text } from "./sqlite-database.ts";
 
 /**
@@ -27,28 +28,34 @@ export class SqliteKeyvAdapter extends EventEmitter implements KeyvStoreAdapter 
   }
 
   async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
+    await yieldToEventLoop();
     // keyv hands adapters serialised strings and parses what they return; its types cannot say so.
     return this.#read(key) as StoredData<Value> | undefined;
   }
 
   async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
+    await yieldToEventLoop();
     return keys.map((key) => this.#read(key) as StoredData<Value | undefined>);
   }
 
   async has(key: string): Promise<boolean> {
+    await yieldToEventLoop();
     return this.#read(key) !== undefined;
   }
 
   async hasMany(keys: string[]): Promise<boolean[]> {
+    await yieldToEventLoop();
     return keys.map((key) => this.#read(key) !== undefined);
   }
 
   async set(key: string, value: string, ttl?: number): Promise<boolean> {
+    await yieldToEventLoop();
     this.#sql.upsert.run(this.#ns, key, value, this.#expiresAt(ttl));
     return true;
   }
 
   async setMany(entries: Array<{ key: string; value: string; ttl?: number }>): Promise<void> {
+    await yieldToEventLoop();
     inImmediateTransaction(this.#db, () => {
       for (const { key, value, ttl } of entries) {
         this.#sql.upsert.run(this.#ns, key, value, this.#expiresAt(ttl));
@@ -58,11 +65,13 @@ export class SqliteKeyvAdapter extends EventEmitter implements KeyvStoreAdapter 
 
   /** True when a live entry was deleted (an already-expired one counts as absent). */
   async delete(key: string): Promise<boolean> {
+    await yieldToEventLoop();
     return this.#deleteOne(key);
   }
 
   /** True when at least one live entry was deleted. */
   async deleteMany(keys: string[]): Promise<boolean> {
+    await yieldToEventLoop();
     return inImmediateTransaction(this.#db, () =>
       keys.map((key) => this.#deleteOne(key)).some((deleted) => deleted),
     );

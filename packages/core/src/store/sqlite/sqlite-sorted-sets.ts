@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { yieldToEventLoop } from "../../runtime/event-loop.ts";
 import {
   assertValidChange,
   assertValidLimit,
@@ -35,6 +36,7 @@ export class SqliteSortedSets implements SortedSets {
   }
 
   async apply(changes: readonly SortedSetChange[]): Promise<void> {
+    await yieldToEventLoop();
     changes.forEach(assertValidChange);
     const write = () => {
       for (const { set, member, score } of changes) {
@@ -48,6 +50,7 @@ export class SqliteSortedSets implements SortedSets {
   }
 
   async upTo(set: string, maxScore: number, limit: number): Promise<ScoredMember[]> {
+    await yieldToEventLoop();
     assertValidSetName(set);
     assertValidLimit(limit);
     const rows =
@@ -58,12 +61,14 @@ export class SqliteSortedSets implements SortedSets {
   }
 
   async score(set: string, member: string): Promise<number | undefined> {
+    await yieldToEventLoop();
     assertValidSetName(set);
     const row = this.#sql.score.get(set, member);
     return row === undefined ? undefined : Number(row.score);
   }
 
   async count(set: string): Promise<number> {
+    await yieldToEventLoop();
     assertValidSetName(set);
     return Number(this.#sql.count.get(set)?.count ?? 0);
   }

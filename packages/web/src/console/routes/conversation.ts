@@ -28,14 +28,15 @@ export function conversationPageRoutes(app: Hono, deps: ConsoleDeps): void {
 async function conversationPage(c: Context, deps: ConsoleDeps): Promise<Response> {
   const key = c.req.param("key") ?? "";
   if (!validKey(key)) return c.text("404: no such conversation", 404);
-  const [summary, transcript, timeline, active, memory] = await Promise.all([
+  const [summary, transcript, timeline, active, memory, names] = await Promise.all([
     deps.log.summary(key),
     deps.log.transcript(key),
     runTimeline(key, { requests: deps.requests, steps: deps.steps }),
     deps.team.activeAgents.get(key),
     memoryView(key, deps),
+    deps.placeNames?.(key),
   ]);
-  const { platform, place } = describePlace(key);
+  const { platform, place } = describePlace(key, names);
   const done = c.req.query("done");
   const body = html`
 <h1>${platform} · ${place}</h1>
@@ -102,6 +103,7 @@ async function runAction(c: Context, deps: ConsoleDeps): Promise<Response> {
     conversation: decodeConversationKey(key),
     message: operatorMessage(key, name),
     args,
+    prefix: "/",
   });
   deps.feed.publish({ topic: "conversations", key });
   return back(result.reply ?? "Done.");

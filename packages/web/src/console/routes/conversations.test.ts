@@ -56,6 +56,17 @@ describe("naming places and ages", () => {
   });
 
   it.each([
+    ["slack:T1:C2:1700000000.000100", { room: "#general" }, "#general · thread 1700000000.000100"],
+    ["discord:G1:C2:T3", { room: "#support", thread: "Refund for 42" }, "#support · thread “Refund for 42”"],
+    ["discord:G1:C2:T3", { thread: "Refund for 42" }, "server G1 · channel C2 · thread “Refund for 42”"],
+    ["matrix:!room%3Ahs:$root", { room: "Support" }, "Support · thread $root"],
+    ["matrix:!room%3Ahs", { room: "Support" }, "Support"],
+    ["slack:T1:C2:1700000000.000100", {}, "workspace T1 · channel C2 · thread 1700000000.000100"],
+  ])("%s with the names %j is %s", (key, names, place) => {
+    expect(describePlace(key, names).place).toBe(place);
+  });
+
+  it.each([
     [0, "0s"],
     [59_400, "59s"],
     [61_000, "1m 1s"],

@@ -59,10 +59,13 @@ async function conversationsPage(c: Context, deps: ConsoleDeps): Promise<Respons
     openByKey.set(request.conversationKey, (openByKey.get(request.conversationKey) ?? 0) + 1);
   const rows: Row[] = await Promise.all(
     summaries.map(async (summary) => {
-      const active = await deps.team.activeAgents.get(summary.key);
+      const [active, names] = await Promise.all([
+        deps.team.activeAgents.get(summary.key),
+        deps.placeNames?.(summary.key),
+      ]);
       return {
         key: summary.key,
-        ...describePlace(summary.key),
+        ...describePlace(summary.key, names),
         agent: active?.agent ?? "supervisor",
         ...(active ? { agentSince: active.since } : {}),
         lastAt: summary.lastAt,

@@ -1,4 +1,4 @@
-import { decodeConversationKey } from "@switchboard/core";
+import { decodeConversationKey, type PlaceNames } from "@switchboard/core";
 
 /** `2026-11-23 19:04:53` in UTC: the same on every operator's screen, sortable, unambiguous. */
 export function formatTime(epochMs: number | undefined): string {
@@ -38,15 +38,26 @@ const PLACE_LABELS: Readonly<Record<string, readonly string[]>> = {
   console: ["thread"],
 };
 
-/** `channel C2 · thread 1700…` — the platform's place, named by what each part of the key is. */
-export function describePlace(key: string): { platform: string; place: string } {
+/** The key parts a readable room name stands for (a name needs no workspace or server id beside it). */
+const ROOM_LABELS = new Set(["workspace", "server", "channel", "room"]);
+
+/**
+ * `channel C2 · thread 1700…` — the platform's place, named by what each part of the key is; with
+ * the names the adapter knows, `#general · thread 1700…` or `#support · thread “Refund for 42”`.
+ */
+export function describePlace(key: string, names?: PlaceNames): { platform: string; place: string } {
   try {
     const { platform, path } = decodeConversationKey(key);
     const labels = PLACE_LABELS[platform] ?? [];
-    const place = path
-      .map((part, index) => `${labels[index] ?? "part"} ${part.length > 24 ? `${part.slice(0, 22)}…` : part}`)
-      .join(" · ");
-    return { platform, place };
+    const short = (part: string) => (part.length > 24 ? `${part.slice(0, 22)}…` : part);
+    const parts = path.map((part, index) => ({ label: labels[index] ?? "part", part }));
+    const named: string[] = names?.room ? [names.room] : [];
+    for (const { label, part } of parts) {
+      if (names?.room && ROOM_LABELS.has(label)) continue;
+      if (names?.thread && label === "thread") named.push(`thread “${names.thread}”`);
+      else named.push(`${label} ${short(part)}`);
+    }
+    return { platform, place: named.join(" · ") };
   } catch {
     return { platform: "?", place: key };
   }

@@ -1,0 +1,28 @@
+/**
+ * Who goes first on the event loop: intake (a platform waiting for its acknowledgement) before turns.
+ *
+ * node:sqlite runs every statement synchronously, so a turn that awaits only SQLite calls would keep
+ * the event loop until it awaits real I/O, and requests arriving meanwhile would wait behind whole
+ * turns. Each SQLite-backed operation therefore starts with `yieldToEventLoop()`: one turn of the
+ * loop, in which pending I/O is handled first. Intake runs under `runAsIntake`, where the yield is
+ * skipped: its few store calls finish at once, and the work it starts (`runAsBackground`) yields again.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+
+const intake = new AsyncLocalStorage<boolean>();
+
+/** Runs `work` (accepting one inbound message) without yielding in its store calls. */
+export function runAsIntake<Result>(work: () => Promise<Result>): Promise<Result> {
+  return intake.run(true, work);
+}
+
+/** Runs `work` as ordinary work again, also when it was started from intake. */
+export function runAsBackground<Result>(work: () => Promise<Result>): Promise<Result> {
+  return intake.run(false, work);
+}
+
+/** One turn of the event loop for ordinary work; nothing for intake. */
+export function yieldToEventLoop(): Promise<void> | undefined {
+  if (intake.getStore() === true) return undefined;
+  return new Promise((resolve) => setImmediate(resolve));
+}
