@@ -5,6 +5,7 @@ import { measureMcpTools } from "./mcp-tools.ts";
 import { measureMemoryCost } from "./memory-cost.ts";
 import { measureOverhead } from "./overhead.ts";
 import { measurePromptSize } from "./prompt-size.ts";
+import { measureScaleOut } from "./scale-out.ts";
 import { measureSlackSideBySide } from "./slack-side-by-side.ts";
 import { measureStartup } from "./startup.ts";
 import { measureSticky } from "./sticky.ts";
@@ -52,6 +53,7 @@ export const GROUPS = {
   },
   "store-growth": { measure: () => measureStoreGrowth({ timeBoxMs: 20_000 }), limitSeconds: 240 },
   "mcp-tools": { measure: () => measureMcpTools({ timeBoxMs: 30_000 }), limitSeconds: 120 },
+  "scale-out": { measure: measureScaleOut, limitSeconds: 480 },
 } satisfies Record<string, Group>;
 
 export type GroupName = keyof typeof GROUPS;

@@ -90,3 +90,35 @@ describe("the compose example", () => {
     expect(named.filter((variable) => !known.has(variable))).toEqual([]);
   });
 });
+
+describe("the scale-out compose example", () => {
+  interface ClusterService {
+    environment?: Record<string, string>;
+    deploy?: { replicas?: number };
+    depends_on?: Record<string, unknown>;
+  }
+
+  it("runs Redis, one ingress and two workers, each a valid configuration for its role", async () => {
+    const compose = parse(await read("deploy/compose.scale-out.yaml"), { merge: true }) as {
+      services: Record<string, ClusterService>;
+    };
+    expect(Object.keys(compose.services).sort()).toEqual(["ingress", "redis", "worker"]);
+    const { ingress, worker } = compose.services;
+    expect(ingress?.deploy?.replicas ?? 1).toBe(1);
+    expect(worker?.deploy?.replicas).toBe(2);
+    for (const [service, role] of [
+      [ingress, "ingress"],
+      [worker, "worker"],
+    ] as const) {
+      expect(service?.depends_on).toHaveProperty("redis");
+      expect(service?.environment?.SWITCHBOARD_ROLE).toBe(role);
+      const { config } = await loadConfig({
+        path: join(REPOSITORY_ROOT, "deploy/switchboard.container.yaml"),
+        cwd: "/data",
+        env: service?.environment ?? {},
+      });
+      expect(config.role).toBe(role);
+      expect(config.store).toBe("redis://redis:6379");
+    }
+  });
+});

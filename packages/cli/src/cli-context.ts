@@ -15,4 +15,6 @@ export interface CliContext {
 export interface CommonOptions {
   /** --config as given; undefined means ./switchboard.yaml. */
   readonly config: string | undefined;
+  /** --role (start and doctor); undefined: the configuration's. */
+  readonly role?: string | undefined;
 }

@@ -22,6 +22,7 @@ Options:
   -c, --config <path>   configuration file (default: ./switchboard.yaml; absent: built-in defaults)
   -f, --force           init: overwrite an existing file
   --offline             doctor: do not contact the model provider (keys are still checked)
+  --role <role>         start, doctor: all (default) | ingress | worker (see "Scaling out" in the README)
   --days <n>            usage: the last n days, today included (default 7)
   --top <n>             usage: rows per table (default 10)
   --write <path>        service: write the unit there (e.g. /etc/systemd/system/switchboard.service)
@@ -81,7 +82,11 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     context.stderr.write(`switchboard: --${serviceOnly} only applies to service\n`);
     return 2;
   }
-  const common = { config: values.config };
+  if (values.role !== undefined && command !== "start" && command !== "doctor") {
+    context.stderr.write(`switchboard: --role only applies to start and doctor\n`);
+    return 2;
+  }
+  const common = { config: values.config, role: values.role };
   switch (command) {
     case "start":
       return startCommand(common, context);
@@ -113,6 +118,7 @@ function parse(argv: readonly string[]) {
     strict: true,
     options: {
       config: { type: "string", short: "c" },
+      role: { type: "string" },
       force: { type: "boolean", short: "f" },
       offline: { type: "boolean" },
       write: { type: "string" },

@@ -38,6 +38,9 @@ const OPTIONAL_LIBRARIES = [
   "@slack/web-api",
   "@modelcontextprotocol/sdk",
   "@langchain/mcp-adapters",
+  // Scale-out only (roles ingress and worker): role all never loads the job queue.
+  "bullmq",
+  "ioredis",
 ] as const;
 
 /** The installed packages among the loaded module URLs (the package of the innermost node_modules). */

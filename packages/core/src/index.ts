@@ -37,8 +37,9 @@ export type {
   TurnAnswer,
   TurnObserver,
 } from "./engine/responder.ts";
-export type { MidRunPolicy } from "./engine/serializer.ts";
+export type { DrainScheduler, MidRunPolicy, ScheduledDrainOutcome } from "./engine/serializer.ts";
 export { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine/settings.ts";
+export type { RecoveryReport } from "./health/recovery-loop.ts";
 export * from "./memory/index.ts";
 export * from "./metrics/index.ts";
 export * from "./models/index.ts";

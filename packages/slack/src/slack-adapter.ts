@@ -175,6 +175,12 @@ export class SlackAdapter implements Adapter {
     });
   }
 
+  /** Answers go out through the Web API alone; events reach another process. */
+  async startSendOnly(): Promise<void> {
+    const identity = await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
+    this.#logger.info("Slack send-only (Web API)", { team: identity.teamId, bot: identity.userId });
+  }
+
   async stop(): Promise<void> {
     const bolt = this.#bolt;
     this.#bolt = undefined;

@@ -20,6 +20,8 @@ export interface CliProcessOptions {
   readonly env: Readonly<Record<string, string>>;
   /** Names this process in failure messages. */
   readonly name: string;
+  /** What stderr says once the process is ready; default "running on slack". */
+  readonly readyText?: string;
 }
 
 export class CliProcess {
@@ -55,10 +57,10 @@ export class CliProcess {
     });
   }
 
-  /** Starts the process and waits until it serves Slack (or fails, with its output in the error). */
+  /** Starts the process and waits until it is ready (or fails, with its output in the error). */
   static async start(options: CliProcessOptions, timeoutMs = 40_000): Promise<CliProcess> {
     const cli = new CliProcess(options);
-    await cli.waitForOutput("running on slack", timeoutMs);
+    await cli.waitForOutput(options.readyText ?? "running on slack", timeoutMs);
     return cli;
   }
 

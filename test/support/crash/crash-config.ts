@@ -27,6 +27,9 @@ export interface CrashConfigOptions {
   readonly tools?: readonly HttpToolEntry[];
   /** Words that turn `@bot word` into the command `/word` in Slack (e.g. approve). */
   readonly commandWords?: readonly string[];
+  /** Scale-out: this process's role, and how long a dead worker's drain job stays locked. */
+  readonly role?: "ingress" | "worker";
+  readonly jobLockSeconds?: number;
   /** Extra top-level sections (engine settings the lead adds, limits…). */
   readonly extra?: Record<string, unknown>;
 }
@@ -59,6 +62,13 @@ export function crashConfig(options: CrashConfigOptions): Record<string, unknown
       streaming: "off",
       ...(options.commandWords ? { commandWords: [...options.commandWords] } : {}),
     },
+    ...(options.role
+      ? {
+          role: options.role,
+          // Quick sweeps and job locks: a killed worker's drains move on within seconds.
+          scaleOut: { jobLockSeconds: options.jobLockSeconds ?? 3, sweepSeconds: 2 },
+        }
+      : {}),
     ...Object.fromEntries(Object.entries(extra).filter(([key]) => key !== "engine")),
   };
 }

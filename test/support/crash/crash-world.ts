@@ -28,6 +28,9 @@ import { SlackTraffic } from "./slack-traffic.ts";
 
 export type StoreKind = "sqlite" | "redis";
 
+/** A process of a scaled-out cluster (BullMQ on the shared Redis); absent: role `all`. */
+export type ClusterRole = "ingress" | "worker";
+
 export interface CrashWorldOptions {
   readonly store: StoreKind;
   /** Process slots (each its own port, model stub and folder; all on the one store). Default 1. */
@@ -120,8 +123,11 @@ export class CrashWorld {
     return this.#slot(index).cli;
   }
 
-  /** Starts (or restarts) the CLI in slot `index`, on the shared store; resolves once it serves Slack. */
-  async startCli(index = 0): Promise<CliProcess> {
+  /**
+   * Starts (or restarts) the CLI in slot `index`, on the shared store; resolves once it serves Slack
+   * (an ingress, or role `all`) or takes work (a worker).
+   */
+  async startCli(index = 0, options: { role?: ClusterRole } = {}): Promise<CliProcess> {
     const slot = this.#slot(index);
     if (slot.cli?.running) throw new Error(`slot ${index} is still running (pid ${slot.cli.pid})`);
     const config = crashConfig({
@@ -131,13 +137,15 @@ export class CrashWorld {
       port: slot.port,
       lockTtlSeconds: this.#options.lockTtlSeconds ?? 3,
       ...this.#options.config,
+      ...(options.role ? { role: options.role, jobLockSeconds: this.#options.lockTtlSeconds ?? 3 } : {}),
     });
     const env = await writeCrashConfig(slot.dir, config);
     slot.starts += 1;
     slot.cli = await CliProcess.start({
       cwd: slot.dir,
       env,
-      name: `process ${index} (start ${slot.starts})`,
+      name: `process ${index}${options.role ? `, ${options.role}` : ""} (start ${slot.starts})`,
+      readyText: options.role === "worker" ? "running as worker" : "running on slack",
     });
     return slot.cli;
   }

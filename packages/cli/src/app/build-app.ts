@@ -9,11 +9,8 @@ import {
   createMemory,
   createObservability,
   Engine,
-  GivenUpDeliveries,
   handoffTarget,
   type Logger,
-  type Memory,
-  type ModelCallPolicy,
   modelCallPolicy,
   type Observability,
   openStore,
@@ -21,17 +18,21 @@ import {
   type Store,
   SwitchboardMetrics,
   systemClock,
-  Team,
+  type Team,
+  WorkQueueMetrics,
 } from "@switchboard/core";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
-import type { SwitchboardConfig } from "../config/schema.ts";
+import type { Role, SwitchboardConfig } from "../config/schema.ts";
 import { ConsoleAdapter } from "../console/console-adapter.ts";
+import type { ScaleOut } from "../scale-out/index.ts";
 import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts";
 import { type HttpServer, startConfiguredHttpServer } from "./http-server.ts";
 import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
 import type { MountedConsole } from "./operator-console.ts";
 import { createPlatformAdapters } from "./platform-adapters.ts";
+import { openScaleOutFor, platformAdaptersForRole } from "./role.ts";
+import { createTeam, memoryModel } from "./team.ts";
 import { type OpenedTools, openTools } from "./tools.ts";
 
 export interface BuildAppOptions {
@@ -59,6 +60,9 @@ export interface App {
   readonly platforms: readonly Platform[];
   /** The run-steps log, usage roll-ups and metrics. */
   readonly observability: Observability;
+  readonly role: Role;
+  /** Where the ingress and worker roles queue their work (BullMQ); absent for role `all`. */
+  readonly scaleOut: string | undefined;
   /** The MCP servers and their state (`states()`, `onChange`), for health and metrics. */
   readonly toolServers: OpenedTools["mcp"];
   /** Starts the engine (adapters, queued work), memory's sweeper, request tracking and the HTTP server. */
@@ -90,7 +94,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   operatorConsole?.open(store);
   let checkpointer: OpenedCheckpointer | undefined;
   let tools: OpenedTools | undefined;
+  let scaleOut: ScaleOut | undefined;
   try {
+    scaleOut = await openScaleOutFor(config, { cwd, logger: componentLogger(logger, "scale-out") });
     checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
     tools = await openTools(config, { store, logger });
     // Metrics exist whenever the HTTP server does: that is where they are read.
@@ -149,7 +155,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const responder = observability.observe(tracked);
     const platformAdapters = await createPlatformAdapters(config, { logger, store });
     const consoleAdapter =
-      platformAdapters.length === 0
+      platformAdapters.length === 0 && config.role === "all"
         ? new ConsoleAdapter({
             print: options.print,
             state: store.namespace<string>("console"),
@@ -158,7 +164,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           })
         : undefined;
     const baseAdapters: Adapter[] = [
-      ...(consoleAdapter ? [consoleAdapter] : platformAdapters.map((entry) => entry.adapter)),
+      ...(consoleAdapter
+        ? [consoleAdapter]
+        : await platformAdaptersForRole(
+            config,
+            platformAdapters.map((entry) => entry.adapter),
+          )),
       ...(operatorConsole ? [operatorConsole.chat] : []),
     ];
     const adapters = baseAdapters.map((adapter) => operatorConsole?.record(adapter) ?? adapter);
@@ -177,6 +188,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       approvals: tracking.approvals,
       deliveryObserver: observability.deliveryObserver,
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
+      ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
       settings: {
         commandPrefixes: config.engine.commandPrefixes,
         midRunPolicy: config.engine.midRunPolicy,
@@ -189,8 +201,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       logger: componentLogger(logger, "engine"),
     });
     builtEngine = engine;
+    const workQueue = scaleOut?.queue;
+    const queueMetrics =
+      metrics && workQueue ? new WorkQueueMetrics(metrics.registry, () => workQueue.counts()) : undefined;
     const opened = checkpointer;
     const openedTools = tools;
+    const openedScaleOut = scaleOut;
     let http: HttpServer | undefined;
     let mounted: MountedConsole | undefined;
     return {
@@ -202,11 +218,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       platforms: platformAdapters.map((entry) => entry.platform),
       observability,
       toolServers: openedTools.mcp,
+      role: config.role,
+      scaleOut: openedScaleOut?.description,
       async start() {
         await engine.start();
+        await openedScaleOut?.startWorking(engine, queueMetrics);
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
         tracking.bind(engine);
-        memory.start();
+        // Memory's sweeper archives idle sessions with the model: work for the processes that run turns.
+        if (config.role !== "ingress") memory.start();
         if (config.http) {
           mounted = await operatorConsole?.mount(
             {
@@ -216,6 +236,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
               memory: config.memory.enabled ? memory : undefined,
               ...(observability.steps ? { steps: observability.steps } : {}),
               ...(observability.usage ? { usage: observability.usage } : {}),
+              ...(workQueue ? { workQueue: () => workQueue.counts() } : {}),
             },
             config.http.consoleToken,
           );
@@ -238,12 +259,16 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       async close() {
         try {
           await http?.close();
+          // Workers stop taking drains while the engine cancels running turns (left queued, retried elsewhere).
+          const stopping = openedScaleOut?.stopWorking();
           await engine.stop();
+          await stopping;
           for (const adapter of adapters) metrics?.platformConnected(adapter.platform, false);
           await tracking.close();
           await memory.close();
           await observability.flushed();
         } finally {
+          await openedScaleOut?.close();
           await openedTools.close();
           await opened.close();
           await store.close();
@@ -251,63 +276,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       },
     };
   } catch (error) {
+    await scaleOut?.close();
     await tools?.close();
     await checkpointer?.close();
     await store.close();
     throw error;
   }
-}
-
-interface TeamDeps {
-  readonly store: Store;
-  readonly models: ModelCatalog;
-  readonly logger: Logger;
-  readonly checkpointer: OpenedCheckpointer;
-  readonly tools: OpenedTools;
-  readonly memory: Memory;
-  readonly tracking: RequestTracking;
-  readonly observability: Observability;
-  readonly modelCalls: ModelCallPolicy;
-}
-
-/** Progress texts of the built-in tools. */
-const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
-  find_tools: "is looking for a tool that fits…",
-  search_memory: "is searching earlier conversations…",
-};
-
-/** The agent team, with the hooks of memory (context, search), the tool catalog and request tracking. */
-function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
-  const { store, models, logger, checkpointer, tools, memory, tracking, observability, modelCalls } = deps;
-  const { catalog } = tools;
-  const givenUp = new GivenUpDeliveries(store);
-  return new Team({
-    config: config.team,
-    routing: config.routing,
-    limits: config.limits,
-    checkpointer: checkpointer.saver,
-    store,
-    modelFor: (model) => models.modelFor(model),
-    describeModel: (model) => models.describe(model),
-    tools: { ...tools.registry, ...memory.tools },
-    contextFor: memory.contextFor,
-    attachedTools: (key, agent) => catalog.attachedTools(key, agent),
-    needsApproval: (name) => catalog.needsApproval(name),
-    // Built-in tools say what they do; configured ones may give a `status` text.
-    toolStatus: (name) => catalog.statusOf(name) ?? BUILT_IN_TOOL_STATUS[name],
-    statusLines: async (key, viewer) => [
-      ...(await tracking.statusLines(key)),
-      ...(await givenUp.statusLines(key)),
-      ...tools.statusLinesFor(viewer),
-    ],
-    ...(observability.teamCallbacks ? { callbacksFor: observability.teamCallbacks } : {}),
-    modelCalls,
-    logger,
-  });
-}
-
-/** Memory's model: its own (`memory.model`), else the main one; none on the offline model (extractive memory). */
-function memoryModel(config: SwitchboardConfig, models: ModelCatalog) {
-  if (config.memory.model) return { model: models.modelFor(config.memory.model) };
-  return models.defaultSpec.provider === "offline" ? {} : { model: models.modelFor(undefined) };
 }

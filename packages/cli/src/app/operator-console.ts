@@ -3,6 +3,7 @@
  * the recent-problems log and, once the engine exists, the console's routes under `/console`.
  */
 import type { RequestListener } from "node:http";
+import type { WorkQueueCounts } from "@switchboard/core";
 import {
   type Adapter,
   DEFAULT_USAGE_CONFIG,
@@ -51,6 +52,8 @@ export interface ConsoleParts {
    */
   readonly steps?: RunStepsReader;
   readonly usage?: UsageBook;
+  /** Scale-out: the work queue's drain jobs by state, for the health page. */
+  readonly workQueue?: () => Promise<WorkQueueCounts>;
 }
 
 export interface MountedConsole {
@@ -127,6 +130,7 @@ export class OperatorConsole {
           activity: this.activity,
           problems: this.problems,
           engine: () => parts.engine.health(),
+          ...(parts.workQueue ? { workQueue: parts.workQueue } : {}),
         }),
       placeNames: (key) => this.#placeNames(key),
       isWorking: (key) => this.activity.runningTurns().some((turn) => turn.key === key),

@@ -5,6 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ModelStub } from "../../../../test/support/model/model-stub.ts";
+import {
+  describeWithRedis,
+  removeRedisKeys,
+  TEST_REDIS_URL,
+  uniqueRedisPrefix,
+} from "../../../core/src/store/test-backends.ts";
 import { testContext } from "../cli-test-context.ts";
 import { runCli } from "../run-cli.ts";
 import { checkNode } from "./doctor-checks.ts";
@@ -179,6 +185,55 @@ describe("switchboard doctor", () => {
       'problem  config: switchboard.yaml: engine.midRunPolicy: expected one of queue | collect | interrupt, got "later" — fix: edit the file (switchboard init --config switchboard.example.yaml writes the commented example beside it)',
     );
     expect(lines).toContainEqual("skipped  store: the configuration is not valid");
+  });
+});
+
+describeWithRedis("switchboard doctor --role", () => {
+  const prefix = uniqueRedisPrefix("doctor-role");
+  afterEach(async () => {
+    await removeRedisKeys(prefix);
+  });
+
+  it("reaches the work queue on the store's Redis for an ingress, and says no worker is connected", async () => {
+    const { context, stdout } = testContext({
+      cwd: dir,
+      env: { SWITCHBOARD_STORE_URL: `${TEST_REDIS_URL}/?prefix=${prefix}` },
+    });
+    expect(await runCli(["doctor", "--role", "ingress"], context)).toBe(0);
+    expect(stdout.text).toMatch(
+      /^ok +role: ingress; BullMQ reachable on .* 0 waiting, 0 active, 0 delayed, 0 failed drain jobs; 0 worker connection\(s\) — none yet/m,
+    );
+  });
+
+  it("reports a worker whose platform cannot send without its inbound connection", async () => {
+    await writeFile(join(dir, "switchboard.yaml"), "discord:\n  apiUrl: http://127.0.0.1:1/api\n");
+    const { context, stdout } = testContext({
+      cwd: dir,
+      env: { SWITCHBOARD_STORE_URL: `${TEST_REDIS_URL}/?prefix=${prefix}`, SWITCHBOARD_DISCORD_TOKEN: "x" },
+    });
+    expect(await runCli(["doctor", "--role", "worker"], context)).toBe(1);
+    expect(stdout.text).toContain(
+      "problem  role: worker: discord cannot send without its inbound connection yet — fix: run Switchboard with role all while these platforms are enabled",
+    );
+  });
+});
+
+describe("switchboard doctor, role all", () => {
+  it("never loads BullMQ", async () => {
+    const { context, stdout } = testContext({ cwd: dir });
+    await runCli(["doctor"], context);
+    expect(stdout.text).toContain("ok       role: all (one process does everything; BullMQ is not used)");
+  });
+
+  it("reports a worker whose Redis does not answer", { timeout: 20_000 }, async () => {
+    const { context, stdout } = testContext({
+      cwd: dir,
+      env: { SWITCHBOARD_STORE_URL: "redis://127.0.0.1:1" },
+    });
+    expect(await runCli(["doctor", "--role", "worker"], context)).toBe(1);
+    expect(stdout.text).toMatch(
+      /^problem +role: worker: BullMQ cannot reach the work queue on 127\.0\.0\.1:1/m,
+    );
   });
 });
 

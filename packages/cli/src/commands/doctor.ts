@@ -13,6 +13,8 @@ export interface DoctorOptions extends CommonOptions {
   readonly offline: boolean;
 }
 
+import { checkScaleOut } from "./doctor-scale-out.ts";
+
 /**
  * Checks everything start-up needs, one line per check on stdout, and exits 1 when any check
  * found a problem (warnings do not fail it). Never starts the adapters or answers anything.
@@ -28,7 +30,12 @@ export async function doctorCommand(options: DoctorOptions, context: CliContext)
   report(checkNode(process.versions.node));
   let loaded: LoadedConfig | undefined;
   try {
-    loaded = await loadConfig({ path: options.config, cwd: context.cwd, env: context.env });
+    loaded = await loadConfig({
+      path: options.config,
+      cwd: context.cwd,
+      env: context.env,
+      ...(options.role === undefined ? {} : { role: options.role }),
+    });
     report({ name: "config", status: "ok", detail: loaded.source });
     // Settings that work but do not do what they look like (a secret for a section that is off, no team:).
     for (const notice of loaded.notices) report({ name: "config", status: "warning", detail: notice });
@@ -64,11 +71,12 @@ export async function doctorCommand(options: DoctorOptions, context: CliContext)
         await tools.close();
         await scratch.close();
       }
+      for (const result of await checkScaleOut(loaded, context.cwd, logger)) report(result);
     } finally {
       await store?.close();
     }
   } else {
-    for (const name of ["model", "store", "checkpoints", "platforms", "mcp", "team"]) {
+    for (const name of ["model", "store", "checkpoints", "platforms", "mcp", "team", "role"]) {
       report({ name, status: "skipped", detail: "the configuration is not valid" });
     }
   }

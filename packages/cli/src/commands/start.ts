@@ -1,6 +1,7 @@
 import { userInfo } from "node:os";
 import { createPinoLogger, describeModel } from "@switchboard/core";
 import { type App, buildApp } from "../app/build-app.ts";
+import { runningLine } from "../app/role.ts";
 import type { CliContext, CommonOptions } from "../cli-context.ts";
 import { configSecrets } from "../config/config-secrets.ts";
 import { loadConfig } from "../config/load-config.ts";
@@ -18,7 +19,12 @@ export async function startCommand(options: CommonOptions, context: CliContext):
   let app: App;
   const output = new ConsoleOutput(context.stdout, stderr);
   try {
-    const loaded = await loadConfig({ path: options.config, cwd: context.cwd, env: context.env });
+    const loaded = await loadConfig({
+      path: options.config,
+      cwd: context.cwd,
+      env: context.env,
+      ...(options.role === undefined ? {} : { role: options.role }),
+    });
     const { config } = loaded;
     const logger = createPinoLogger({
       level: config.logLevel,
@@ -46,6 +52,7 @@ export async function startCommand(options: CommonOptions, context: CliContext):
     });
     stderr.write(`store: ${app.store.description}\n`);
     stderr.write(`checkpoints: ${app.checkpointer.description}\n`);
+    if (app.scaleOut) stderr.write(`role: ${loaded.config.role}; work queue: ${app.scaleOut}\n`);
     const agents = app.team.agents().map((agent) => agent.name);
     stderr.write(`agents: ${agents.join(", ")}\n`);
     await startEngine(app);
@@ -57,7 +64,7 @@ export async function startCommand(options: CommonOptions, context: CliContext):
 
   const shutdown = () => app.close();
   if (!app.console) {
-    stderr.write(`running on ${app.platforms.join(", ")}; Ctrl-C stops\n`);
+    stderr.write(`${runningLine(app.role, app.platforms)}\n`);
     await new Promise<void>((resolve) => {
       if (context.shutdownSignal.aborted) resolve();
       context.shutdownSignal.addEventListener("abort", () => resolve(), { once: true });

@@ -14,7 +14,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 export type EnvTarget =
   /** Replaces a top-level key of the file. */
-  | { readonly kind: "key"; readonly key: "model" | "store" | "checkpoints" | "logLevel" }
+  | { readonly kind: "key"; readonly key: "model" | "store" | "checkpoints" | "logLevel" | "role" }
   /** Fills a field of a section that is present (a platform, or http). */
   | { readonly kind: "section-secret"; readonly section: SecretSection; readonly field: string }
   /** The API key for every model of this provider (the main model and any agent's own). */
@@ -56,6 +56,11 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     variable: "SWITCHBOARD_LOG_LEVEL",
     target: { kind: "key", key: "logLevel" },
     description: "debug | info | warn | error (replaces logLevel:)",
+  },
+  {
+    variable: "SWITCHBOARD_ROLE",
+    target: { kind: "key", key: "role" },
+    description: "all | ingress | worker (replaces role:; --role wins)",
   },
   {
     variable: "SWITCHBOARD_MATRIX_ACCESS_TOKEN",

@@ -168,8 +168,19 @@ describe("loadConfig: bad values name the key path and what was expected", () =>
     [
       "an unknown top-level key",
       "memroy: {}\n",
-      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, logLevels, logFormat, engine, team, routing, limits, memory, requests, steps, usage, http, tools, mcp, matrix, discord, slack)",
+      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, logLevels, logFormat, role, scaleOut, engine, team, routing, limits, memory, requests, steps, usage, http, tools, mcp, matrix, discord, slack)",
     ],
+    [
+      "a scaled-out role on the embedded store",
+      "role: worker\n",
+      'switchboard.yaml: store: role worker needs a Redis store shared by the cluster (redis://…), got "sqlite://./data/switchboard.db"',
+    ],
+    [
+      "a scaled-out role with checkpoints only one machine reaches",
+      "role: ingress\nstore: redis://localhost:6379\ncheckpoints: sqlite://./cp.db\n",
+      'switchboard.yaml: checkpoints: role ingress needs checkpoints every worker reaches (redis://… or postgres://…), got "sqlite://./cp.db"',
+    ],
+    ["an unknown role", "role: leader\n", "switchboard.yaml: role:"],
     [
       "an MCP server without a transport",
       "mcp:\n  servers:\n    - name: files\n      command: npx\n",

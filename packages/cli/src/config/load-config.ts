@@ -34,6 +34,8 @@ export interface LoadConfigOptions {
   readonly path?: string;
   readonly cwd: string;
   readonly env: Environment;
+  /** `--role` as given on the command line: wins over the file and SWITCHBOARD_ROLE. */
+  readonly role?: string;
 }
 
 export type ProviderKeys = Partial<Record<"openai" | "anthropic", string>>;
@@ -89,6 +91,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     appliedEnv.push(variable);
   }
 
+  if (options.role !== undefined) {
+    raw.role = options.role;
+    applied.set("role", "--role");
+  }
   if (text !== undefined && raw.team === undefined) notices.push(await teamlessNotice(label));
 
   const result = configFileSchema.safeParse(raw, { reportInput: true });

@@ -66,6 +66,22 @@ const engineSection = z.strictObject({
   maxConcurrentTurns: z.number().int().min(1).max(1_000).default(DEFAULT_ENGINE_SETTINGS.maxConcurrentTurns),
 });
 
+/** Which part of the work this process does; see the README's "Scaling out". */
+export const ROLES = ["all", "ingress", "worker"] as const;
+export type Role = (typeof ROLES)[number];
+
+const scaleOutSection = z.strictObject({
+  /** Conversations one worker drains at once (each runs one turn at a time). */
+  concurrency: z.number().int().min(1).max(1_000).default(DEFAULT_ENGINE_SETTINGS.maxConcurrentTurns),
+  /**
+   * A drain job whose worker stopped renewing it for this long (it died) is given to another
+   * worker; the conversation's own lock (engine.lockTtlSeconds) must expire too before it runs.
+   */
+  jobLockSeconds: z.number().int().min(1).max(600).default(30),
+  /** How often one worker of the cluster looks for queued work nobody announced (the recovery round). */
+  sweepSeconds: z.number().int().min(1).max(3_600).default(5),
+});
+
 /** Every top-level key. A feature adds its section here (one line) and reads it in app/build-app.ts. */
 export const CONFIG_SECTIONS = {
   model: modelSection.prefault("offline"),
@@ -80,6 +96,10 @@ export const CONFIG_SECTIONS = {
   logLevels: z.record(z.string().min(1), z.enum(LOG_LEVELS)).default({}),
   /** `auto`: pretty on a terminal, JSON lines otherwise. */
   logFormat: z.enum(["auto", "json", "pretty"]).default("auto"),
+  /** `all`: one process does everything. `ingress` / `worker`: a cluster on a shared Redis (BullMQ). */
+  role: z.enum(ROLES).default("all"),
+  /** BullMQ settings of the ingress and worker roles (unused by `all`). */
+  scaleOut: scaleOutSection.prefault({}),
   engine: engineSection.prefault({}),
   team: teamConfigSchema.prefault({}),
   routing: routingConfigSchema.prefault({}),
@@ -107,6 +127,25 @@ export const ENABLING_SECTIONS: ReadonlySet<string> = new Set(["matrix", "discor
 export const configFileSchema = z
   .strictObject(CONFIG_SECTIONS)
   .superRefine((config, context) => {
+    if (config.role !== "all") {
+      // Ingress and workers share every queue, lock and record: only Redis is reachable by all.
+      if (!/^rediss?:/i.test(config.store))
+        context.addIssue({
+          code: "custom",
+          path: ["store"],
+          message: `role ${config.role} needs a Redis store shared by the cluster (redis://…), got ${describeValue(config.store)}`,
+          input: config.store,
+        });
+      // Unset, checkpoints follow the store: its problem is already reported.
+      const checkpoints = config.checkpoints;
+      if (checkpoints !== undefined && !/^(rediss?|postgres(ql)?):/i.test(checkpoints))
+        context.addIssue({
+          code: "custom",
+          path: ["checkpoints"],
+          message: `role ${config.role} needs checkpoints every worker reaches (redis://… or postgres://…), got ${describeValue(checkpoints)}`,
+          input: checkpoints,
+        });
+    }
     // An agent's own model is a string; check it here so its error names its place in the file.
     const agents = [
       { path: ["team", "supervisor", "model"], model: config.team.supervisor.model },

@@ -83,6 +83,12 @@ export interface Adapter {
    */
   useApprovals?(decider: ApprovalDecider): void;
   start(sink: InboundSink): Promise<void>;
+  /**
+   * Scale-out workers: makes `post`, `edit`, typing… usable without receiving anything (no events
+   * server, gateway or sync connection; another process holds those). `stop` ends it. Absent: the
+   * adapter cannot run in a worker.
+   */
+  startSendOnly?(): Promise<void>;
   stop(): Promise<void>;
   /** Post one chunk into the conversation's thread, as a reply to `replyTo` when given. */
   post(message: OutboundMessage): Promise<PostedMessage>;

@@ -19,7 +19,12 @@ import { EngineStoppingError } from "./errors.ts";
 import { decodeWork, encodeWork, workIdOf } from "./queued-work.ts";
 import { resolveConversation } from "./resolve.ts";
 import type { Continuation, ContinuationHandler, Responder, TurnObserver } from "./responder.ts";
-import { ConversationSerializer, type SerializerHealth } from "./serializer.ts";
+import {
+  ConversationSerializer,
+  type DrainScheduler,
+  type ScheduledDrainOutcome,
+  type SerializerHealth,
+} from "./serializer.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./settings.ts";
 import { TurnProcessor } from "./turn-processor.ts";
 
@@ -42,6 +47,11 @@ export interface EngineOptions {
   readonly deliveryObserver?: DeliveryObserver;
   /** Hears every message's intake outcome (metrics). */
   readonly onAccept?: (outcome: AcceptOutcome, message: InboundMessage) => void;
+  /**
+   * Scale-out: queued work is handed to this scheduler (a job queue) instead of drained here, and
+   * the recovery loop runs only when the cluster asks (`runRecoveryRound`), once per cluster.
+   */
+  readonly scheduler?: DrainScheduler;
 }
 
 export type AcceptOutcome = { accepted: true; key: string } | { accepted: false; reason: RejectReason };
@@ -114,6 +124,7 @@ export class Engine {
       maxTurnMs: this.settings.maxTurnMs,
       work: (key, items, signal) => this.#processor.process(key, items, signal),
       stopRequested: (key) => this.#takeStopRequest(key),
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
     this.#recovery = new RecoveryLoop({
       scan: {
@@ -142,7 +153,22 @@ export class Engine {
     const recovered = await this.#serializer.recover();
     if (recovered.length > 0)
       this.#logger.info("resuming queued work left by the last run", { conversations: recovered.length });
-    this.#recovery.start();
+    if (!this.#options.scheduler) this.#recovery.start();
+  }
+
+  /** Scale-out: drains one conversation's queue in this process, as the scheduler asked. */
+  drainScheduled(key: string): Promise<ScheduledDrainOutcome> {
+    return this.#serializer.drainScheduled(key);
+  }
+
+  /** Scale-out: how many items wait in the conversation's queue. */
+  queuedWork(key: string): Promise<number> {
+    return this.#serializer.queued(key);
+  }
+
+  /** Scale-out: one round of the recovery loop (announces queued work, reports queue ages). */
+  runRecoveryRound(): Promise<RecoveryReport> {
+    return this.#recovery.runOnce();
   }
 
   /**

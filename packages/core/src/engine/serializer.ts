@@ -26,7 +26,21 @@ export interface SerializerOptions {
   readonly work: (key: string, items: string[], signal: AbortSignal) => Promise<void>;
   /** Called by the heartbeat: true when another instance asked to stop this conversation's turn. */
   readonly stopRequested: (key: string) => Promise<boolean>;
+  /**
+   * Scale-out: queued work is announced here instead of drained in this process, and whoever
+   * the scheduler hands a conversation to calls `drainScheduled`. Absent: this process drains.
+   */
+  readonly scheduler?: DrainScheduler;
 }
+
+/** Hands "drain this conversation" to whichever process of the cluster runs turns. */
+export interface DrainScheduler {
+  /** Idempotent: a conversation already waiting to be drained is not scheduled twice. */
+  schedule(key: string): Promise<void>;
+}
+
+/** How a scheduled drain ended: "locked-elsewhere" when a holder (a dead one, until its TTL) has the lock. */
+export type ScheduledDrainOutcome = "drained" | "locked-elsewhere";
 
 /** What an instance sees of its own queues, for health reports and metrics. */
 export interface SerializerHealth {
@@ -92,8 +106,39 @@ export class ConversationSerializer {
     if (!queued) return false;
     if (this.#options.policy === "interrupt")
       this.#running.get(key)?.abort(new Error("a newer message arrived"));
-    this.#kick(key);
+    if (this.#options.scheduler) await this.#announce(key);
+    else this.#kick(key);
     return true;
+  }
+
+  /**
+   * The item is queued and marked seen whatever happens here: when the announcement fails, the
+   * scheduler's sweep (`recover`) finds the non-empty queue and announces it again.
+   */
+  async #announce(key: string): Promise<void> {
+    try {
+      await this.#options.scheduler?.schedule(key);
+    } catch (error) {
+      this.#options.logger.warn("could not announce queued work; the next sweep picks it up", { key, error });
+    }
+  }
+
+  /**
+   * Scale-out: drains the conversation's queue here, now, under its lock (the scheduler gave it to
+   * this process). Another holder is never waited for: the scheduler tries again later.
+   */
+  drainScheduled(key: string): Promise<ScheduledDrainOutcome> {
+    if (this.#stopped) return Promise.reject(new EngineStoppingError());
+    const run = this.#drain(key, { handOver: false });
+    const tracked = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#draining.set(key, tracked);
+    void tracked.finally(() => {
+      if (this.#draining.get(key) === tracked) this.#draining.delete(key);
+    });
+    return run.then((outcome) => (outcome === "locked-elsewhere" ? outcome : "drained"));
   }
 
   /** Cancels the turn running here for this conversation; false when none runs in this process. */
@@ -114,12 +159,23 @@ export class ConversationSerializer {
   async recover(): Promise<string[]> {
     if (this.#stopped) return [];
     const queues = await this.#options.atomic.nonEmptyQueues();
-    const keys = queues
+    const withWork = queues
       .filter((queue) => queue.startsWith(QUEUE_PREFIX))
-      .map((queue) => queue.slice(QUEUE_PREFIX.length))
-      .filter((key) => !this.#draining.has(key) && !this.#retries.has(key));
+      .map((queue) => queue.slice(QUEUE_PREFIX.length));
+    const { scheduler } = this.#options;
+    if (scheduler) {
+      // Scheduling is idempotent: a conversation being drained or waiting is not scheduled twice.
+      for (const key of withWork) await scheduler.schedule(key);
+      return withWork;
+    }
+    const keys = withWork.filter((key) => !this.#draining.has(key) && !this.#retries.has(key));
     for (const key of keys) this.#kick(key);
     return keys;
+  }
+
+  /** How many items wait in the conversation's queue (scale-out: is another drain needed?). */
+  queued(key: string): Promise<number> {
+    return this.#options.atomic.queueLength(QUEUE_PREFIX + key);
   }
 
   /** The oldest queued item of each conversation with work, for queue-age reports. */
@@ -234,12 +290,15 @@ export class ConversationSerializer {
    * Runs the queue's work while holding the lock. "locked-elsewhere": another instance holds it;
    * "handed-over": we let go after a turn because another instance wants the conversation.
    */
-  async #drain(key: string): Promise<"drained" | "locked-elsewhere" | "handed-over"> {
+  async #drain(
+    key: string,
+    options: { handOver: boolean } = { handOver: true },
+  ): Promise<"drained" | "locked-elsewhere" | "handed-over"> {
     const { atomic, lockTtlMs, logger } = this.#options;
     const lockKey = LOCK_PREFIX + key;
     const token = await atomic.acquireLock(lockKey, lockTtlMs);
     if (!token) {
-      await atomic.setIfAbsent(WAITER_PREFIX + key, "1", lockTtlMs);
+      if (options.handOver) await atomic.setIfAbsent(WAITER_PREFIX + key, "1", lockTtlMs);
       return "locked-elsewhere";
     }
     // The turn slot is waited for while holding the lock (its heartbeat running): failed lock
@@ -254,21 +313,25 @@ export class ConversationSerializer {
       onError: (error) => logger.warn("lock heartbeat failed", { key, error }),
     });
     try {
-      return await this.#slots(() => this.#drainHolding(key, heartbeat));
+      return await this.#slots(() => this.#drainHolding(key, heartbeat, options.handOver));
     } finally {
       heartbeat.stop();
       await atomic.releaseLock(lockKey, token);
     }
   }
 
-  async #drainHolding(key: string, heartbeat: LockHeartbeat): Promise<"drained" | "handed-over"> {
+  async #drainHolding(
+    key: string,
+    heartbeat: LockHeartbeat,
+    handOver: boolean,
+  ): Promise<"drained" | "handed-over"> {
     const { atomic, lockTtlMs } = this.#options;
     while (!this.#stopped) {
       const entries = await this.#take(key);
       if (entries.length === 0) return "drained";
       const remaining = await this.#runUnit(key, entries, heartbeat);
       if (remaining === 0) return "drained";
-      if (await atomic.takeMark(WAITER_PREFIX + key)) {
+      if (handOver && (await atomic.takeMark(WAITER_PREFIX + key))) {
         // Our own remaining work makes us the one waiting now: the taker hands back after its turn.
         await atomic.setIfAbsent(WAITER_PREFIX + key, "1", lockTtlMs);
         return "handed-over";

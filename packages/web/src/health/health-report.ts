@@ -1,4 +1,4 @@
-import type { AtomicStore, EngineHealth } from "@switchboard/core";
+import type { AtomicStore, EngineHealth, WorkQueueCounts } from "@switchboard/core";
 import type { PlatformActivity, PlatformState } from "./platform-activity.ts";
 import type { LoggedProblem, RecentProblems } from "./recent-problems.ts";
 
@@ -21,6 +21,8 @@ export interface HealthReport {
   /** Conversations holding their lock and waiting for a turn slot (engine.maxConcurrentTurns). */
   readonly waitingForSlot: number;
   readonly recentProblems: readonly LoggedProblem[];
+  /** Scale-out: the cluster's drain jobs by state; absent for role `all`. */
+  readonly workQueue?: WorkQueueCounts;
 }
 
 /** The engine keeps each conversation's pending work in the durable queue `queue:<key>`. */
@@ -33,6 +35,8 @@ export interface HealthSources {
   readonly activity: PlatformActivity;
   readonly problems: RecentProblems;
   readonly engine: () => Pick<EngineHealth, "lockWaits" | "waitingForSlot">;
+  /** Scale-out: the work queue's jobs by state (BullMQ). */
+  readonly workQueue?: () => Promise<WorkQueueCounts>;
 }
 
 export async function healthReport(sources: HealthSources, now = Date.now()): Promise<HealthReport> {
@@ -57,6 +61,7 @@ export async function healthReport(sources: HealthSources, now = Date.now()): Pr
     lockWaits: sources.engine().lockWaits,
     waitingForSlot: sources.engine().waitingForSlot,
     recentProblems: sources.problems.list(),
+    ...(sources.workQueue ? { workQueue: await sources.workQueue() } : {}),
   };
 }
 

@@ -30,6 +30,11 @@ async function healthPage(c: Context, deps: ConsoleDeps): Promise<Response> {
   )}</tbody></table></div></section>
 <section><h2>Queues</h2>
 ${
+  report.workQueue
+    ? html`<p class="count" data-figure="work-queue">Work queue (BullMQ drain jobs): <strong>${report.workQueue.waiting}</strong> waiting · <strong>${report.workQueue.active}</strong> active · <strong>${report.workQueue.delayed}</strong> delayed · <strong>${report.workQueue.failed}</strong> failed</p>`
+    : ""
+}
+${
   report.queues.length === 0
     ? html`<p>All conversation queues are empty.</p>`
     : html`<div class="table-wrap"><table>

@@ -1,0 +1,72 @@
+/**
+ * The agent team as the configuration describes it, with the hooks of memory (context, search),
+ * the tool catalog and request tracking; and memory's model.
+ */
+import {
+  GivenUpDeliveries,
+  type Logger,
+  type Memory,
+  type ModelCallPolicy,
+  type Observability,
+  type RequestTracking,
+  type Store,
+  Team,
+} from "@switchboard/core";
+import type { SwitchboardConfig } from "../config/schema.ts";
+import type { OpenedCheckpointer } from "./checkpointer.ts";
+import type { ModelCatalog } from "./model-catalog.ts";
+import type { OpenedTools } from "./tools.ts";
+
+export interface TeamDeps {
+  readonly store: Store;
+  readonly models: ModelCatalog;
+  readonly logger: Logger;
+  readonly checkpointer: OpenedCheckpointer;
+  readonly tools: OpenedTools;
+  readonly memory: Memory;
+  readonly tracking: RequestTracking;
+  readonly observability: Observability;
+  readonly modelCalls: ModelCallPolicy;
+}
+
+/** Progress texts of the built-in tools. */
+const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
+  find_tools: "is looking for a tool that fits…",
+  search_memory: "is searching earlier conversations…",
+};
+
+/** The agent team, with the hooks of memory (context, search), the tool catalog and request tracking. */
+export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
+  const { store, models, logger, checkpointer, tools, memory, tracking, observability, modelCalls } = deps;
+  const { catalog } = tools;
+  const givenUp = new GivenUpDeliveries(store);
+  return new Team({
+    config: config.team,
+    routing: config.routing,
+    limits: config.limits,
+    checkpointer: checkpointer.saver,
+    store,
+    modelFor: (model) => models.modelFor(model),
+    describeModel: (model) => models.describe(model),
+    tools: { ...tools.registry, ...memory.tools },
+    contextFor: memory.contextFor,
+    attachedTools: (key, agent) => catalog.attachedTools(key, agent),
+    needsApproval: (name) => catalog.needsApproval(name),
+    // Built-in tools say what they do; configured ones may give a `status` text.
+    toolStatus: (name) => catalog.statusOf(name) ?? BUILT_IN_TOOL_STATUS[name],
+    statusLines: async (key, viewer) => [
+      ...(await tracking.statusLines(key)),
+      ...(await givenUp.statusLines(key)),
+      ...tools.statusLinesFor(viewer),
+    ],
+    ...(observability.teamCallbacks ? { callbacksFor: observability.teamCallbacks } : {}),
+    modelCalls,
+    logger,
+  });
+}
+
+/** Memory's model: its own (`memory.model`), else the main one; none on the offline model (extractive memory). */
+export function memoryModel(config: SwitchboardConfig, models: ModelCatalog) {
+  if (config.memory.model) return { model: models.modelFor(config.memory.model) };
+  return models.defaultSpec.provider === "offline" ? {} : { model: models.modelFor(undefined) };
+}

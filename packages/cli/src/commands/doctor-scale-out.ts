@@ -1,0 +1,65 @@
+import type { Logger } from "@switchboard/core";
+import { createPlatformAdapters } from "../app/platform-adapters.ts";
+import type { LoadedConfig } from "../config/load-config.ts";
+import type { CheckResult } from "./doctor-result.ts";
+
+const REACH_TIMEOUT_MS = 5_000;
+
+/**
+ * The process's role; for ingress and worker, that BullMQ reaches the work queue on the store's
+ * Redis (and how many workers are connected), and that a worker can send on every platform.
+ * Role `all` loads nothing here.
+ */
+export async function checkScaleOut(
+  loaded: LoadedConfig,
+  cwd: string,
+  logger: Logger,
+): Promise<CheckResult[]> {
+  const { config } = loaded;
+  if (config.role === "all")
+    return [{ name: "role", status: "ok", detail: "all (one process does everything; BullMQ is not used)" }];
+  const results: CheckResult[] = [];
+  const { bullConnectionFor, DrainQueue } = await import("../scale-out/index.ts");
+  const bull = bullConnectionFor(config.store, cwd);
+  // Connection errors end in the timeout below, which the report explains.
+  const queue = new DrainQueue(bull, () => undefined);
+  try {
+    const timeout = new Promise<never>((_resolve, reject) =>
+      setTimeout(
+        () => reject(new Error(`no answer within ${REACH_TIMEOUT_MS / 1000} s`)),
+        REACH_TIMEOUT_MS,
+      ).unref(),
+    );
+    const [counts, workers] = await Promise.race([
+      Promise.all([queue.counts(), queue.workerCount()]),
+      timeout,
+    ]);
+    const nobody = workers === 0 ? " — none yet: messages wait queued until a worker starts" : "";
+    results.push({
+      name: "role",
+      status: "ok",
+      detail: `${config.role}; BullMQ reachable on ${bull.host} (prefix ${bull.prefix}): ${counts.waiting} waiting, ${counts.active} active, ${counts.delayed} delayed, ${counts.failed} failed drain jobs; ${workers} worker connection(s)${nobody}`,
+    });
+  } catch (error) {
+    results.push({
+      name: "role",
+      status: "problem",
+      detail: `${config.role}: BullMQ cannot reach the work queue on ${bull.host}: ${(error as Error).message}`,
+      fix: "start Redis or correct store: — the ingress and the workers share it",
+    });
+  } finally {
+    await queue.close().catch(() => undefined);
+  }
+  if (config.role === "worker") {
+    const adapters = await createPlatformAdapters(config, { logger });
+    const unable = adapters.filter(({ adapter }) => !adapter.startSendOnly).map(({ platform }) => platform);
+    if (unable.length > 0)
+      results.push({
+        name: "role",
+        status: "problem",
+        detail: `worker: ${unable.join(", ")} cannot send without its inbound connection yet`,
+        fix: "run Switchboard with role all while these platforms are enabled",
+      });
+  }
+  return results;
+}

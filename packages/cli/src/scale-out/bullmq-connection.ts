@@ -1,0 +1,26 @@
+/**
+ * Where BullMQ keeps its queues: the store's Redis, under the store's key prefix, so one
+ * `?prefix=` separates whole deployments (queues included) on a shared Redis.
+ */
+import { parseStoreUrl } from "@switchboard/core";
+import type { RedisOptions } from "bullmq";
+
+export interface BullConnection {
+  readonly connection: RedisOptions;
+  /** BullMQ's own key prefix (its keys are `<prefix>:<queue>:…`). */
+  readonly prefix: string;
+  /** host[:port], safe to show. */
+  readonly host: string;
+}
+
+export function bullConnectionFor(storeUrl: string, cwd: string): BullConnection {
+  const location = parseStoreUrl(storeUrl, cwd);
+  if (location.kind !== "redis")
+    throw new Error(`the ingress and worker roles need a Redis store; got ${location.kind}`);
+  return {
+    // Workers block on Redis; BullMQ requires commands to wait for a reconnect instead of failing.
+    connection: { url: location.clientUrl, maxRetriesPerRequest: null, connectionName: "switchboard-bullmq" },
+    prefix: `${location.keyPrefix}bull`,
+    host: location.host,
+  };
+}

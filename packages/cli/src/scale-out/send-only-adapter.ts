@@ -1,0 +1,37 @@
+import type { Adapter, OutboundMessage, PostedMessage } from "@switchboard/core";
+
+/** The platform cannot deliver without its inbound connection yet; the worker role refuses it. */
+export class SendOnlyUnsupportedError extends Error {
+  constructor(platform: string) {
+    super(
+      `${platform} cannot run in a worker yet (it has no send-only mode); run Switchboard with role all while ${platform} is enabled`,
+    );
+    this.name = "SendOnlyUnsupportedError";
+  }
+}
+
+/**
+ * A worker's view of a platform adapter: everything that delivers, nothing that receives. The
+ * engine starts it like any adapter; that starts the platform's send-only mode. Optional abilities
+ * (edit, findPosted, typing…) are offered exactly when the platform adapter has them, so delivery
+ * behaves as it does in one process.
+ */
+export function sendOnly(inner: Adapter): Adapter {
+  const startSendOnly = inner.startSendOnly?.bind(inner);
+  if (!startSendOnly) throw new SendOnlyUnsupportedError(inner.platform);
+  const { findPosted, edit, showProgress, setTyping, check, useCommands } = inner;
+  return {
+    platform: inner.platform,
+    limits: inner.limits,
+    ...(inner.streaming ? { streaming: inner.streaming } : {}),
+    start: () => startSendOnly(),
+    stop: () => inner.stop(),
+    post: (message: OutboundMessage): Promise<PostedMessage> => inner.post(message),
+    ...(findPosted ? { findPosted: findPosted.bind(inner) } : {}),
+    ...(edit ? { edit: edit.bind(inner) } : {}),
+    ...(showProgress ? { showProgress: showProgress.bind(inner) } : {}),
+    ...(setTyping ? { setTyping: setTyping.bind(inner) } : {}),
+    ...(check ? { check: check.bind(inner) } : {}),
+    ...(useCommands ? { useCommands: useCommands.bind(inner) } : {}),
+  };
+}

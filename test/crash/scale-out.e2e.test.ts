@@ -1,0 +1,146 @@
+/**
+ * A scaled-out cluster on one Redis: one ingress holds Slack and takes every message, two workers
+ * run the turns (BullMQ carries "drain this conversation" between them) and answer through the Web
+ * API. 100 threads × 10 messages, each thread written message after message, the threads at once:
+ * every message answered exactly once, each thread's answers in question order, turns on both
+ * workers. Then the same with one worker SIGKILLed mid-run: the other finishes everything.
+ */
+import { waitFor } from "@switchboard/core/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { answerReport, postsFor } from "../support/crash/answers.ts";
+import { CrashWorld } from "../support/crash/crash-world.ts";
+import {
+  answerWith,
+  shortAnswer,
+  shortParts,
+  tokenOf as tokenIn,
+} from "../support/crash/scripted-answers.ts";
+import { describeReport, exactlyOnce, settleAnswers } from "../support/crash/settle.ts";
+import type { Origin } from "../support/crash/slack-traffic.ts";
+import type { ChatRequest, StubReply } from "../support/model/chat-request.ts";
+
+const THREADS = 100;
+const MESSAGES = 10;
+const LOCK_TTL_SECONDS = 3;
+const INGRESS = 0;
+const WORKERS = [1, 2] as const;
+
+let world: CrashWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const tokenOf = (thread: number, message: number) =>
+  `t${String(thread).padStart(3, "0")}m${String(message).padStart(2, "0")}`;
+
+/** The supervisor hands every conversation to billing, which stays (sticky) and answers. */
+const STICKY_TEAM = {
+  supervisor: { prompt: "Hand every question to billing.", tools: [] },
+  specialists: [{ name: "billing", description: "answers billing questions", prompt: "Answer it." }],
+};
+
+function stickyScript(latencyMs: number) {
+  return (request: ChatRequest): StubReply =>
+    request.toolNames.includes("transfer_to_billing")
+      ? { kind: "answer", toolCalls: [{ name: "transfer_to_billing", args: {} }], latencyMs }
+      : { kind: "answer", text: shortAnswer(tokenIn(request)), latencyMs };
+}
+
+async function startCluster(latencyMs: number, options: { sticky?: boolean } = {}): Promise<CrashWorld> {
+  const started = await CrashWorld.start({
+    store: "redis",
+    slots: 3,
+    lockTtlSeconds: LOCK_TTL_SECONDS,
+    script: options.sticky ? stickyScript(latencyMs) : answerWith(shortAnswer, { latencyMs }),
+    config: {
+      extra: {
+        // Under this load (one CPU-bound worker after the kill) a conversation may wait minutes for
+        // its turn: the "still working" notice would be a correct extra post, not what is tested.
+        requests: { noticeAfterSeconds: 3_600, timeoutSeconds: 7_200 },
+        ...(options.sticky ? { team: STICKY_TEAM } : {}),
+      },
+    },
+  });
+  world = started;
+  await started.startCli(INGRESS, { role: "ingress" });
+  for (const worker of WORKERS) await started.startCli(worker, { role: "worker" });
+  return started;
+}
+
+/** Every thread written by one person, message after message (the next once Slack's event was acked). */
+async function writeThreads(cluster: CrashWorld): Promise<Origin[][]> {
+  const threads: Origin[][] = Array.from({ length: THREADS }, () => []);
+  await Promise.all(
+    threads.map(async (thread, index) => {
+      for (let message = 0; message < MESSAGES; message++) {
+        const origin = cluster.traffic.mention(tokenOf(index, message), thread[0]?.threadTs);
+        thread.push(origin);
+        await cluster.traffic.deliverUntilAcked(cluster.transport(INGRESS), origin);
+      }
+    }),
+  );
+  return threads;
+}
+
+function threadsOutOfOrder(cluster: CrashWorld, threads: Origin[][]): string[] {
+  return threads
+    .filter((thread) => {
+      const answeredAt = thread.map((origin) => postsFor(cluster.slack.state, origin)[0]?.ts ?? "");
+      return answeredAt.some((ts, index) => index > 0 && Number(ts) < Number(answeredAt[index - 1]));
+    })
+    .map((thread) => thread[0]?.token ?? "?");
+}
+
+// A worker is CPU-bound on this 2-core machine (shared with the stand-ins and other test files):
+// alone it answers about ten turns a second. A slow run may go on while answers keep coming; a
+// lost answer stops the progress and ends the wait after `stallMs`.
+const settleOptions = { deadlineMs: 600_000, stallMs: 60_000, quietMs: 2_000 };
+
+describe("scale-out: one ingress, two workers, BullMQ on Redis", () => {
+  it("answers 1,000 messages over 100 threads exactly once, in order, on both workers, sticky specialist kept", {
+    timeout: 900_000,
+  }, async () => {
+    const cluster = await startCluster(20, { sticky: true });
+    const threads = await writeThreads(cluster);
+    const origins = threads.flat();
+    const report = await settleAnswers(cluster.slack.state, origins, shortParts, settleOptions);
+    expect(describeReport(report, origins.length), cluster.logs()).toBe(exactlyOnce(origins.length));
+    expect(threadsOutOfOrder(cluster, threads), "threads answered out of question order").toEqual([]);
+
+    // The ingress runs no turn; both workers do. Each thread's first question costs two model calls
+    // (the supervisor hands off, billing answers); every follow-up one, on whichever worker runs it:
+    // billing stays the active agent across workers.
+    expect(cluster.stub(INGRESS).received.value).toBe(0);
+    const calls = WORKERS.map((worker) => cluster.stub(worker).received.value);
+    expect(calls[0]! + calls[1]!, `model calls per worker: ${calls.join(" / ")}`).toBe(
+      origins.length + THREADS,
+    );
+    expect(Math.min(...calls), `model calls per worker: ${calls.join(" / ")}`).toBeGreaterThan(100);
+  });
+
+  it("finishes everything exactly once and in order when a worker is SIGKILLed mid-run", {
+    timeout: 900_000,
+  }, async () => {
+    // Slow enough that the victim has turns in flight when it dies.
+    const cluster = await startCluster(150);
+    const [survivor, victim] = WORKERS;
+    const writing = writeThreads(cluster);
+    await waitFor(
+      "the victim to have answered some and to have model calls in flight",
+      () => cluster.stub(victim).received.value >= 100 && cluster.stub(victim).inFlight.value > 0,
+      120_000,
+    );
+    await cluster.cli(victim)?.kill();
+    const answeredByVictim = cluster.stub(victim).received.value;
+    const threads = await writing;
+    const origins = threads.flat();
+
+    const report = await settleAnswers(cluster.slack.state, origins, shortParts, settleOptions);
+    expect(describeReport(report, origins.length), cluster.logs()).toBe(exactlyOnce(origins.length));
+    expect(threadsOutOfOrder(cluster, threads), "threads answered out of question order").toEqual([]);
+    // The survivor took over the rest, the dead worker's conversations included.
+    expect(cluster.stub(survivor).received.value).toBeGreaterThanOrEqual(origins.length - answeredByVictim);
+    expect(answerReport(cluster.slack.state, origins, shortParts).complete).toBe(origins.length);
+  });
+});
