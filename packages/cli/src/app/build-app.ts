@@ -23,7 +23,7 @@ import {
 } from "@switchboard/core";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
-import type { Role, SwitchboardConfig } from "../config/schema.ts";
+import type { Role } from "../config/schema.ts";
 import { ConsoleAdapter } from "../console/console-adapter.ts";
 import type { ScaleOut } from "../scale-out/index.ts";
 import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts";
