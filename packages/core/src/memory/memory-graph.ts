@@ -41,8 +41,11 @@ export interface MemoryGraphOptions {
   readonly modelCalls?: ModelCallLimits;
 }
 
+const RECORD = "record";
 const OBSERVE = "observe";
 const TOOLS = "tools";
+/** Steps of one run: a flush is load → entry + context → tools → finish; far more means a loop. */
+const MAX_STEPS = 20;
 
 /** The state a session leaves behind when it ends: nothing live, the counter back at 0. */
 const ENDED_SESSION: MemoryStateUpdate = { toProcess: [], messageCount: 0, flushedAt: 0 };
@@ -50,8 +53,8 @@ const ENDED_SESSION: MemoryStateUpdate = { toProcess: [], messageCount: 0, flush
 const MAX_SYNTHESIS_MESSAGES = 80;
 
 /**
- * The memory agent: `observe` decides the next step from the run's control state and the last
- * tool that ran; deterministic steps (loading context) run right there without a model, model
+ * The memory agent, one graph step per run: `observe` decides the next step from the run's control
+ * state and the last tool that ran; deterministic steps (loading context) run right there without a model, model
  * steps ask for exactly one tool call, which `tools` executes. A model that fails or answers
  * without the tool never loses the message: the step is recorded without it and the run goes on.
  */
@@ -154,12 +157,25 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
     if (last && AIMessage.isInstance(last) && (last.tool_calls?.length ?? 0) > 0) return TOOLS;
     return last && ToolMessage.isInstance(last) ? OBSERVE : END;
   };
+  // The whole observe → tools → observe loop is one graph step: the run's checkpoint is written
+  // once when it ends either way (`durability: "exit"`), and each graph step costs LangGraph's task
+  // bookkeeping plus a LangSmith run tree (ids, timestamps) even with tracing off.
+  const record = async (state: MemoryStateValue, config: RunnableConfig): Promise<MemoryStateUpdate> => {
+    let current = state;
+    let written: MemoryStateUpdate = {};
+    for (let step = 0, next = OBSERVE; next !== END; step += 1, next = route(current)) {
+      if (step >= MAX_STEPS) throw new Error(`the memory run took more than ${MAX_STEPS} steps`);
+      const update = next === TOOLS ? await runTools(current, config) : await observe(current, config);
+      // Every channel is last-value (memory-state.ts), and no step writes an Overwrite: a spread is the reducer.
+      current = { ...current, ...update } as MemoryStateValue;
+      written = { ...written, ...update };
+    }
+    return written;
+  };
   return new StateGraph(MemoryState)
-    .addNode(OBSERVE, observe)
-    .addNode(TOOLS, runTools)
-    .addEdge(START, OBSERVE)
-    .addConditionalEdges(OBSERVE, route, [TOOLS, OBSERVE, END])
-    .addEdge(TOOLS, OBSERVE)
+    .addNode(RECORD, record)
+    .addEdge(START, RECORD)
+    .addEdge(RECORD, END)
     .compile({ checkpointer: options.checkpointer });
 }
 
