@@ -73,7 +73,9 @@ describe("memory agent runs", () => {
     expect(started.nodes).toEqual(["__start__", "record"]);
     expect(flushed.nodes).toEqual(["__start__", "record"]);
     expect(state.messageCount).toBe(2);
-    expect((await book.recentEntries(KEY, 5)).map((entry) => entry.summary)).toContain("asked about invoice 4711");
+    expect((await book.recentEntries(KEY, 5)).map((entry) => entry.summary)).toContain(
+      "asked about invoice 4711",
+    );
     expect((await book.context(KEY))?.content).toBe("The user asks about invoice 4711.");
     await store.close();
   });
