@@ -203,7 +203,7 @@ async function runStep(
       if (turn.length === 0) return { toolHistory: [new AIMessage("Nothing to record.")] };
       const first = state.messageCount - turn.length + 1;
       // Written before the model is asked: the turn is in the session whatever the model does.
-      for (const [offset, line] of turn.entries()) await sessions.writeLine(key, first + offset, line);
+      await sessions.writeLines(key, first, turn);
       const flushing = state.control === ControlState.PROCESS_MESSAGE_AND_FLUSH;
       const flush = flushing ? await flushContext(state, key, options, first - 1) : undefined;
       const earlier = flush
@@ -274,18 +274,17 @@ async function recordWithoutModel(
   options: MemoryGraphOptions,
 ): Promise<string> {
   if (state.toProcess.length === 0) return "Nothing to record.";
-  const written: number[] = [];
-  for (const { role, text } of state.toProcess) {
-    const entry = await options.book.addEntry(key, {
+  const written = await options.book.addEntries(
+    key,
+    state.toProcess.map(({ role, text }) => ({
       role,
       summary: extractiveSummary([{ role, text }]),
       raw: text,
       tags: ["unsummarized"],
       at: options.clock.now(),
-    });
-    written.push(entry.seq);
-  }
-  return `Entries ${written.join(", ")} recorded without the memory model.`;
+    })),
+  );
+  return `Entries ${written.map((entry) => entry.seq).join(", ")} recorded without the memory model.`;
 }
 
 function rewroteContext(state: MemoryStateValue): boolean {

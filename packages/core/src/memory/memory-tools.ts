@@ -38,19 +38,17 @@ export function memoryTools(book: MemoryBook, clock: Clock): StructuredToolInter
   const addEntry = tool(
     async ({ summary, answer_summary, tags }, config) => {
       const { conversationKey, turn } = toolContext(config);
-      const written: number[] = [];
-      for (const line of turn) {
-        const entrySummary = line.role === "bot" ? (answer_summary ?? summary) : summary;
-        const entry = await book.addEntry(conversationKey, {
+      const written = await book.addEntries(
+        conversationKey,
+        turn.map((line) => ({
           role: line.role,
-          summary: entrySummary,
+          summary: line.role === "bot" ? (answer_summary ?? summary) : summary,
           raw: line.text,
           tags: tags ?? [],
           at: clock.now(),
-        });
-        written.push(entry.seq);
-      }
-      return `Entries ${written.join(", ")} recorded.`;
+        })),
+      );
+      return `Entries ${written.map((entry) => entry.seq).join(", ")} recorded.`;
     },
     {
       name: ADD_ENTRY,

@@ -63,7 +63,15 @@ export class SessionStore {
    * since reads never go past the counter and the next message takes the same position.
    */
   async writeLine(key: string, position: number, line: TranscriptLine): Promise<void> {
-    await this.#lines.set(lineKey(key, position), line);
+    await this.writeLines(key, position, [line]);
+  }
+
+  /** `writeLine` for consecutive positions from `first`, in one store write. */
+  async writeLines(key: string, first: number, lines: readonly TranscriptLine[]): Promise<void> {
+    if (lines.length === 0) return;
+    await this.#lines.setMany(
+      lines.map((line, offset) => ({ key: lineKey(key, first + offset), value: line })),
+    );
   }
 
   /** Lines `from` … `to` (inclusive, from 1), oldest first. */
