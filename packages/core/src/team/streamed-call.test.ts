@@ -56,9 +56,9 @@ function fold(events: readonly TurnEvent[]) {
   for (const event of events) {
     if (event.kind === "text") text += event.delta;
     else if (event.kind === "discard") text = "";
-    else progress.push(event.status);
+    else if (event.kind === "progress") progress.push(event.status);
   }
-  return { text, progress };
+  return { text, progress, complete: events.at(-1)?.kind === "complete" };
 }
 
 describe("streamed team turns", () => {
@@ -122,10 +122,13 @@ describe("streamed team turns", () => {
       onEvent: (event) => events.push(event),
     });
     expect(outcome).toMatchObject({ kind: "answered", text: "Invoice 42 is paid." });
+    // The tool step never says it is complete; the answer does, once, last.
     expect(fold(events)).toEqual({
       text: "Invoice 42 is paid.",
       progress: ["billing is checking your invoice…"],
+      complete: true,
     });
+    expect(events.filter((event) => event.kind === "complete")).toHaveLength(1);
     expect(events.map((event) => event.kind)).toContain("discard");
   });
 });
