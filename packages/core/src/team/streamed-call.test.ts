@@ -108,7 +108,8 @@ describe("streamed team turns", () => {
       () => model,
       "is checking your invoice…",
       () => {
-        model.chunks = answerStep;
+        // In place: the model is bound to its tools once, and the bound copy shares this array.
+        model.chunks.splice(0, model.chunks.length, ...answerStep);
       },
     );
     // The supervisor is skipped: billing is already the active agent.
