@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markdownToMrkdwn, renderMarkdown } from "./mrkdwn.ts";
+import { isPlainText, markdownToMrkdwn, renderMarkdown } from "./mrkdwn.ts";
 
 describe("markdownToMrkdwn", () => {
   const cases: { name: string; markdown: string; mrkdwn: string }[] = [
@@ -127,6 +127,7 @@ describe("markdownToMrkdwn on text without markdown", () => {
     "First paragraph.\n\nSecond one,\nwith a soft break.",
     "Ça coûte 12 €? Non: c’est “gratuit”.",
     "\nBetween blank lines.\n\n",
+    "Ends in spaces, as streamed answers do:  ",
   ];
   // Each looks plain but means something to markdown: the parser must see it.
   const lookalikes = [
@@ -141,6 +142,11 @@ describe("markdownToMrkdwn on text without markdown", () => {
     "a\n\n\n\nb",
     "",
   ];
+  it("skips the parser for plain text, and only for it", () => {
+    expect(plain.filter((text) => !isPlainText(text))).toEqual([]);
+    expect(lookalikes.filter((text) => isPlainText(text))).toEqual([]);
+  });
+
   for (const text of [...plain, ...lookalikes]) {
     it(`gives what the parser gives for ${JSON.stringify(text)}`, () => {
       expect(markdownToMrkdwn(text)).toBe(renderMarkdown(text));
@@ -149,7 +155,7 @@ describe("markdownToMrkdwn on text without markdown", () => {
 
   it("gives what the parser gives for random text of the characters it lets through", () => {
     const alphabet = ["a", "Z", "é", "1", "9", " ", " ", ",", ".", ";", ":", "?", "!", "'", '"', "(", ")"];
-    const pieces = [...alphabet, "%", "$", "/", "\n", "\n\n", "www.", "://", "http", "2.", "1)"];
+    const pieces = [...alphabet, "%", "$", "€", "/", "\n", "\n\n", "www.", "://", "http", "2.", "1)"];
     let seed = 7;
     const next = () => {
       seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;

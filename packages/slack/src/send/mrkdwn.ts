@@ -149,12 +149,12 @@ function collectDefinitions(node: Nodes, into: Map<string, Definition>): Map<str
  * syntax, paragraphs of lines with no edge whitespace, no list numbers, links or entities. Most
  * short answers are such text, and parsing one costs about a millisecond of micromark.
  */
-const PLAIN_CHARACTERS = /^[\p{L}\p{M}\p{N} ,.;:?!'"()%$/\n\u2019\u201c\u201d]*$/u;
+const PLAIN_CHARACTERS = /^[\p{L}\p{M}\p{N}\p{Sc} ,.;:?!'"()%/\n\u2019\u201c\u201d]*$/u;
 const MARKDOWN_IN_PLAIN_CHARACTERS = /:\/\/|www\.|\n\n\n|^ | $|^\d+[.)]/im;
 
-function isPlainText(text: string): boolean {
-  // Only blank lines at the edges mean nothing: leading spaces can open a code block.
-  const lines = text.replace(/^\n+|\n+$/g, "");
+export function isPlainText(text: string): boolean {
+  // Blank lines before and whitespace after the text mean nothing; leading spaces can open a code block.
+  const lines = text.replace(/^\n+|\s+$/g, "");
   return lines !== "" && PLAIN_CHARACTERS.test(text) && !MARKDOWN_IN_PLAIN_CHARACTERS.test(lines);
 }
 
