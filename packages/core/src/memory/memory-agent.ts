@@ -81,8 +81,14 @@ export class MemoryAgent {
     });
   }
 
-  /** One graph run; `callbacks` (the run-steps log) see its model calls. */
+  /** One graph run, then the session it leaves; `callbacks` (the run-steps log) see its model calls. */
   async invoke(key: string, run: MemoryRun, callbacks?: Callbacks): Promise<MemorySessionState> {
+    const messageCount = await this.run(key, run, callbacks);
+    return sessionState(messageCount, await this.session(key));
+  }
+
+  /** One graph run; returns the session's message count after it (no further store read). */
+  async run(key: string, run: MemoryRun, callbacks?: Callbacks): Promise<number> {
     const turn = "turn" in run ? [...run.turn] : [];
     const input =
       "turn" in run
@@ -99,7 +105,7 @@ export class MemoryAgent {
       // lost either way, since the queue that runs it is in memory.
       durability: "exit",
     })) as MemoryStateValue;
-    return sessionState(values.messageCount, await this.session(key));
+    return values.messageCount;
   }
 
   /** The conversation's session, or undefined before its first session (and after `forget`). */

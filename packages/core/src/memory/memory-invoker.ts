@@ -138,7 +138,7 @@ export class MemoryInvoker implements TurnObserver {
         const turnControl = controlForTurn(before, after, flushEvery);
         control = turnControl;
         // One graph run, one model call, for the whole turn.
-        await agent.invoke(key, { control: turnControl, turn, messageCount: after }, work?.callbacks);
+        await agent.run(key, { control: turnControl, turn, messageCount: after }, work?.callbacks);
       }
       await compactor.compactIfOverBudget(key, this.#requireHistory());
       work?.finish({ control, messages: turn.length, latencyMs: clock.now() - started });

@@ -69,7 +69,7 @@ export class SessionArchiver {
       };
       await archive.add(archived);
     }
-    await agent.invoke(key, { control: ControlState.END_SESSION });
+    await agent.run(key, { control: ControlState.END_SESSION });
     await history.replaceHistory(key, []);
     await sessions.remove(key);
     logger.info("session archived", {
