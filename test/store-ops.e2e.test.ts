@@ -12,7 +12,7 @@ import { seedOtherConversations, startCountedHotPath } from "./support/hot-path-
 /** Store operations of a few messages — new threads and follow-ups — after a warm-up message. */
 async function operationsPerMessage(
   store: Store,
-): Promise<{ perMessage: number; byOperation: Map<string, number> }> {
+): Promise<{ perMessage: number; atomicPerMessage: number; byOperation: Map<string, number> }> {
   const hotPath = await startCountedHotPath(store);
   try {
     await hotPath.say("warm-up", "hello");
@@ -25,8 +25,12 @@ async function operationsPerMessage(
     ];
     for (const [thread, text] of messages) await hotPath.say(thread, text);
     expect(hotPath.adapter.posts).toHaveLength(messages.length + 1);
+    const atomic = [...hotPath.counting.byOperation()].filter(([operation]) =>
+      operation.startsWith("atomic."),
+    );
     return {
       perMessage: hotPath.counting.total() / messages.length,
+      atomicPerMessage: atomic.reduce((sum, [, count]) => sum + count, 0) / messages.length,
       byOperation: hotPath.counting.byOperation(),
     };
   } finally {
@@ -83,6 +87,9 @@ describe.each(backends)("store operations per message on %s", (_name, open) => {
     );
     // A turn is a fixed handful of reads and writes: intake, lock, request record, memory.
     expect(many.perMessage).toBeLessThan(50);
+    // Queue and lock of a message in an idle conversation: intake (dedupe + enqueue), lock + first
+    // peek, last ack + lock release — three steps, not five.
+    expect(many.atomicPerMessage).toBe(3);
     console.info(`store operations per message: ${many.perMessage}`, Object.fromEntries(many.byOperation));
   });
 });

@@ -31,6 +31,13 @@ export interface Delivery {
  */
 export const DEFAULT_TYPING_DELAY_MS = 800;
 
+/**
+ * How long after a turn's first streamed text the first preview waits. An answer the model
+ * completes by then (instant ones) is posted once, whole; a streaming model's text shows this much
+ * later than its first token.
+ */
+export const DEFAULT_FIRST_PREVIEW_DELAY_MS = 100;
+
 /** Hears every posted chunk's outcome (run-steps log, metrics); must not throw. */
 export interface DeliveryObserver {
   posted?(message: OutboundMessage, posted: PostedMessage, latencyMs: number): void;
@@ -40,6 +47,8 @@ export interface DeliveryObserver {
 export interface DelivererOptions {
   /** See DEFAULT_TYPING_DELAY_MS; 0 shows the indicator before the work starts. */
   readonly typingDelayMs?: number;
+  /** See DEFAULT_FIRST_PREVIEW_DELAY_MS; 0 previews the first text at once. */
+  readonly firstPreviewDelayMs?: number;
   readonly observer?: DeliveryObserver;
   /** Where streamed answers record their messages, for a re-run after a crash. */
   readonly streams?: StreamRecords;
@@ -71,6 +80,7 @@ export class Deliverer {
   readonly #adapters: ReadonlyMap<string, Adapter>;
   readonly #index: ConversationIndex;
   readonly #typingDelayMs: number;
+  readonly #firstPreviewDelayMs: number;
   readonly #observer: DeliveryObserver | undefined;
 
   readonly #streams: StreamRecords | undefined;
@@ -80,6 +90,7 @@ export class Deliverer {
     this.#adapters = new Map([...adapters].map((adapter) => [adapter.platform, adapter]));
     this.#index = index;
     this.#typingDelayMs = options.typingDelayMs ?? DEFAULT_TYPING_DELAY_MS;
+    this.#firstPreviewDelayMs = options.firstPreviewDelayMs ?? DEFAULT_FIRST_PREVIEW_DELAY_MS;
     this.#observer = options.observer;
     this.#streams = options.streams;
     this.#prompts = options.prompts;
@@ -117,6 +128,7 @@ export class Deliverer {
       },
       maxMessageLength: adapter.limits.maxMessageLength,
       intervalMs: streaming.editIntervalMs,
+      firstPreviewDelayMs: this.#firstPreviewDelayMs,
       progress: streaming.progress,
       resumed,
       onPosted: async (message, all) => {

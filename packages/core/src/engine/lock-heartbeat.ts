@@ -16,10 +16,28 @@ export interface LockHeartbeatOptions {
  * loses it; cancels the attached turn when the lock was lost or another instance asked to stop.
  */
 export class LockHeartbeat {
-  readonly #timer: NodeJS.Timeout;
+  readonly #options: LockHeartbeatOptions;
+  #timer: NodeJS.Timeout | undefined;
   #current: AbortController | undefined;
 
   constructor(options: LockHeartbeatOptions) {
+    this.#options = options;
+    this.resume();
+  }
+
+  attach(controller: AbortController): void {
+    this.#current = controller;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Renews again after `stop`: a step that may have released the lock kept it after all. */
+  resume(): void {
+    if (this.#timer) return;
+    const options = this.#options;
     this.#timer = setInterval(
       () => {
         void (async () => {
@@ -35,13 +53,5 @@ export class LockHeartbeat {
       Math.max(10, Math.floor(options.ttlMs / 3)),
     );
     this.#timer.unref?.();
-  }
-
-  attach(controller: AbortController): void {
-    this.#current = controller;
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
   }
 }

@@ -296,40 +296,48 @@ export class ConversationSerializer {
   ): Promise<"drained" | "locked-elsewhere" | "handed-over"> {
     const { atomic, lockTtlMs, logger } = this.#options;
     const lockKey = LOCK_PREFIX + key;
-    const token = await atomic.acquireLock(lockKey, lockTtlMs);
-    if (!token) {
+    // The lock and the first item in one step: a message in an idle conversation costs no extra peek.
+    const locked = await atomic.acquireLockAndPeek(lockKey, QUEUE_PREFIX + key, lockTtlMs);
+    if (!locked) {
       if (options.handOver) await atomic.setIfAbsent(WAITER_PREFIX + key, "1", lockTtlMs);
       return "locked-elsewhere";
     }
+    const hold: Hold = { lockKey, token: locked.token, released: false };
     // The turn slot is waited for while holding the lock (its heartbeat running): failed lock
     // attempts never take a slot, so polling never crowds out turns.
     const heartbeat = new LockHeartbeat({
       atomic,
       lockKey,
-      token,
+      token: hold.token,
       ttlMs: lockTtlMs,
       onLost: () => logger.error("lost the conversation lock mid-turn; cancelling the turn", { key }),
       stopRequested: () => this.#options.stopRequested(key),
       onError: (error) => logger.warn("lock heartbeat failed", { key, error }),
     });
     try {
-      return await this.#slots(() => this.#drainHolding(key, heartbeat, options.handOver));
+      return await this.#slots(() =>
+        this.#drainHolding(key, heartbeat, { hold, head: locked.head, handOver: options.handOver }),
+      );
     } finally {
       heartbeat.stop();
-      await atomic.releaseLock(lockKey, token);
+      if (!hold.released) await atomic.releaseLock(lockKey, hold.token);
     }
   }
 
   async #drainHolding(
     key: string,
     heartbeat: LockHeartbeat,
-    handOver: boolean,
+    lease: { hold: Hold; head: QueueEntry | null; handOver: boolean },
   ): Promise<"drained" | "handed-over"> {
     const { atomic, lockTtlMs } = this.#options;
+    const { hold, handOver } = lease;
+    // The item read with the lock starts the drain; every later unit is peeked afresh.
+    let peeked: QueueEntry | null | undefined = lease.head;
     while (!this.#stopped) {
-      const entries = await this.#take(key);
+      const entries = await this.#take(key, peeked);
+      peeked = undefined;
       if (entries.length === 0) return "drained";
-      const remaining = await this.#runUnit(key, entries, heartbeat);
+      const remaining = await this.#runUnit(key, entries, heartbeat, hold);
       if (remaining === 0) return "drained";
       if (handOver && (await atomic.takeMark(WAITER_PREFIX + key))) {
         // Our own remaining work makes us the one waiting now: the taker hands back after its turn.
@@ -341,7 +349,7 @@ export class ConversationSerializer {
   }
 
   /** Runs one unit of work under a fresh cancel signal; returns how many items the queue still holds. */
-  async #runUnit(key: string, entries: QueueEntry[], heartbeat: LockHeartbeat): Promise<number> {
+  async #runUnit(key: string, entries: QueueEntry[], heartbeat: LockHeartbeat, hold: Hold): Promise<number> {
     const controller = new AbortController();
     this.#running.set(key, controller);
     heartbeat.attach(controller);
@@ -360,13 +368,13 @@ export class ConversationSerializer {
       clearTimeout(overrun);
       this.#running.delete(key);
     }
-    return this.#finish(key, entries);
+    return this.#finish(key, entries, heartbeat, hold);
   }
 
-  /** The next unit of work, still in the queue. */
-  async #take(key: string): Promise<QueueEntry[]> {
+  /** The next unit of work, still in the queue (`peeked`: its first item, already read). */
+  async #take(key: string, peeked: QueueEntry | null | undefined): Promise<QueueEntry[]> {
     const queue = QUEUE_PREFIX + key;
-    const first = await this.#options.atomic.peek(queue);
+    const first = peeked === undefined ? await this.#options.atomic.peek(queue) : peeked;
     if (first === null) return [];
     if (this.#options.policy !== "collect") return [first];
     if ((await this.#options.atomic.queueLength(queue)) === 1) return [first];
@@ -374,10 +382,28 @@ export class ConversationSerializer {
     return this.#options.atomic.peekAll(queue);
   }
 
-  async #finish(key: string, entries: QueueEntry[]): Promise<number> {
+  /**
+   * Acks the unit's items; the last ack also frees the lock when it leaves the queue empty (one
+   * step, so a message queued in between is either counted as remaining or finds the lock free).
+   */
+  async #finish(key: string, entries: QueueEntry[], heartbeat: LockHeartbeat, hold: Hold): Promise<number> {
+    const { atomic } = this.#options;
     const queue = QUEUE_PREFIX + key;
-    let remaining = 0;
-    for (const entry of entries) remaining = await this.#options.atomic.ack(queue, entry.id);
+    const last = entries.at(-1);
+    for (const entry of entries.slice(0, -1)) await atomic.ack(queue, entry.id);
+    if (!last) return atomic.queueLength(queue);
+    // Not renewed meanwhile: a renewal racing the release would report the lock as lost.
+    heartbeat.stop();
+    const remaining = await atomic.ackAndReleaseIfEmpty(queue, last.id, hold.lockKey, hold.token);
+    if (remaining === 0) hold.released = true;
+    else heartbeat.resume();
     return remaining;
   }
+}
+
+/** The conversation lock a drain holds, and whether a combined step already released it. */
+interface Hold {
+  readonly lockKey: string;
+  readonly token: string;
+  released: boolean;
 }

@@ -39,10 +39,22 @@ export class MemoryBook {
   }
 
   async addEntry(key: string, entry: Omit<MemoryEntry, "seq">): Promise<MemoryEntry> {
-    const seq = await this.entryCount(key);
-    const stored = { ...entry, seq };
-    await this.#entries.set(entryKey(key, seq), stored);
-    await this.#counts.set(key, seq + 1);
+    const [stored] = await this.addEntries(key, [entry]);
+    if (!stored) throw new Error("no entry was stored");
+    return stored;
+  }
+
+  /**
+   * Appends entries in order (a turn's question and answer): one count read, one write of them
+   * all, one count write, however many there are. The count goes last: entries it does not cover
+   * yet are never read, and the next write takes the same positions.
+   */
+  async addEntries(key: string, entries: readonly Omit<MemoryEntry, "seq">[]): Promise<MemoryEntry[]> {
+    if (entries.length === 0) return [];
+    const first = await this.entryCount(key);
+    const stored = entries.map((entry, offset) => ({ ...entry, seq: first + offset }));
+    await this.#entries.setMany(stored.map((entry) => ({ key: entryKey(key, entry.seq), value: entry })));
+    await this.#counts.set(key, first + stored.length);
     return stored;
   }
 

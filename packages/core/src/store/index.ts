@@ -11,4 +11,11 @@ export {
   parseStoreUrl,
   type RedisLocation,
 } from "./store-url.ts";
-export { type AtomicStore, type QueueEntry, type QueueInput, type Store, StoreUrlError } from "./types.ts";
+export {
+  type AtomicStore,
+  type LockedQueue,
+  type QueueEntry,
+  type QueueInput,
+  type Store,
+  StoreUrlError,
+} from "./types.ts";

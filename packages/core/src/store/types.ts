@@ -11,6 +11,11 @@ export interface AtomicStore {
 
   /** Takes the lock when free (or expired); returns its token, or null when someone else holds it. */
   acquireLock(key: string, ttlMs: number): Promise<string | null>;
+  /**
+   * `acquireLock` and, in the same call, `peek` of the queue the lock guards: the holder's first
+   * item without a second round trip. Null (and nothing read) when someone else holds the lock.
+   */
+  acquireLockAndPeek(key: string, queue: string, ttlMs: number): Promise<LockedQueue | null>;
   /** Pushes the expiry out by `ttlMs` if `token` still holds the lock; false when it was lost. */
   extendLock(key: string, token: string, ttlMs: number): Promise<boolean>;
   /** Frees the lock if `token` holds it; false when it had already expired or moved on. */
@@ -29,6 +34,12 @@ export interface AtomicStore {
   peek(queue: string): Promise<QueueEntry | null>;
   /** Removes the entry `peek` returned (by id, whatever arrived before it since); returns how many remain. */
   ack(queue: string, id: string): Promise<number>;
+  /**
+   * `ack`, and when that left the queue empty, `releaseLock(lockKey, token)` in the same atomic
+   * step: an item queued after it finds the lock free, one queued before it keeps the lock held.
+   * Returns how many remain (0: the lock was released, or was no longer `token`'s).
+   */
+  ackAndReleaseIfEmpty(queue: string, id: string, lockKey: string, token: string): Promise<number>;
   /** Every entry, in order, left in place until each is acked (a crash mid-work re-delivers them all). */
   peekAll(queue: string): Promise<QueueEntry[]>;
   queueLength(queue: string): Promise<number>;
@@ -41,6 +52,12 @@ export interface QueueInput {
   /** Sort position, e.g. the platform's send time in epoch ms. */
   readonly order: number;
   readonly dedupe?: { readonly key: string; readonly ttlMs: number };
+}
+
+/** A lock just taken, and the first item of the queue it guards (null when the queue is empty). */
+export interface LockedQueue {
+  readonly token: string;
+  readonly head: QueueEntry | null;
 }
 
 export interface QueueEntry {

@@ -20,6 +20,12 @@ export interface StreamingReplyOptions {
   readonly maxMessageLength: number;
   /** Least time between two calls that change the thread. */
   readonly intervalMs: number;
+  /**
+   * How long after the turn's first event the first preview waits. An answer complete by then is
+   * not previewed at all: it is posted once, whole, instead of posted, stopped and replaced — three
+   * platform calls, spaced `intervalMs` apart, while the turn holds its slot. 0: preview at once.
+   */
+  readonly firstPreviewDelayMs?: number;
   readonly progress: boolean;
   /** Messages an earlier attempt of this turn already streamed into (after a crash): reused, in order. */
   readonly resumed?: readonly PostedMessage[];
@@ -62,6 +68,11 @@ export class StreamingReply {
   #lastCallAt = Number.NEGATIVE_INFINITY;
   #closed = false;
   #pendingProgress: Promise<void> = Promise.resolve();
+  #firstEventAt: number | undefined;
+  /** The answer is complete (no tool call follows): nothing not yet shown needs a preview. */
+  #complete = false;
+  /** Ends the first preview's wait early (the answer completed, or the stream closed). */
+  #wake: (() => void) | undefined;
 
   constructor(options: StreamingReplyOptions) {
     this.#options = options;
@@ -81,6 +92,12 @@ export class StreamingReply {
 
   accept(event: TurnEvent): void {
     if (this.#closed) return;
+    this.#firstEventAt ??= this.#now();
+    if (event.kind === "complete") {
+      this.#complete = true;
+      this.#wake?.();
+      return;
+    }
     if (event.kind === "text") {
       this.#text += event.delta;
       this.#agent = event.agent;
@@ -115,6 +132,7 @@ export class StreamingReply {
    */
   async close(): Promise<PostedMessage[]> {
     this.#closed = true;
+    this.#wake?.();
     await this.#flushing;
     await this.#pendingProgress;
     for (const slot of this.#slots) {
@@ -154,6 +172,7 @@ export class StreamingReply {
   /** Stops previewing without touching the thread (shutdown: the turn runs again after restart). */
   async abandon(): Promise<void> {
     this.#closed = true;
+    this.#wake?.();
     await this.#flushing;
   }
 
@@ -168,6 +187,10 @@ export class StreamingReply {
   }
 
   async #flush(): Promise<void> {
+    if (this.#slots.length === 0 && !(await this.#firstPreviewDue())) {
+      this.#dirty = false;
+      return;
+    }
     while (this.#dirty && !this.#closed) {
       // Waited out before the text is read, so each call shows the latest text, not the text of
       // the moment the previous call ended.
@@ -240,6 +263,24 @@ export class StreamingReply {
     const known = slot.posted?.id === posted.id;
     slot.posted = posted;
     if (!known) await this.#options.onPosted(posted, this.posted);
+  }
+
+  /** Waits out the first preview's delay; false when no preview is wanted any more. */
+  async #firstPreviewDue(): Promise<boolean> {
+    const delay =
+      (this.#firstEventAt ?? this.#now()) + (this.#options.firstPreviewDelayMs ?? 0) - this.#now();
+    if (delay > 0 && !this.#complete) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.#wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(wake, delay);
+        this.#wake = wake;
+      });
+    }
+    return !this.#closed && !(this.#complete && (this.#options.firstPreviewDelayMs ?? 0) > 0);
   }
 
   async #untilNextCallAllowed(): Promise<void> {

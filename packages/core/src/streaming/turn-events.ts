@@ -11,7 +11,9 @@ export type TurnEvent =
    */
   | { readonly kind: "discard"; readonly agent: string }
   /** What the team is doing now, in a short sentence ("billing is checking your invoice…"). */
-  | { readonly kind: "progress"; readonly agent: string; readonly status: string };
+  | { readonly kind: "progress"; readonly agent: string; readonly status: string }
+  /** The agent's reply is complete and calls no tool: the text so far is the whole answer. */
+  | { readonly kind: "complete"; readonly agent: string };
 
 export type TurnEventListener = (event: TurnEvent) => void;
 

@@ -56,9 +56,9 @@ function fold(events: readonly TurnEvent[]) {
   for (const event of events) {
     if (event.kind === "text") text += event.delta;
     else if (event.kind === "discard") text = "";
-    else progress.push(event.status);
+    else if (event.kind === "progress") progress.push(event.status);
   }
-  return { text, progress };
+  return { text, progress, complete: events.at(-1)?.kind === "complete" };
 }
 
 describe("streamed team turns", () => {
@@ -108,7 +108,8 @@ describe("streamed team turns", () => {
       () => model,
       "is checking your invoice…",
       () => {
-        model.chunks = answerStep;
+        // In place: the model is bound to its tools once, and the bound copy shares this array.
+        model.chunks.splice(0, model.chunks.length, ...answerStep);
       },
     );
     // The supervisor is skipped: billing is already the active agent.
@@ -122,10 +123,13 @@ describe("streamed team turns", () => {
       onEvent: (event) => events.push(event),
     });
     expect(outcome).toMatchObject({ kind: "answered", text: "Invoice 42 is paid." });
+    // The tool step never says it is complete; the answer does, once, last.
     expect(fold(events)).toEqual({
       text: "Invoice 42 is paid.",
       progress: ["billing is checking your invoice…"],
+      complete: true,
     });
+    expect(events.filter((event) => event.kind === "complete")).toHaveLength(1);
     expect(events.map((event) => event.kind)).toContain("discard");
   });
 });

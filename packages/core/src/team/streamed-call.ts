@@ -54,6 +54,7 @@ export function streamedModelCall(
     }
     if (!reply) throw new Error(`the model of agent ${agent} returned no reply`);
     if ((reply.tool_calls?.length ?? 0) > 0) discard();
+    else listener?.({ kind: "complete", agent });
     return reply;
   };
 }

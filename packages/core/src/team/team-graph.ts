@@ -9,6 +9,7 @@ import { Command, END, interrupt, isGraphInterrupt, START, StateGraph } from "@l
 import { handoffTarget } from "./handoff.ts";
 import { pairToolCalls } from "./history.ts";
 import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
+import { modelWithTools } from "./model-with-tools.ts";
 import type { RunJournal } from "./run-journal.ts";
 import { announceToolCalls, streamedModelCall } from "./streamed-call.ts";
 import type { LimitsConfig } from "./team-config.ts";
@@ -126,9 +127,7 @@ async function callAgent(
   const threadId = String(config.configurable?.thread_id ?? "");
   const context = await options.contextFor(threadId);
   const system = new SystemMessage(context ? `${agent.prompt}\n\n${context}` : agent.prompt);
-  const tools = [...agent.tools, ...(await options.attachedTools(threadId, agent.name))];
-  const model = tools.length > 0 ? agent.model.bindTools?.(tools) : agent.model;
-  if (!model) throw new Error(`the model of agent ${agent.name} cannot call tools`);
+  const model = modelWithTools(agent, await options.attachedTools(threadId, agent.name));
   const run = journaledRun(config, options);
   const replayed = run?.resumed ? run.journal.reply(run.runId, state.turn.modelCalls) : undefined;
   const reply =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markdownToMrkdwn } from "./mrkdwn.ts";
+import { isPlainText, markdownToMrkdwn, renderMarkdown } from "./mrkdwn.ts";
 
 describe("markdownToMrkdwn", () => {
   const cases: { name: string; markdown: string; mrkdwn: string }[] = [
@@ -117,5 +117,53 @@ describe("markdownToMrkdwn never lets model output ping anyone", () => {
 
   it("keeps plain broadcast words from linking", () => {
     expect(markdownToMrkdwn("tell @channel and @here")).toBe("tell @\u2060channel and @\u2060here");
+  });
+});
+
+describe("markdownToMrkdwn on text without markdown", () => {
+  const plain = [
+    "Here is your answer.",
+    "Yes. Your order ships on Monday, 3 June (10:30 am); it costs $12 or 15%!",
+    "First paragraph.\n\nSecond one,\nwith a soft break.",
+    "Ça coûte 12 €? Non: c’est “gratuit”.",
+    "\nBetween blank lines.\n\n",
+    "Ends in spaces, as streamed answers do:  ",
+  ];
+  // Each looks plain but means something to markdown: the parser must see it.
+  const lookalikes = [
+    "1. first\n2. second",
+    "3) third",
+    "see https://example.com now",
+    "visit www.example.com today",
+    "line one  \nline two",
+    "  indented line",
+    "    code block",
+    "\n  padded  \n",
+    "a\n\n\n\nb",
+    "",
+  ];
+  it("skips the parser for plain text, and only for it", () => {
+    expect(plain.filter((text) => !isPlainText(text))).toEqual([]);
+    expect(lookalikes.filter((text) => isPlainText(text))).toEqual([]);
+  });
+
+  for (const text of [...plain, ...lookalikes]) {
+    it(`gives what the parser gives for ${JSON.stringify(text)}`, () => {
+      expect(markdownToMrkdwn(text)).toBe(renderMarkdown(text));
+    });
+  }
+
+  it("gives what the parser gives for random text of the characters it lets through", () => {
+    const alphabet = ["a", "Z", "é", "1", "9", " ", " ", ",", ".", ";", ":", "?", "!", "'", '"', "(", ")"];
+    const pieces = [...alphabet, "%", "$", "€", "/", "\n", "\n\n", "www.", "://", "http", "2.", "1)"];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed;
+    };
+    for (let sample = 0; sample < 3_000; sample += 1) {
+      const text = Array.from({ length: 1 + (next() % 40) }, () => pieces[next() % pieces.length]).join("");
+      expect(markdownToMrkdwn(text), JSON.stringify(text)).toBe(renderMarkdown(text));
+    }
   });
 });

@@ -145,11 +145,33 @@ function collectDefinitions(node: Nodes, into: Map<string, Definition>): Map<str
 }
 
 /**
+ * Text in which markdown can mean nothing: words, digits, spaces and punctuation that never opens
+ * syntax, paragraphs of lines with no edge whitespace, no list numbers, links or entities. Most
+ * short answers are such text, and parsing one costs about a millisecond of micromark.
+ */
+const PLAIN_CHARACTERS = /^[\p{L}\p{M}\p{N}\p{Sc} ,.;:?!'"()%/\n\u2019\u201c\u201d]*$/u;
+const MARKDOWN_IN_PLAIN_CHARACTERS = /:\/\/|www\.|\n\n\n|^ | $|^\d+[.)]/im;
+
+export function isPlainText(text: string): boolean {
+  // Blank lines before and whitespace after the text mean nothing; leading spaces can open a code block.
+  const lines = text.replace(/^\n+|\s+$/g, "");
+  return lines !== "" && PLAIN_CHARACTERS.test(text) && !MARKDOWN_IN_PLAIN_CHARACTERS.test(lines);
+}
+
+/**
  * Markdown (what the team writes) → Slack mrkdwn, through the markdown syntax tree: `*bold*`,
  * `_italic_`, `~strike~`, `<url|label>` links, bullet lists, code blocks without language, tables
  * made readable. Every piece of text is escaped, so nothing in model output can ping anyone.
+ * Plain text skips the parser: rendered, it would come out as itself.
  */
 export function markdownToMrkdwn(markdown: string): string {
+  // No `&`, `<`, `>` or `@` in plain text: escaping would change nothing.
+  if (isPlainText(markdown)) return markdown.trim();
+  return renderMarkdown(markdown);
+}
+
+/** The full conversion, through the syntax tree (what `markdownToMrkdwn` does for any text with syntax). */
+export function renderMarkdown(markdown: string): string {
   const tree = fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
   const context: RenderContext = { definitions: collectDefinitions(tree, new Map()) };
   return neutralizeMentions(renderBlocks(tree.children, 0, context).trim());

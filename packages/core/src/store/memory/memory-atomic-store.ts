@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { assertValidTtl } from "../ttl.ts";
-import type { AtomicStore, QueueEntry, QueueInput } from "../types.ts";
+import type { AtomicStore, LockedQueue, QueueEntry, QueueInput } from "../types.ts";
 
 interface Queued extends QueueEntry {
   readonly order: number;
@@ -42,6 +42,11 @@ export class MemoryAtomicStore implements AtomicStore {
     this.#locks.set(key, { value: token, expiresAt: this.#now() + ttlMs });
     this.#sweepOccasionally();
     return token;
+  }
+
+  async acquireLockAndPeek(key: string, queue: string, ttlMs: number): Promise<LockedQueue | null> {
+    const token = await this.acquireLock(key, ttlMs);
+    return token === null ? null : { token, head: await this.peek(queue) };
   }
 
   async extendLock(key: string, token: string, ttlMs: number): Promise<boolean> {
@@ -91,6 +96,12 @@ export class MemoryAtomicStore implements AtomicStore {
     if (at !== -1) items.splice(at, 1);
     if (items.length === 0) this.#queues.delete(queue);
     return items.length;
+  }
+
+  async ackAndReleaseIfEmpty(queue: string, id: string, lockKey: string, token: string): Promise<number> {
+    const remaining = await this.ack(queue, id);
+    if (remaining === 0) await this.releaseLock(lockKey, token);
+    return remaining;
   }
 
   async peekAll(queue: string): Promise<QueueEntry[]> {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { assertValidTtl } from "../ttl.ts";
-import type { AtomicStore, QueueEntry, QueueInput } from "../types.ts";
+import type { AtomicStore, LockedQueue, QueueEntry, QueueInput } from "../types.ts";
 import { luaScript, runLuaScript } from "./lua-script.ts";
 import type { RedisConnection } from "./redis-connection.ts";
 
@@ -28,6 +28,18 @@ const ACK = luaScript(`
   local remaining = redis.call("ZCARD", KEYS[1])
   if remaining == 0 then redis.call("SREM", KEYS[2], ARGV[2]) end
   return remaining`);
+const ACK_AND_RELEASE_IF_EMPTY = luaScript(`
+  redis.call("ZREM", KEYS[1], ARGV[1])
+  local remaining = redis.call("ZCARD", KEYS[1])
+  if remaining == 0 then
+    redis.call("SREM", KEYS[2], ARGV[2])
+    if redis.call("GET", KEYS[3]) == ARGV[3] then redis.call("DEL", KEYS[3]) end
+  end
+  return remaining`);
+// 0 when the lock is held elsewhere; else the queue's first member as a list (empty: no work).
+const LOCK_AND_PEEK = luaScript(`
+  if not redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then return 0 end
+  return redis.call("ZRANGE", KEYS[2], 0, 0)`);
 // Earlier versions kept each queue as a list under "queue:<name>"; moved into the sorted set in
 // their original order (scored 0, so they come before anything queued since).
 const MIGRATE_LIST = luaScript(`
@@ -63,6 +75,20 @@ export class RedisAtomicStore implements AtomicStore {
     assertValidTtl(ttlMs);
     const token = randomUUID();
     return (await this.#setNx(this.#lockKey(key), token, ttlMs)) === null ? null : token;
+  }
+
+  async acquireLockAndPeek(key: string, queue: string, ttlMs: number): Promise<LockedQueue | null> {
+    assertValidTtl(ttlMs);
+    const token = randomUUID();
+    const reply = await runLuaScript(
+      this.#client,
+      LOCK_AND_PEEK,
+      [this.#lockKey(key), this.#queueKey(queue)],
+      [token, `${ttlMs}`],
+    );
+    if (!Array.isArray(reply)) return null;
+    const [member] = reply as unknown[];
+    return { token, head: typeof member === "string" ? queueEntry(member) : null };
   }
 
   async extendLock(key: string, token: string, ttlMs: number): Promise<boolean> {
@@ -102,6 +128,16 @@ export class RedisAtomicStore implements AtomicStore {
       ACK,
       [this.#queueKey(queue), this.#queueIndexKey],
       [id, queue],
+    );
+    return Number(reply);
+  }
+
+  async ackAndReleaseIfEmpty(queue: string, id: string, lockKey: string, token: string): Promise<number> {
+    const reply = await runLuaScript(
+      this.#client,
+      ACK_AND_RELEASE_IF_EMPTY,
+      [this.#queueKey(queue), this.#queueIndexKey, this.#lockKey(lockKey)],
+      [id, queue, token],
     );
     return Number(reply);
   }

@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { yieldToEventLoop } from "../../runtime/event-loop.ts";
 import { assertValidTtl } from "../ttl.ts";
-import type { AtomicStore, QueueEntry, QueueInput } from "../types.ts";
+import type { AtomicStore, LockedQueue, QueueEntry, QueueInput } from "../types.ts";
 import { inImmediateTransaction, textColumn as text } from "./sqlite-database.ts";
 
 /**
  * AtomicStore over the embedded SQLite file. Each operation is one statement (atomic on its own,
- * also against other processes on the same file) except deduplicated `enqueue`, `ack` and `drain`,
+ * also against other processes on the same file) except deduplicated `enqueue`, `ack` and `ackAndReleaseIfEmpty`,
  * which run inside `BEGIN IMMEDIATE`. Expiry compares against the injected clock, never SQLite's own time, so
  * tests can move time forward and every process agrees on what "expired" means.
  */
@@ -31,6 +31,16 @@ export class SqliteAtomicStore implements AtomicStore {
 
   async acquireLock(key: string, ttlMs: number): Promise<string | null> {
     await yieldToEventLoop();
+    return this.#takeLock(key, ttlMs);
+  }
+
+  async acquireLockAndPeek(key: string, queue: string, ttlMs: number): Promise<LockedQueue | null> {
+    await yieldToEventLoop();
+    const token = this.#takeLock(key, ttlMs);
+    return token === null ? null : { token, head: this.#first(queue) };
+  }
+
+  #takeLock(key: string, ttlMs: number): string | null {
     assertValidTtl(ttlMs);
     const token = randomUUID();
     const now = this.#now();
@@ -73,6 +83,10 @@ export class SqliteAtomicStore implements AtomicStore {
 
   async peek(queue: string): Promise<QueueEntry | null> {
     await yieldToEventLoop();
+    return this.#first(queue);
+  }
+
+  #first(queue: string): QueueEntry | null {
     const row = this.#sql.first.get(queue);
     return row === undefined ? null : { id: String(row.id), item: text(row.item) };
   }
@@ -82,6 +96,16 @@ export class SqliteAtomicStore implements AtomicStore {
     return inImmediateTransaction(this.#db, () => {
       this.#sql.deleteEntry.run(queue, Number(id));
       return Number(this.#sql.count.get(queue)?.count ?? 0);
+    });
+  }
+
+  async ackAndReleaseIfEmpty(queue: string, id: string, lockKey: string, token: string): Promise<number> {
+    await yieldToEventLoop();
+    return inImmediateTransaction(this.#db, () => {
+      this.#sql.deleteEntry.run(queue, Number(id));
+      const remaining = Number(this.#sql.count.get(queue)?.count ?? 0);
+      if (remaining === 0) this.#sql.deleteLiveLock.run(lockKey, token, this.#now());
+      return remaining;
     });
   }
 
