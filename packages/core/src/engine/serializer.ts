@@ -1,57 +1,20 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import { SHUTDOWN_REASON, TurnCancelledError } from "../runtime/errors.ts";
 import { runAsBackground } from "../runtime/event-loop.ts";
-import type { Logger } from "../runtime/logger.ts";
-import type { AtomicStore, QueueEntry } from "../store/types.ts";
+import type { QueueEntry } from "../store/types.ts";
 import { EngineStoppingError } from "./errors.ts";
 import { LockHeartbeat } from "./lock-heartbeat.ts";
+import { finishUnit, type Hold, QUEUE_PREFIX, takeUnit } from "./queue-unit.ts";
+import type { ScheduledDrainOutcome, SerializerHealth, SerializerOptions } from "./serializer-types.ts";
 
-/** What to do with messages that arrive while a conversation's turn is running. */
-export type MidRunPolicy = "queue" | "collect" | "interrupt";
+export type {
+  DrainScheduler,
+  MidRunPolicy,
+  ScheduledDrainOutcome,
+  SerializerHealth,
+  SerializerOptions,
+} from "./serializer-types.ts";
 
-export interface SerializerOptions {
-  readonly atomic: AtomicStore;
-  readonly logger: Logger;
-  /**
-   * Lock lifetime without a heartbeat. The heartbeat renews it every third of this, so a turn of
-   * any length keeps it, and a crashed holder's lock frees itself within this time.
-   */
-  readonly lockTtlMs: number;
-  readonly policy: MidRunPolicy;
-  /** Turns running at once in this process; more conversations wait for a slot, queued. */
-  readonly maxConcurrentTurns: number;
-  /** A unit of work running longer than this is cancelled (left queued): nothing holds a thread forever. */
-  readonly maxTurnMs: number;
-  /** Runs one unit of work: one queued item, or (collect policy) every item that was waiting. */
-  readonly work: (key: string, items: string[], signal: AbortSignal) => Promise<void>;
-  /** Called by the heartbeat: true when another instance asked to stop this conversation's turn. */
-  readonly stopRequested: (key: string) => Promise<boolean>;
-  /**
-   * Scale-out: queued work is announced here instead of drained in this process, and whoever
-   * the scheduler hands a conversation to calls `drainScheduled`. Absent: this process drains.
-   */
-  readonly scheduler?: DrainScheduler;
-}
-
-/** Hands "drain this conversation" to whichever process of the cluster runs turns. */
-export interface DrainScheduler {
-  /** Idempotent: a conversation already waiting to be drained is not scheduled twice. */
-  schedule(key: string): Promise<void>;
-}
-
-/** How a scheduled drain ended: "locked-elsewhere" when a holder (a dead one, until its TTL) has the lock. */
-export type ScheduledDrainOutcome = "drained" | "locked-elsewhere";
-
-/** What an instance sees of its own queues, for health reports and metrics. */
-export interface SerializerHealth {
-  readonly runningTurns: number;
-  readonly waitingForSlot: number;
-  /** Conversations this instance is waiting to drain (lock held elsewhere). */
-  readonly waitingForLock: number;
-  readonly lockWaits: number;
-}
-
-const QUEUE_PREFIX = "queue:";
 const LOCK_PREFIX = "lock:";
 const WAITER_PREFIX = "lock-wanted:";
 
@@ -334,7 +297,7 @@ export class ConversationSerializer {
     // The item read with the lock starts the drain; every later unit is peeked afresh.
     let peeked: QueueEntry | null | undefined = lease.head;
     while (!this.#stopped) {
-      const entries = await this.#take(key, peeked);
+      const entries = await takeUnit(this.#options.atomic, key, this.#options.policy, peeked);
       peeked = undefined;
       if (entries.length === 0) return "drained";
       const remaining = await this.#runUnit(key, entries, heartbeat, hold);
@@ -368,42 +331,6 @@ export class ConversationSerializer {
       clearTimeout(overrun);
       this.#running.delete(key);
     }
-    return this.#finish(key, entries, heartbeat, hold);
+    return finishUnit(this.#options.atomic, key, entries, heartbeat, hold);
   }
-
-  /** The next unit of work, still in the queue (`peeked`: its first item, already read). */
-  async #take(key: string, peeked: QueueEntry | null | undefined): Promise<QueueEntry[]> {
-    const queue = QUEUE_PREFIX + key;
-    const first = peeked === undefined ? await this.#options.atomic.peek(queue) : peeked;
-    if (first === null) return [];
-    if (this.#options.policy !== "collect") return [first];
-    if ((await this.#options.atomic.queueLength(queue)) === 1) return [first];
-    // Collect: everything waiting becomes one turn, each item left queued until the turn is done.
-    return this.#options.atomic.peekAll(queue);
-  }
-
-  /**
-   * Acks the unit's items; the last ack also frees the lock when it leaves the queue empty (one
-   * step, so a message queued in between is either counted as remaining or finds the lock free).
-   */
-  async #finish(key: string, entries: QueueEntry[], heartbeat: LockHeartbeat, hold: Hold): Promise<number> {
-    const { atomic } = this.#options;
-    const queue = QUEUE_PREFIX + key;
-    const last = entries.at(-1);
-    for (const entry of entries.slice(0, -1)) await atomic.ack(queue, entry.id);
-    if (!last) return atomic.queueLength(queue);
-    // Not renewed meanwhile: a renewal racing the release would report the lock as lost.
-    heartbeat.stop();
-    const remaining = await atomic.ackAndReleaseIfEmpty(queue, last.id, hold.lockKey, hold.token);
-    if (remaining === 0) hold.released = true;
-    else heartbeat.resume();
-    return remaining;
-  }
-}
-
-/** The conversation lock a drain holds, and whether a combined step already released it. */
-interface Hold {
-  readonly lockKey: string;
-  readonly token: string;
-  released: boolean;
 }
