@@ -1,5 +1,14 @@
 import type { AtomicStore } from "../store/types.ts";
 
+/** Why a turn is cancelled when its conversation lock was lost (expired and taken by another holder). */
+export const LOCK_LOST_REASON = "conversation lock lost";
+
+/** True when `signal` was aborted because the lock was lost: the turn's work is not ours to finish. */
+export function lockWasLost(signal: AbortSignal): boolean {
+  const reason: unknown = signal.reason;
+  return signal.aborted && reason instanceof Error && reason.message === LOCK_LOST_REASON;
+}
+
 export interface LockHeartbeatOptions {
   readonly atomic: AtomicStore;
   readonly lockKey: string;
@@ -19,6 +28,8 @@ export class LockHeartbeat {
   readonly #options: LockHeartbeatOptions;
   #timer: NodeJS.Timeout | undefined;
   #current: AbortController | undefined;
+  /** False until the first start: a fresh lock needs no renewal at once. */
+  #resumed = false;
 
   constructor(options: LockHeartbeatOptions) {
     this.#options = options;
@@ -34,24 +45,27 @@ export class LockHeartbeat {
     this.#timer = undefined;
   }
 
-  /** Renews again after `stop`: a step that may have released the lock kept it after all. */
+  /**
+   * Renews again after `stop`: a step that may have released the lock kept it after all. The first
+   * renewal is at once, so the pause never shortens the lock's remaining time.
+   */
   resume(): void {
     if (this.#timer) return;
     const options = this.#options;
-    this.#timer = setInterval(
-      () => {
-        void (async () => {
-          const kept = await options.atomic.extendLock(options.lockKey, options.token, options.ttlMs);
-          if (!kept) {
-            options.onLost();
-            this.#current?.abort(new Error("conversation lock lost"));
-          } else if (this.#current && (await options.stopRequested())) {
-            this.#current.abort(new Error("stopped by user"));
-          }
-        })().catch(options.onError);
-      },
-      Math.max(10, Math.floor(options.ttlMs / 3)),
-    );
+    const renew = () => {
+      void (async () => {
+        const kept = await options.atomic.extendLock(options.lockKey, options.token, options.ttlMs);
+        if (!kept) {
+          options.onLost();
+          this.#current?.abort(new Error(LOCK_LOST_REASON));
+        } else if (this.#current && (await options.stopRequested())) {
+          this.#current.abort(new Error("stopped by user"));
+        }
+      })().catch(options.onError);
+    };
+    this.#timer = setInterval(renew, Math.max(10, Math.floor(options.ttlMs / 3)));
     this.#timer.unref?.();
+    if (this.#resumed) renew();
+    this.#resumed = true;
   }
 }

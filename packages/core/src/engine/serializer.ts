@@ -3,7 +3,7 @@ import { SHUTDOWN_REASON, TurnCancelledError } from "../runtime/errors.ts";
 import { runAsBackground } from "../runtime/event-loop.ts";
 import type { QueueEntry } from "../store/types.ts";
 import { EngineStoppingError } from "./errors.ts";
-import { LockHeartbeat } from "./lock-heartbeat.ts";
+import { LOCK_LOST_REASON, LockHeartbeat, lockWasLost } from "./lock-heartbeat.ts";
 import { finishUnit, type Hold, QUEUE_PREFIX, takeUnit } from "./queue-unit.ts";
 import type { ScheduledDrainOutcome, SerializerHealth, SerializerOptions } from "./serializer-types.ts";
 
@@ -331,6 +331,9 @@ export class ConversationSerializer {
       clearTimeout(overrun);
       this.#running.delete(key);
     }
+    // Whatever the work made of it: without the lock this unit is no longer ours to acknowledge.
+    // The items stay queued for the instance that holds the lock now.
+    if (lockWasLost(controller.signal)) throw new TurnCancelledError(LOCK_LOST_REASON);
     return finishUnit(this.#options.atomic, key, entries, heartbeat, hold);
   }
 }
