@@ -7,10 +7,10 @@
  * on a separate, smaller load: MONITOR slows Redis, so it never runs while the rate is timed.
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@redis/client";
+import { freePort } from "../test/services/free-port.ts";
 import { answerReport } from "../test/support/crash/answers.ts";
 import { CliProcess } from "../test/support/crash/cli-process.ts";
 import { crashConfig, writeCrashConfig } from "../test/support/crash/crash-config.ts";
@@ -146,18 +146,6 @@ async function countCommands(prefix: string): Promise<{ stop(): Promise<number> 
       return count;
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function measureScaleOut(): Promise<Figure[]> {

@@ -11,7 +11,6 @@
  *   await world.close();
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -19,6 +18,7 @@ import {
   TEST_REDIS_URL,
   uniqueRedisPrefix,
 } from "../../../packages/core/src/store/test-backends.ts";
+import { freePort } from "../../services/free-port.ts";
 import { type ModelScript, ModelStub } from "../model/model-stub.ts";
 import { HttpEventTransport } from "../slack/event-transport.ts";
 import { FakeSlack } from "../slack/fake-slack.ts";
@@ -175,17 +175,4 @@ export class CrashWorld {
     if (!slot) throw new Error(`no process slot ${index} (this world has ${this.#slots.length})`);
     return slot;
   }
-}
-
-/** A port nothing listens on right now (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

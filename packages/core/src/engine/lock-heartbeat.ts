@@ -28,12 +28,10 @@ export class LockHeartbeat {
   readonly #options: LockHeartbeatOptions;
   #timer: NodeJS.Timeout | undefined;
   #current: AbortController | undefined;
-  /** False until the first start: a fresh lock needs no renewal at once. */
-  #resumed = false;
 
   constructor(options: LockHeartbeatOptions) {
     this.#options = options;
-    this.resume();
+    this.#schedule();
   }
 
   attach(controller: AbortController): void {
@@ -51,21 +49,25 @@ export class LockHeartbeat {
    */
   resume(): void {
     if (this.#timer) return;
-    const options = this.#options;
-    const renew = () => {
-      void (async () => {
-        const kept = await options.atomic.extendLock(options.lockKey, options.token, options.ttlMs);
-        if (!kept) {
-          options.onLost();
-          this.#current?.abort(new Error(LOCK_LOST_REASON));
-        } else if (this.#current && (await options.stopRequested())) {
-          this.#current.abort(new Error("stopped by user"));
-        }
-      })().catch(options.onError);
-    };
-    this.#timer = setInterval(renew, Math.max(10, Math.floor(options.ttlMs / 3)));
+    this.#schedule();
+    this.#renew();
+  }
+
+  #schedule(): void {
+    this.#timer = setInterval(() => this.#renew(), Math.max(10, Math.floor(this.#options.ttlMs / 3)));
     this.#timer.unref?.();
-    if (this.#resumed) renew();
-    this.#resumed = true;
+  }
+
+  #renew(): void {
+    const options = this.#options;
+    void (async () => {
+      const kept = await options.atomic.extendLock(options.lockKey, options.token, options.ttlMs);
+      if (!kept) {
+        options.onLost();
+        this.#current?.abort(new Error(LOCK_LOST_REASON));
+      } else if (this.#current && (await options.stopRequested())) {
+        this.#current.abort(new Error("stopped by user"));
+      }
+    })().catch(options.onError);
   }
 }
