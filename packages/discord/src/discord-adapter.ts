@@ -56,6 +56,8 @@ interface Connection {
  */
 export class DiscordAdapter implements Adapter {
   readonly platform = PLATFORM;
+  /** One gateway connection per bot (unsharded): in a cluster, only the elected ingress connects. */
+  readonly exclusiveInbound = true;
   readonly limits: AdapterLimits;
   readonly streaming: AdapterStreaming | undefined;
   readonly #config: DiscordAdapterConfig;

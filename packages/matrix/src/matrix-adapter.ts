@@ -44,6 +44,8 @@ export class MatrixAdapter implements Adapter {
   readonly platform = MATRIX_PLATFORM;
   /** Element and other clients take `/word` as their own command (and refuse unknown ones). */
   readonly commandPrefix = "!";
+  /** One `/sync` per account: in a cluster, only the elected ingress syncs. */
+  readonly exclusiveInbound = true;
   readonly limits: AdapterLimits;
   readonly streaming: AdapterStreaming | undefined;
   readonly #config: ResolvedMatrixConfig;

@@ -169,6 +169,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         : await platformAdaptersForRole(
             config,
             platformAdapters.map((entry) => entry.adapter),
+            scaleOut,
           )),
       ...(operatorConsole ? [operatorConsole.chat] : []),
     ];

@@ -22,14 +22,21 @@ export async function openScaleOutFor(
     jobLockMs: config.scaleOut.jobLockSeconds * 1000,
     lockTtlMs: config.engine.lockTtlSeconds * 1000,
     sweepEveryMs: config.scaleOut.sweepSeconds * 1000,
+    leaderLeaseMs: config.scaleOut.leaderLeaseSeconds * 1000,
   });
 }
 
-/** Workers deliver through the platforms' HTTP APIs only: each platform adapter in its send-only form. */
+/**
+ * The platform adapters as this role runs them: workers deliver through the platforms' HTTP APIs
+ * only (each adapter's send-only form); an ingress receives on a singleton connection (Matrix sync,
+ * Discord gateway) only while it leads it.
+ */
 export async function platformAdaptersForRole(
   config: SwitchboardConfig,
   adapters: readonly Adapter[],
+  scaleOut: ScaleOut | undefined,
 ): Promise<Adapter[]> {
+  if (config.role === "ingress" && scaleOut) return adapters.map((adapter) => scaleOut.receiving(adapter));
   if (config.role !== "worker") return [...adapters];
   const { sendOnly } = await import("../scale-out/index.ts");
   return adapters.map((adapter) => sendOnly(adapter));

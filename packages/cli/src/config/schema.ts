@@ -80,6 +80,11 @@ const scaleOutSection = z.strictObject({
   jobLockSeconds: z.number().int().min(1).max(600).default(30),
   /** How often one worker of the cluster looks for queued work nobody announced (the recovery round). */
   sweepSeconds: z.number().int().min(1).max(3_600).default(5),
+  /**
+   * The Matrix sync and the Discord gateway run in one ingress at a time (the leader); when it dies,
+   * a standby ingress takes over within this long.
+   */
+  leaderLeaseSeconds: z.number().int().min(1).max(600).default(10),
 });
 
 /** Every top-level key. A feature adds its section here (one line) and reads it in app/build-app.ts. */

@@ -11,6 +11,10 @@ export interface BullConnection {
   readonly prefix: string;
   /** host[:port], safe to show. */
   readonly host: string;
+  /** The Redis URL, for connections of our own beside BullMQ's. */
+  readonly url: string;
+  /** The store's own key prefix, for keys the cluster keeps beside BullMQ's (leader leases). */
+  readonly keyPrefix: string;
 }
 
 export function bullConnectionFor(storeUrl: string, cwd: string): BullConnection {
@@ -22,5 +26,7 @@ export function bullConnectionFor(storeUrl: string, cwd: string): BullConnection
     connection: { url: location.clientUrl, maxRetriesPerRequest: null, connectionName: "switchboard-bullmq" },
     prefix: `${location.keyPrefix}bull`,
     host: location.host,
+    url: location.clientUrl,
+    keyPrefix: location.keyPrefix,
   };
 }

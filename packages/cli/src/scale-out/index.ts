@@ -2,12 +2,17 @@
  * Scale-out on BullMQ (roles ingress and worker). Loaded only for those roles: a process with
  * role `all` never loads BullMQ or connects to Redis for it.
  */
-import type { Logger } from "@switchboard/core";
+import { hostname } from "node:os";
+import type { Adapter, Logger } from "@switchboard/core";
+import { Redis } from "ioredis";
 import type { Role } from "../config/schema.ts";
 import { bullConnectionFor } from "./bullmq-connection.ts";
 import { ClusterSweeps } from "./cluster-sweeps.ts";
 import { DrainQueue } from "./drain-queue.ts";
 import { type DrainObserver, type DrainTarget, DrainWorker } from "./drain-worker.ts";
+import { LeaderLease } from "./leader-lease.ts";
+import { leaderOnly } from "./leader-only-adapter.ts";
+import { Leadership } from "./leadership.ts";
 
 export { bullConnectionFor } from "./bullmq-connection.ts";
 export { DrainQueue, type DrainQueueCounts } from "./drain-queue.ts";
@@ -23,6 +28,7 @@ export interface ScaleOutOptions {
   readonly jobLockMs: number;
   readonly lockTtlMs: number;
   readonly sweepEveryMs: number;
+  readonly leaderLeaseMs: number;
 }
 
 /** One process's part of the cluster: the queue it announces work to, and (workers) what drains it. */
@@ -30,6 +36,11 @@ export interface ScaleOut {
   readonly queue: DrainQueue;
   /** Where BullMQ lives (host only), for the start-up lines. */
   readonly description: string;
+  /**
+   * Ingress: the adapter as this process runs it. One whose inbound connection the platform allows
+   * once per bot receives only while this ingress leads it (elected on Redis); others unchanged.
+   */
+  receiving(adapter: Adapter): Adapter;
   /** Workers: starts draining conversations and taking sweep rounds. Ingress: nothing to start. */
   startWorking(engine: DrainTarget, observer?: DrainObserver): Promise<void>;
   /** Stops taking jobs; resolves when running drains ended (their turns are cancelled by the engine). */
@@ -50,9 +61,22 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
   }
   let worker: DrainWorker | undefined;
   let sweeps: ClusterSweeps | undefined;
+  // Leases get their own connection, opened on the first adapter that needs one.
+  let leases: Redis | undefined;
+  const holder = `${hostname()}:${process.pid}`;
   return {
     queue,
     description: `BullMQ on ${bull.host} (prefix ${bull.prefix})`,
+    receiving(adapter) {
+      if (!adapter.exclusiveInbound) return adapter;
+      leases ??= openLeaseConnection(bull.url, options.logger);
+      const lease = new LeaderLease(leases, `${bull.keyPrefix}leader:${adapter.platform}`, holder);
+      const name = `${adapter.platform} receiving`;
+      return leaderOnly(
+        adapter,
+        new Leadership({ lease, name, ttlMs: options.leaderLeaseMs, logger: options.logger }),
+      );
+    },
     async startWorking(engine, observer) {
       if (options.role !== "worker") return;
       worker = new DrainWorker({
@@ -74,6 +98,17 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
       worker = undefined;
       sweeps = undefined;
     },
-    close: () => queue.close(),
+    async close() {
+      await queue.close();
+      leases?.disconnect();
+    },
   };
+}
+
+function openLeaseConnection(url: string, logger: Logger): Redis {
+  // One try per command: a round that fails is retried by the next one, and a leader that cannot
+  // renew must find out before its lease lapses.
+  const redis = new Redis(url, { connectionName: "switchboard-leases", maxRetriesPerRequest: 1 });
+  redis.on("error", (error) => logger.warn("leader lease connection trouble; retrying", { error }));
+  return redis;
 }

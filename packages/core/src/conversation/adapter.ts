@@ -84,6 +84,11 @@ export interface Adapter {
   useApprovals?(decider: ApprovalDecider): void;
   start(sink: InboundSink): Promise<void>;
   /**
+   * True when the platform allows the inbound connection once per bot (the Matrix sync, the Discord
+   * gateway): in a cluster only the elected ingress starts it; the others stand by.
+   */
+  readonly exclusiveInbound?: boolean;
+  /**
    * Scale-out workers: makes `post`, `edit`, typing… usable without receiving anything (no events
    * server, gateway or sync connection; another process holds those). `stop` ends it. Absent: the
    * adapter cannot run in a worker.

@@ -1,0 +1,75 @@
+import type { Adapter, InboundMessage, InboundSink } from "@switchboard/core";
+import type { Leadership } from "./leadership.ts";
+
+/** An event reached an ingress that no longer leads; the platform side keeps it for the new leader. */
+export class NotLeadingError extends Error {
+  constructor(platform: string) {
+    super(`this ingress no longer leads ${platform} receiving; the event is left for the leader`);
+    this.name = "NotLeadingError";
+  }
+}
+
+/**
+ * An ingress's view of an adapter whose inbound connection the platform allows once per bot (the
+ * Matrix sync, the Discord gateway): it receives only while this process leads, and otherwise
+ * delivers through the platform's HTTP API alone (its send-only form, when it has one). Events are
+ * handed on only while the lease is surely held: a deposed leader's events fail back to the
+ * platform side (the Matrix sync position does not advance), so the new leader receives them.
+ */
+export function leaderOnly(inner: Adapter, leadership: Leadership): Adapter {
+  let receiving = false;
+  let sendingOnly = false;
+  const stopSendingOnly = async () => {
+    if (!sendingOnly) return;
+    sendingOnly = false;
+    await inner.stop();
+  };
+  const start = async (sink: InboundSink) => {
+    const fenced: InboundSink = async (message: InboundMessage) => {
+      if (!leadership.holds()) throw new NotLeadingError(inner.platform);
+      await sink(message);
+    };
+    await leadership.start({
+      elected: async () => {
+        await stopSendingOnly();
+        await inner.start(fenced);
+        receiving = true;
+      },
+      deposed: async () => {
+        if (!receiving) return;
+        receiving = false;
+        await inner.stop();
+      },
+      standby: async () => {
+        if (sendingOnly || !inner.startSendOnly) return;
+        await inner.startSendOnly();
+        sendingOnly = true;
+      },
+    });
+  };
+  const stop = async () => {
+    await leadership.stop();
+    await stopSendingOnly();
+  };
+  const { check, useCommands, useApprovals, findPosted, edit, showDecision, showProgress } = inner;
+  const { describePlace, setTyping } = inner;
+  return {
+    platform: inner.platform,
+    limits: inner.limits,
+    exclusiveInbound: true,
+    ...(inner.commandPrefix === undefined ? {} : { commandPrefix: inner.commandPrefix }),
+    ...(inner.streaming ? { streaming: inner.streaming } : {}),
+    start,
+    stop,
+    post: (message) => inner.post(message),
+    ...(check ? { check: check.bind(inner) } : {}),
+    ...(useCommands ? { useCommands: useCommands.bind(inner) } : {}),
+    ...(useApprovals ? { useApprovals: useApprovals.bind(inner) } : {}),
+    ...(findPosted ? { findPosted: findPosted.bind(inner) } : {}),
+    ...(edit ? { edit: edit.bind(inner) } : {}),
+    ...(showDecision ? { showDecision: showDecision.bind(inner) } : {}),
+    ...(showProgress ? { showProgress: showProgress.bind(inner) } : {}),
+    ...(describePlace ? { describePlace: describePlace.bind(inner) } : {}),
+    ...(setTyping ? { setTyping: setTyping.bind(inner) } : {}),
+  };
+}
