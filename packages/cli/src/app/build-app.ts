@@ -204,7 +204,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     builtEngine = engine;
     const workQueue = scaleOut?.queue;
     const queueMetrics =
-      metrics && workQueue ? new WorkQueueMetrics(metrics.registry, () => workQueue.counts()) : undefined;
+      metrics && workQueue && scaleOut
+        ? new WorkQueueMetrics(metrics.registry, () => workQueue.counts(), scaleOut.leading)
+        : undefined;
     const opened = checkpointer;
     const openedTools = tools;
     const openedScaleOut = scaleOut;

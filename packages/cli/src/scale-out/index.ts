@@ -41,6 +41,8 @@ export interface ScaleOut {
    * once per bot receives only while this ingress leads it (elected on Redis); others unchanged.
    */
   receiving(adapter: Adapter): Adapter;
+  /** Which singletons this ingress leads now (metrics, health). */
+  leading(): { platform: string; leading: boolean }[];
   /** Workers: starts draining conversations and taking sweep rounds. Ingress: nothing to start. */
   startWorking(engine: DrainTarget, observer?: DrainObserver): Promise<void>;
   /** Stops taking jobs; resolves when running drains ended (their turns are cancelled by the engine). */
@@ -64,6 +66,7 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
   // Leases get their own connection, opened on the first adapter that needs one.
   let leases: Redis | undefined;
   const holder = `${hostname()}:${process.pid}`;
+  const leaderships = new Map<string, Leadership>();
   return {
     queue,
     description: `BullMQ on ${bull.host} (prefix ${bull.prefix})`,
@@ -72,11 +75,17 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
       leases ??= openLeaseConnection(bull.url, options.logger);
       const lease = new LeaderLease(leases, `${bull.keyPrefix}leader:${adapter.platform}`, holder);
       const name = `${adapter.platform} receiving`;
-      return leaderOnly(
-        adapter,
-        new Leadership({ lease, name, ttlMs: options.leaderLeaseMs, logger: options.logger }),
-      );
+      const leadership = new Leadership({
+        lease,
+        name,
+        ttlMs: options.leaderLeaseMs,
+        logger: options.logger,
+      });
+      leaderships.set(adapter.platform, leadership);
+      return leaderOnly(adapter, leadership);
     },
+    leading: () =>
+      [...leaderships].map(([platform, leadership]) => ({ platform, leading: leadership.holds() })),
     async startWorking(engine, observer) {
       if (options.role !== "worker") return;
       worker = new DrainWorker({

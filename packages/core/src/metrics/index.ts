@@ -1,2 +1,2 @@
 export { SwitchboardMetrics } from "./switchboard-metrics.ts";
-export { type WorkQueueCounts, WorkQueueMetrics } from "./work-queue-metrics.ts";
+export { type Leading, type WorkQueueCounts, WorkQueueMetrics } from "./work-queue-metrics.ts";

@@ -11,6 +11,12 @@ export interface WorkQueueCounts {
   readonly failed: number;
 }
 
+/** Whether this ingress leads a platform's singleton inbound connection (Matrix sync, Discord gateway). */
+export interface Leading {
+  readonly platform: string;
+  readonly leading: boolean;
+}
+
 /**
  * Scale-out figures (roles ingress and worker), in the process's metrics registry: the work
  * queue's jobs by state (read when scraped), and what this process's drains did.
@@ -21,9 +27,22 @@ export class WorkQueueMetrics {
   readonly #stalled: Counter;
   #lastCounts: WorkQueueCounts | undefined;
 
-  constructor(registry: Registry, counts: () => Promise<WorkQueueCounts>) {
+  constructor(
+    registry: Registry,
+    counts: () => Promise<WorkQueueCounts>,
+    leading: () => readonly Leading[] = () => [],
+  ) {
     const registers = [registry];
     const metrics = this;
+    new Gauge({
+      name: "switchboard_leading",
+      help: "1 while this ingress leads the platform's singleton inbound connection (Matrix sync, Discord gateway), 0 while it stands by",
+      labelNames: ["platform"],
+      registers,
+      collect() {
+        for (const entry of leading()) this.set({ platform: entry.platform }, entry.leading ? 1 : 0);
+      },
+    });
     new Gauge({
       name: "switchboard_work_queue_jobs",
       help: "Drain jobs in the cluster's work queue, by state (waiting, active, delayed, failed)",
