@@ -3,7 +3,8 @@
  * run the turns (BullMQ carries "drain this conversation" between them) and answer through the Web
  * API. 100 threads × 10 messages, each thread written message after message, the threads at once:
  * every message answered exactly once, each thread's answers in question order, turns on both
- * workers. Then the same with one worker SIGKILLed mid-run: the other finishes everything.
+ * workers. Then the same with one worker SIGKILLed mid-run: the other finishes everything. And a
+ * worker stopped with SIGTERM hands its running drains back at once (no stalled-job wait).
  */
 import { waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -142,5 +143,35 @@ describe("scale-out: one ingress, two workers, BullMQ on Redis", () => {
     // The survivor took over the rest, the dead worker's conversations included.
     expect(cluster.stub(survivor).received.value).toBeGreaterThanOrEqual(origins.length - answeredByVictim);
     expect(answerReport(cluster.slack.state, origins, shortParts).complete).toBe(origins.length);
+  });
+
+  it("a worker stopped with SIGTERM mid-run hands its drains back: the other answers them, once and in order", {
+    timeout: 300_000,
+  }, async () => {
+    // Slow answers: the victim surely has turns running when it is asked to stop.
+    const cluster = await startCluster(2_000);
+    const [survivor, victim] = WORKERS;
+    const threads: Origin[][] = Array.from({ length: 10 }, () => []);
+    const writing = Promise.all(
+      threads.map(async (thread, index) => {
+        for (let message = 0; message < 3; message++) {
+          const origin = cluster.traffic.mention(tokenOf(index, message), thread[0]?.threadTs);
+          thread.push(origin);
+          await cluster.traffic.deliverUntilAcked(cluster.transport(INGRESS), origin);
+        }
+      }),
+    );
+    await waitFor("the victim to have turns running", () => cluster.stub(victim).inFlight.value >= 2, 60_000);
+    const exit = await cluster.cli(victim)?.terminate();
+    // A clean stop: exit code 0, its running turns cancelled (their model requests closed unanswered).
+    expect(exit, cluster.logs()).toEqual({ code: 0, signal: null });
+    expect(cluster.stub(victim).abandoned.value).toBeGreaterThanOrEqual(1);
+    await writing;
+    const origins = threads.flat();
+    const report = await settleAnswers(cluster.slack.state, origins, shortParts, settleOptions);
+    expect(describeReport(report, origins.length), cluster.logs()).toBe(exactlyOnce(origins.length));
+    expect(threadsOutOfOrder(cluster, threads), "threads answered out of question order").toEqual([]);
+    // Handed back, not found stalled: the survivor never had to wait for a dead worker's job lock.
+    expect(cluster.cli(survivor)?.stderr).not.toContain("a drain stalled");
   });
 });
