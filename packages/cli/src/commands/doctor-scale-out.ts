@@ -1,6 +1,7 @@
 import type { Logger } from "@switchboard/core";
 import { createPlatformAdapters } from "../app/platform-adapters.ts";
 import type { LoadedConfig } from "../config/load-config.ts";
+import type { BullConnection } from "../scale-out/bullmq-connection.ts";
 import type { CheckResult } from "./doctor-result.ts";
 
 const REACH_TIMEOUT_MS = 5_000;
@@ -50,6 +51,7 @@ export async function checkScaleOut(
   } finally {
     await queue.close().catch(() => undefined);
   }
+  if (config.role === "ingress") results.push(...(await leaders(config, bull, logger)));
   if (config.role === "worker") {
     const adapters = await createPlatformAdapters(config, { logger });
     const unable = adapters.filter(({ adapter }) => !adapter.startSendOnly).map(({ platform }) => platform);
@@ -62,4 +64,46 @@ export async function checkScaleOut(
       });
   }
   return results;
+}
+
+/** Ingress: who leads each singleton inbound connection now (Matrix sync, Discord gateway). */
+async function leaders(
+  config: LoadedConfig["config"],
+  bull: BullConnection,
+  logger: Logger,
+): Promise<CheckResult[]> {
+  const adapters = (await createPlatformAdapters(config, { logger })).filter(
+    ({ adapter }) => adapter.exclusiveInbound,
+  );
+  if (adapters.length === 0) return [];
+  const [{ LeaderLease }, { Redis }] = await Promise.all([
+    import("../scale-out/leader-lease.ts"),
+    import("ioredis"),
+  ]);
+  const redis = new Redis(bull.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  redis.on("error", () => undefined);
+  try {
+    const results: CheckResult[] = [];
+    for (const { platform } of adapters) {
+      const held = await new LeaderLease(redis, `${bull.keyPrefix}leader:${platform}`, "doctor").holder();
+      results.push({
+        name: "role",
+        status: "ok",
+        detail: held
+          ? `${platform} receiving is led by ${held.holder} (fence ${held.fence}); other ingresses stand by`
+          : `${platform} receiving has no leader now: the first ingress to start takes it`,
+      });
+    }
+    return results;
+  } catch (error) {
+    return [
+      {
+        name: "role",
+        status: "problem",
+        detail: `cannot read the leader leases: ${(error as Error).message}`,
+      },
+    ];
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ModelStub } from "../../../../test/support/model/model-stub.ts";
 import {
@@ -13,6 +14,7 @@ import {
 } from "../../../core/src/store/test-backends.ts";
 import { testContext } from "../cli-test-context.ts";
 import { runCli } from "../run-cli.ts";
+import { LeaderLease } from "../scale-out/leader-lease.ts";
 import { checkNode } from "./doctor-checks.ts";
 
 let dir: string;
@@ -202,6 +204,30 @@ describeWithRedis("switchboard doctor --role", () => {
     expect(await runCli(["doctor", "--role", "ingress"], context)).toBe(0);
     expect(stdout.text).toMatch(
       /^ok +role: ingress; BullMQ reachable on .* 0 waiting, 0 active, 0 delayed, 0 failed drain jobs; 0 worker connection\(s\) — none yet/m,
+    );
+  });
+
+  it("names the ingress that leads the Discord gateway, or says none does", async () => {
+    await writeFile(join(dir, "switchboard.yaml"), "discord:\n  apiUrl: http://127.0.0.1:1/api\n");
+    const env = {
+      SWITCHBOARD_STORE_URL: `${TEST_REDIS_URL}/?prefix=${prefix}`,
+      SWITCHBOARD_DISCORD_TOKEN: "x",
+    };
+    const first = testContext({ cwd: dir, env });
+    await runCli(["doctor", "--role", "ingress"], first.context);
+    expect(first.stdout.text).toContain(
+      "ok       role: discord receiving has no leader now: the first ingress to start takes it",
+    );
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      await new LeaderLease(redis, `${prefix}leader:discord`, "ingress-a:41").acquire(60_000);
+    } finally {
+      redis.disconnect();
+    }
+    const second = testContext({ cwd: dir, env });
+    await runCli(["doctor", "--role", "ingress"], second.context);
+    expect(second.stdout.text).toContain(
+      "ok       role: discord receiving is led by ingress-a:41 (fence 1); other ingresses stand by",
     );
   });
 
