@@ -35,3 +35,16 @@ export class EncryptedRoomError extends Error {
     this.roomId = roomId;
   }
 }
+
+/**
+ * A send-only worker was configured to encrypt: the bot device's keys live with the process that
+ * syncs, and two processes driving one device would corrupt its sessions.
+ */
+export class MatrixSendOnlyEncryptionError extends Error {
+  constructor() {
+    super(
+      "matrix.encryption is on, but a worker cannot encrypt (the bot device's keys live in the process that syncs); set matrix.encryption: false, or run Switchboard with role all",
+    );
+    this.name = "MatrixSendOnlyEncryptionError";
+  }
+}

@@ -22,7 +22,9 @@ import { obtainCredentials } from "./connect/credentials.ts";
 import { decideEncryption } from "./connect/encryption.ts";
 import type { KeyValue } from "./connect/key-value.ts";
 import { MATRIX_PLATFORM, placeOf } from "./conversation.ts";
-import { type MatrixConnection, openConnection } from "./matrix-connection.ts";
+import { openConnection } from "./matrix-connection.ts";
+import { openSendOnlyConnection } from "./matrix-send-only.ts";
+import type { MatrixSending } from "./matrix-sending.ts";
 import { loadMatrixSdk } from "./sdk/load-sdk.ts";
 import { routeSdkLogs } from "./sdk/sdk-logging.ts";
 
@@ -51,7 +53,8 @@ export class MatrixAdapter implements Adapter {
   readonly #config: ResolvedMatrixConfig;
   readonly #logger: Logger;
   readonly #kv: KeyValue | undefined;
-  #connection: MatrixConnection | undefined;
+  /** The syncing connection after `start`, the sending pieces alone after `startSendOnly`. */
+  #connection: (MatrixSending & { close(): Promise<void> }) | undefined;
   #approvals: ApprovalDecider | undefined;
 
   constructor(config: MatrixAdapterConfig, deps: MatrixAdapterDeps = {}) {
@@ -98,6 +101,15 @@ export class MatrixAdapter implements Adapter {
     // Set before syncing: the first batch may already be answered while start() is still running.
     this.#connection = connection;
     await connection.startSyncing();
+  }
+
+  /**
+   * Delivers without receiving: no `/sync`, no SDK start; another process (role all or ingress)
+   * syncs the same account, and finds the approval prompts posted here in the shared store.
+   */
+  async startSendOnly(): Promise<void> {
+    if (this.#connection) throw new Error("the Matrix adapter is already started");
+    this.#connection = await openSendOnlyConnection(this.#config, { logger: this.#logger, kv: this.#kv });
   }
 
   /** Finishes handing on the batch in progress (so its position is kept), clears typing, stops syncing. */

@@ -1,21 +1,16 @@
 import type { ApprovalDecider, InboundSink, Logger } from "@switchboard/core";
-import { ReactionApprovals } from "./approvals/approval-reactions.ts";
 import type { ResolvedMatrixConfig } from "./config.ts";
 import { obtainCredentials } from "./connect/credentials.ts";
 import { setUpEncryption } from "./connect/encryption.ts";
 import type { KeyValue } from "./connect/key-value.ts";
 import { StoreStorageProvider } from "./connect/store-storage-provider.ts";
+import { buildSending, clearTyping, type MatrixSending } from "./matrix-sending.ts";
 import { EventRouter } from "./receive/event-router.ts";
 import { RoomDirectory } from "./receive/room-directory.ts";
-import { matrixRoomNames } from "./receive/room-names.ts";
 import { loadMatrixSdk } from "./sdk/load-sdk.ts";
 import { describeRequestFailure } from "./sdk/request-failure.ts";
 import { routeSdkLogs } from "./sdk/sdk-logging.ts";
 import { createMatrixClient } from "./sdk/syncing-client.ts";
-import { EventSender } from "./send/event-sender.ts";
-import { MessagePoster } from "./send/message-poster.ts";
-import { ReadReceipts } from "./send/read-receipts.ts";
-import { TypingIndicator } from "./send/typing.ts";
 import { readMessagesPage } from "./sync/gap-filler.ts";
 import { SyncLoop, type SyncTokenStore } from "./sync/sync-loop.ts";
 
@@ -31,14 +26,8 @@ const SYNC_FILTER = {
 /** After a longer outage than this many events per room, the oldest are not answered (and a warning says so). */
 const MAX_GAP_EVENTS = 1_000;
 
-export interface MatrixConnection {
-  readonly poster: MessagePoster;
-  readonly approvals: ReactionApprovals;
-  readonly typing: TypingIndicator;
-  /** Absent when `readReceipts` is off. */
-  readonly receipts: ReadReceipts | undefined;
-  /** A room's name, cached (for the operator console). */
-  roomName(roomId: string): Promise<string | undefined>;
+/** The syncing connection: receives through `/sync`, and delivers like a send-only one. */
+export interface MatrixConnection extends MatrixSending {
   /** Starts the sync loop; resolves once the first batch is handed on (answers to it need poster ready). */
   startSyncing(): Promise<void>;
   close(): Promise<void>;
@@ -52,7 +41,7 @@ interface ConnectionDeps {
   readonly approvals: () => ApprovalDecider | undefined;
 }
 
-/** Logs in and prepares the SDK client and our sync loop; the pieces post() and setTyping() use. */
+/** Logs in and prepares the SDK client and our sync loop, and the pieces that deliver. */
 export async function openConnection(
   config: ResolvedMatrixConfig,
   deps: ConnectionDeps,
@@ -98,25 +87,16 @@ export async function openConnection(
   const displayName = config.displayName ?? (await profileName(client, userId, logger));
   const joinedRooms = await client.getJoinedRooms();
   const rooms = new RoomDirectory(client, logger, config.directRooms);
-  const poster = new MessagePoster({
-    sender: new EventSender({
-      request: (method, path, query, body) => client.doRequest(method, path, query, body),
-      logger,
-    }),
+  const sending = buildSending(config, {
+    client,
     rooms,
-    replyMode: config.replyMode,
-    msgtype: config.msgtype,
+    userId,
     encryption: encryption.state,
     ...(encryption.state.active
       ? { encrypt: (roomId, type, content) => client.crypto.encryptRoomEvent(roomId, type, content) }
       : {}),
-  });
-  const approvals = new ReactionApprovals({
-    poster,
-    ...(kv ? { kv } : {}),
-    botUserId: userId,
+    kv,
     decider: deps.approvals,
-    fetchEvent: (roomId, eventId) => client.getEvent(roomId, eventId),
     logger,
   });
   const router = new EventRouter({
@@ -133,7 +113,7 @@ export async function openConnection(
     encryptedRooms: config.encryptedRooms,
     sink,
     logger,
-    onReaction: (roomId, event) => approvals.onReaction(roomId, event),
+    onReaction: (roomId, event) => sending.approvals.onReaction(roomId, event),
   });
   const loop = new SyncLoop({
     client,
@@ -154,47 +134,9 @@ export async function openConnection(
         }),
       ),
   });
-  const typing = new TypingIndicator(
-    async (roomId, active, timeoutMs) => {
-      await client.setTyping(roomId, active, timeoutMs);
-    },
-    (error) =>
-      logger.warn("renewing the Matrix typing indicator failed", {
-        error: describeRequestFailure(error).message,
-      }),
-  );
-
-  // Unthreaded: marks the answered message and everything before it read, in every thread.
-  const receipts = config.readReceipts
-    ? new ReadReceipts(
-        async (roomId, eventId) => {
-          await client.doRequest(
-            "POST",
-            `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/receipt/m.read/${encodeURIComponent(eventId)}`,
-            null,
-            {},
-          );
-        },
-        (error, roomId, eventId) =>
-          logger.warn("could not send a Matrix read receipt", {
-            roomId,
-            eventId,
-            error: describeRequestFailure(error).message,
-          }),
-      )
-    : undefined;
-
-  const roomName = matrixRoomNames(
-    (roomId, type, stateKey) => client.getRoomStateEvent(roomId, type, stateKey),
-    logger,
-  );
 
   return {
-    poster,
-    approvals,
-    typing,
-    receipts,
-    roomName,
+    ...sending,
     async startSyncing() {
       await loop.start();
       logger.info("Matrix connected", {
@@ -207,11 +149,7 @@ export async function openConnection(
     },
     async close() {
       await loop.stop();
-      await typing.stopAll().catch((error: unknown) =>
-        logger.warn("could not clear the Matrix typing indicator on shutdown", {
-          error: describeRequestFailure(error).message,
-        }),
-      );
+      await clearTyping(sending, logger);
       client.stop();
       logger.info("Matrix adapter stopped", { userId });
     },

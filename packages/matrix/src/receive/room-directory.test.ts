@@ -10,6 +10,8 @@ function directory(options: {
   encrypted?: boolean;
   events?: Record<string, unknown>;
   rule?: "marked" | "marked-or-two-members";
+  recheckUnencryptedMs?: number;
+  now?: () => number;
 }) {
   const calls: string[] = [];
   const client = {
@@ -31,7 +33,12 @@ function directory(options: {
     },
   };
   const logger = createMemoryLogger();
-  return { rooms: new RoomDirectory(client, logger, options.rule), calls, logger };
+  const { recheckUnencryptedMs, now } = options;
+  const rooms = new RoomDirectory(client, logger, options.rule, {
+    ...(recheckUnencryptedMs === undefined ? {} : { recheckUnencryptedMs }),
+    ...(now ? { now } : {}),
+  });
+  return { rooms, calls, logger };
 }
 
 const member = {
@@ -82,6 +89,21 @@ describe("RoomDirectory", () => {
     rooms.observe("!r", { ...member, type: "m.room.encryption", state_key: "" });
     expect(await rooms.isEncrypted("!r")).toBe(true);
     expect(calls).toEqual(["state !r m.room.encryption"]);
+  });
+
+  it("without the timeline (send-only), re-reads an unencrypted room's state once that fact is old", async () => {
+    let clock = 0;
+    const options = { recheckUnencryptedMs: 30_000, now: () => clock, encrypted: false };
+    const { rooms, calls } = directory(options);
+    expect(await rooms.isEncrypted("!r")).toBe(false);
+    options.encrypted = true;
+    clock = 29_999;
+    expect(await rooms.isEncrypted("!r")).toBe(false);
+    clock = 30_000;
+    expect(await rooms.isEncrypted("!r")).toBe(true);
+    clock = 1_000_000;
+    expect(await rooms.isEncrypted("!r")).toBe(true);
+    expect(calls).toEqual(["state !r m.room.encryption", "state !r m.room.encryption"]);
   });
 
   it("places answers by the thread of remembered events, fetching the ones it has not seen", async () => {

@@ -11,6 +11,16 @@ const REMEMBERED_THREADS = 5_000;
 
 export type DirectRoomRule = "marked" | "marked-or-two-members";
 
+export interface RoomDirectoryOptions {
+  /**
+   * How long "this room is not encrypted" is believed without seeing the room's timeline (a
+   * send-only worker sees none); unset: for good, as `observe` keeps it current. A room never
+   * turns encryption off, so "encrypted" is kept for good either way.
+   */
+  readonly recheckUnencryptedMs?: number;
+  readonly now?: () => number;
+}
+
 /**
  * What the adapter needs to know about rooms, asked of the homeserver once and kept up to date from
  * the events that change it. Only presentation and safety facts live here; where conversations
@@ -22,14 +32,24 @@ export class RoomDirectory {
   readonly #rule: DirectRoomRule;
   /** Fallback rule: the decision made at first sight, kept while members come and go. */
   readonly #twoMemberRooms = new Map<string, boolean>();
-  readonly #encrypted = new Map<string, boolean>();
+  /** Whether a room is encrypted, and when that was learnt. */
+  readonly #encrypted = new Map<string, { readonly encrypted: boolean; readonly at: number }>();
+  readonly #recheckUnencryptedMs: number;
+  readonly #now: () => number;
   /** event id → thread root ("" for none), for placing answers; refetched when forgotten. */
   readonly #threads = new Map<string, string>();
 
-  constructor(client: DirectoryClient, logger: Logger, rule: DirectRoomRule = "marked") {
+  constructor(
+    client: DirectoryClient,
+    logger: Logger,
+    rule: DirectRoomRule = "marked",
+    options: RoomDirectoryOptions = {},
+  ) {
     this.#client = client;
     this.#logger = logger;
     this.#rule = rule;
+    this.#recheckUnencryptedMs = options.recheckUnencryptedMs ?? Number.POSITIVE_INFINITY;
+    this.#now = options.now ?? Date.now;
   }
 
   /**
@@ -51,7 +71,8 @@ export class RoomDirectory {
 
   async isEncrypted(roomId: string): Promise<boolean> {
     const known = this.#encrypted.get(roomId);
-    if (known !== undefined) return known;
+    if (known && (known.encrypted || this.#now() - known.at < this.#recheckUnencryptedMs))
+      return known.encrypted;
     let encrypted: boolean;
     try {
       await this.#client.getRoomStateEvent(roomId, "m.room.encryption", "");
@@ -60,13 +81,14 @@ export class RoomDirectory {
       if (describeRequestFailure(error).errcode !== "M_NOT_FOUND") throw error;
       encrypted = false;
     }
-    this.#encrypted.set(roomId, encrypted);
+    this.#encrypted.set(roomId, { encrypted, at: this.#now() });
     return encrypted;
   }
 
   /** Keeps the facts current from a room's timeline. */
   observe(roomId: string, event: MatrixEvent): void {
-    if (event.type === "m.room.encryption" && event.state_key === "") this.#encrypted.set(roomId, true);
+    if (event.type === "m.room.encryption" && event.state_key === "")
+      this.#encrypted.set(roomId, { encrypted: true, at: this.#now() });
   }
 
   rememberThread(eventId: string, threadRoot: string | undefined): void {
