@@ -23,11 +23,17 @@ import { approvalButtons } from "./approvals/approval-buttons.ts";
 import { answerApprovalPress, withOutcome } from "./approvals/approval-presses.ts";
 import { registerSlashCommands } from "./commands/register-commands.ts";
 import { SlashCommandReceiver } from "./commands/slash-command-receiver.ts";
-import { SLASH_COMMANDS, type SlashCommand, slashCommandsFor } from "./commands/slash-commands.ts";
+import {
+  isInteractionMessageId,
+  SLASH_COMMANDS,
+  type SlashCommand,
+  slashCommandsFor,
+} from "./commands/slash-commands.ts";
 import { DISCORD_MESSAGE_LIMIT, type DiscordAdapterConfig } from "./config.ts";
 import { checkDiscordAccess } from "./connect/check.ts";
 import { createDiscordClient } from "./connect/client.ts";
 import { connectClient } from "./connect/connect.ts";
+import { openSendOnlyClient } from "./connect/send-only.ts";
 import { discordPlaceNames } from "./places/channel-names.ts";
 import { isAllowed } from "./receive/allowlist.ts";
 import { toInboundMessage } from "./receive/inbound-message.ts";
@@ -35,7 +41,7 @@ import { messageFacts } from "./receive/message-facts.ts";
 import { skipUnreadablePackets } from "./receive/packet-guard.ts";
 import { PLATFORM, placeOf } from "./receive/places.ts";
 import { ChannelPoster } from "./send/channel-poster.ts";
-import { InteractionReplies } from "./send/interaction-replies.ts";
+import { InteractionOutOfReachError, InteractionReplies } from "./send/interaction-replies.ts";
 import { discordNonce } from "./send/nonce.ts";
 import { degradeTables } from "./send/tables.ts";
 import { ThreadNames, threadNameFor } from "./send/thread-names.ts";
@@ -46,8 +52,10 @@ export interface DiscordAdapterDeps {
 }
 
 interface Connection {
-  readonly client: Client<true>;
+  readonly client: Client;
   readonly poster: ChannelPoster;
+  /** Started send-only: REST alone, no gateway, so no interaction of its own to answer through. */
+  readonly sendOnly: boolean;
 }
 
 /**
@@ -124,9 +132,31 @@ export class DiscordAdapter implements Adapter {
     await connectClient(client, this.#config.token, this.#config.apiUrl);
     const ready = client as Client<true>;
     this.#logger.info("connected to Discord", { user: ready.user.tag, guilds: ready.guilds.cache.size });
-    const poster = new ChannelPoster(ready, this.#config, this.#threadNames, this.#logger);
-    this.#connection = { client: ready, poster };
+    const poster = new ChannelPoster(
+      ready,
+      { ...this.#config, gatewayCache: true },
+      this.#threadNames,
+      this.#logger,
+    );
+    this.#connection = { client: ready, poster, sendOnly: false };
     await registerSlashCommands(ready, this.#config, this.#logger, this.#slashCommands);
+  }
+
+  /**
+   * Delivers without receiving: posts, edits, typing and thread starts over REST, with no gateway
+   * connection (another process holds it). Slash-command answers cannot be delivered here: the
+   * interaction is held by the process that received it (see InteractionOutOfReachError).
+   */
+  async startSendOnly(): Promise<void> {
+    if (this.#connection) throw new Error("the Discord adapter is already started");
+    const client = await openSendOnlyClient(this.#config, this.#logger);
+    const poster = new ChannelPoster(
+      client,
+      { ...this.#config, gatewayCache: false },
+      this.#threadNames,
+      this.#logger,
+    );
+    this.#connection = { client, poster, sendOnly: true };
   }
 
   async stop(): Promise<void> {
@@ -146,6 +176,8 @@ export class DiscordAdapter implements Adapter {
       formatted.length <= DISCORD_MESSAGE_LIMIT
         ? [formatted]
         : chunkMarkdown(formatted, DISCORD_MESSAGE_LIMIT);
+    if (this.#connection?.sendOnly && isInteractionMessageId(message.replyTo))
+      throw new InteractionOutOfReachError(message.replyTo);
     const ids: string[] = [];
     for (const [index, part] of parts.entries()) {
       const nonce =

@@ -20,6 +20,7 @@ export class DiscordApiError extends Error {
 }
 
 export const unknownChannel = () => new DiscordApiError(404, 10003, "Unknown Channel");
+export const unknownGuild = () => new DiscordApiError(404, 10004, "Unknown Guild");
 export const unknownMessage = () => new DiscordApiError(404, 10008, "Unknown Message");
 export const unknownInteraction = () => new DiscordApiError(404, 10062, "Unknown interaction");
 export const unknownWebhook = () => new DiscordApiError(404, 10015, "Unknown Webhook");

@@ -32,6 +32,8 @@ interface Session {
  */
 export class FakeGateway {
   readonly identifies: IdentifyRecord[] = [];
+  /** WebSocket connections opened, identified or not. */
+  connections = 0;
   /** Every dispatch sent, for replaying the last one as Discord does after a resume. */
   readonly sent: { event: string; data: unknown }[] = [];
   readonly #world: DiscordWorld;
@@ -47,6 +49,7 @@ export class FakeGateway {
         socket.close(4002, "the stand-in speaks uncompressed JSON only");
         return;
       }
+      this.connections++;
       const session: Session = { socket, sequence: 0, ready: false };
       this.#sessions.add(session);
       socket.on("close", () => this.#sessions.delete(session));

@@ -218,3 +218,30 @@ export function guildCreatePayload(
     soundboard_sounds: [],
   };
 }
+
+/** Fields GUILD_CREATE carries that `GET /guilds/{id}` leaves out. */
+const GATEWAY_ONLY_GUILD_FIELDS = [
+  "joined_at",
+  "large",
+  "unavailable",
+  "member_count",
+  "members",
+  "channels",
+  "threads",
+  "presences",
+  "voice_states",
+  "stage_instances",
+  "guild_scheduled_events",
+  "soundboard_sounds",
+] as const;
+
+/** A guild as `GET /guilds/{id}?with_counts=true` answers: no channels or members, approximate counts. */
+export function guildRestPayload(guildCreate: ReturnType<typeof guildCreatePayload>) {
+  const rest: Record<string, unknown> = { ...guildCreate };
+  for (const field of GATEWAY_ONLY_GUILD_FIELDS) delete rest[field];
+  return {
+    ...rest,
+    approximate_member_count: guildCreate.member_count,
+    approximate_presence_count: 0,
+  };
+}

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { DiscordApiError } from "./api-error.ts";
+import { DiscordApiError, unknownGuild } from "./api-error.ts";
 import { type InteractionDesk, registerCommands } from "./interactions.ts";
-import { channelPayload, messagePayload, userPayload } from "./payloads.ts";
+import { channelPayload, guildRestPayload, messagePayload, userPayload } from "./payloads.ts";
 import { type DiscordWorld, GATEWAY_MESSAGE_CONTENT_LIMITED } from "./world.ts";
 
 export interface RecordedRequest {
@@ -46,6 +46,10 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
       flags: world.messageContentIntentEnabled ? GATEWAY_MESSAGE_CONTENT_LIMITED : 0,
       bot: userPayload(world.bot),
     })),
+    route("GET", "/guilds/:guild", true, ([id = ""]) => {
+      if (id !== world.guildId) throw unknownGuild();
+      return guildRestPayload(world.guildCreate());
+    }),
     route("GET", "/channels/:channel", true, ([id = ""]) => channelPayload(world, world.requireChannel(id))),
     route("GET", "/channels/:channel/messages/:message", true, ([channelId = "", messageId = ""]) => {
       const message = world.messages.get(messageId);

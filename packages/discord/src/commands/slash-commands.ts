@@ -114,5 +114,12 @@ export function commandText(command: SlashCommand, argument: string | null | und
 
 /** Interactions are not messages; this id stands for the interaction in dedupe and reply routing. */
 export function interactionMessageId(interactionId: string): string {
-  return `interaction-${interactionId}`;
+  return `${INTERACTION_MESSAGE_PREFIX}${interactionId}`;
+}
+
+const INTERACTION_MESSAGE_PREFIX = "interaction-";
+
+/** Whether a message id stands for a slash command's interaction (see interactionMessageId). */
+export function isInteractionMessageId(id: string | undefined): id is string {
+  return id?.startsWith(INTERACTION_MESSAGE_PREFIX) === true;
 }

@@ -14,7 +14,7 @@ import {
 } from "discord.js";
 import { NO_PINGS } from "../connect/client.ts";
 import type { ConversationPlace } from "../receive/places.ts";
-import type { ThreadNames } from "./thread-names.ts";
+import { type ThreadNames, threadNameForFetched } from "./thread-names.ts";
 
 export class DiscordDeliveryError extends Error {
   constructor(message: string, cause?: unknown) {
@@ -26,6 +26,11 @@ export class DiscordDeliveryError extends Error {
 export interface ChannelPosterOptions {
   readonly autoThread: boolean;
   readonly threadAutoArchiveMinutes: ThreadAutoArchiveDuration;
+  /**
+   * The gateway announces every thread, so a thread missing from the client's cache does not exist.
+   * False in send-only mode (no gateway): threads, guilds and channels are then fetched over REST.
+   */
+  readonly gatewayCache: boolean;
 }
 
 const isApiError = (error: unknown, code: number) => error instanceof DiscordAPIError && error.code === code;
@@ -101,18 +106,31 @@ export class ChannelPoster {
 
   async #target(place: ConversationPlace, forPosting: boolean): Promise<SendableChannels> {
     if (place.kind === "dm") return this.#sendable(place.channelId);
-    const cached = this.#client.channels.cache.get(place.rootId);
-    if (cached?.isThread()) return cached;
+    // discord.js builds guild channels and threads only for guilds it knows.
+    if (!this.#client.guilds.cache.has(place.guildId)) await this.#client.guilds.fetch(place.guildId);
+    const known = await this.#knownThread(place.rootId);
+    if (known) return known;
     const parent = await this.#sendable(place.channelId);
     if (!forPosting || this.#threadless.has(place.rootId)) return parent;
     const threadable = parent.type === ChannelType.GuildText || parent.type === ChannelType.GuildAnnouncement;
+    // Without the gateway's cache, #knownThread has just asked for an existing thread.
     const thread =
       this.#options.autoThread && threadable
         ? await this.#startThread(parent, place)
-        : await this.#existingThread(place.rootId);
+        : this.#options.gatewayCache
+          ? await this.#existingThread(place.rootId)
+          : null;
     if (thread) return thread;
     this.#threadless.add(place.rootId);
     return parent;
+  }
+
+  /** The conversation's thread when it exists already, as far as the client can tell without posting. */
+  async #knownThread(rootId: string): Promise<AnyThreadChannel | null> {
+    const cached = this.#client.channels.cache.get(rootId);
+    if (cached?.isThread()) return cached;
+    if (this.#options.gatewayCache || this.#threadless.has(rootId)) return null;
+    return this.#existingThread(rootId);
   }
 
   async #sendable(channelId: string): Promise<SendableChannels> {
@@ -130,7 +148,7 @@ export class ChannelPoster {
     try {
       return await parent.threads.create({
         startMessage: place.rootId,
-        name: this.#names.nameFor(place.rootId),
+        name: await this.#threadName(parent, place.rootId),
         autoArchiveDuration: this.#options.threadAutoArchiveMinutes,
       });
     } catch (error) {
@@ -147,6 +165,22 @@ export class ChannelPoster {
         `could not start a thread on message ${place.rootId} in channel ${place.channelId}`,
         error,
       );
+    }
+  }
+
+  /** The question names its thread; a worker, which never received it, reads it first. */
+  async #threadName(parent: TextChannel | NewsChannel, rootId: string): Promise<string> {
+    if (this.#options.gatewayCache || this.#names.has(rootId)) return this.#names.nameFor(rootId);
+    try {
+      const root = await parent.messages.fetch(rootId);
+      return threadNameForFetched(root.content, root.member?.displayName ?? root.author.displayName);
+    } catch (error) {
+      // Starting the thread then fails the same way, and says what to do.
+      this.#logger.debug("could not read a conversation's root message to name its thread", {
+        root: rootId,
+        error,
+      });
+      return this.#names.nameFor(rootId);
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ThreadNames, threadNameFor } from "./thread-names.ts";
+import { ThreadNames, threadNameFor, threadNameForFetched } from "./thread-names.ts";
 
 describe("threadNameFor", () => {
   it.each([
@@ -14,6 +14,16 @@ describe("threadNameFor", () => {
   ])("%j → %j", (text, name) => {
     expect(threadNameFor(text, "Ada")).toBe(name);
     expect(threadNameFor(text, "Ada").length).toBeLessThanOrEqual(100);
+  });
+});
+
+describe("threadNameForFetched (a question read over REST)", () => {
+  it.each([
+    ["<@123> how do I rotate the keys?", "how do I rotate the keys?"],
+    ["<@!123> <@&456>  deploy **now**", "deploy now"],
+    ["<@123>", "Conversation with Ada"],
+  ])("%j → %j", (content, name) => {
+    expect(threadNameForFetched(content, "Ada")).toBe(name);
   });
 });
 

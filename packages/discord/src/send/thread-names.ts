@@ -3,6 +3,17 @@ const MAX_THREAD_NAME = 100;
 /** Long enough to recognise the question in the thread list, short enough to read at a glance. */
 const PREFERRED_LENGTH = 60;
 const REMEMBERED = 1000;
+const GENERIC_THREAD_NAME = "Conversation";
+/** Mentions that address someone at the start of a message (`<@bot> how do I…`). */
+const LEADING_MENTIONS = /^(\s*<@[!&]?\d+>)+/;
+
+/**
+ * The name for a thread on a question this process never received (a send-only worker reads the
+ * question over REST): as threadNameFor, without the mentions that addressed the bot.
+ */
+export function threadNameForFetched(content: string, authorName: string): string {
+  return threadNameFor(content.replace(LEADING_MENTIONS, ""), authorName);
+}
 
 /** A thread name from the question that started it: its first line, cut at a word. */
 export function threadNameFor(text: string, authorName: string): string {
@@ -33,6 +44,10 @@ export class ThreadNames {
   }
 
   nameFor(rootId: string): string {
-    return this.#names.get(rootId) ?? "Conversation";
+    return this.#names.get(rootId) ?? GENERIC_THREAD_NAME;
+  }
+
+  has(rootId: string): boolean {
+    return this.#names.has(rootId);
   }
 }
