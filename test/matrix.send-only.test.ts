@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type ApprovalPress, openStore, type Store } from "@switchboard/core";
 import { waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { sendOnly } from "../packages/cli/src/scale-out/send-only-adapter.ts";
 import { createMatrixAdapter, type MatrixAdapter } from "../packages/matrix/src/index.ts";
 import { createWorld, type MatrixWorld } from "./support/matrix/bot-fixture.ts";
 import { relatesOf } from "./support/matrix/events.ts";
@@ -132,6 +133,34 @@ describe("Matrix send-only (a scale-out worker; real matrix-bot-sdk against the 
         .find((body) => body.includes("Approved by")),
     );
     expect(outcome).toBe(`billing wants to run refund(40)\n\n✅ Approved by ${world.alice}`);
+  });
+
+  it("as a worker's adapter (sendOnly), a decision typed in chat edits the prompt, and places have names", async () => {
+    world = await createWorld();
+    world.homeserver.state.nameRoom(world.group, "Support", world.alice);
+    const store = await openStore("memory://");
+    stores.push(store);
+    const inner = await adapterOn(store);
+    const worker = sendOnly(inner);
+    await worker.start(async () => undefined);
+    const conversation = { platform: "matrix", path: [world.group] };
+    const prompt = await worker.post({
+      conversation,
+      text: "billing wants to run refund(40)",
+      approval: { requestId: "req-1", requesterId: world.alice },
+    });
+    await worker.showDecision?.(prompt, "billing wants to run refund(40)", {
+      approved: true,
+      by: world.alice,
+    });
+    const edits = world.homeserver
+      .eventsFrom(world.bot)
+      .filter((event) => relatesOf(event).event_id === prompt.id);
+    expect(edits.map((event) => (event.content["m.new_content"] as { body: string }).body)).toEqual([
+      `billing wants to run refund(40)\n\n✅ Approved by ${world.alice}`,
+    ]);
+    expect(await worker.describePlace?.(conversation)).toEqual({ room: "Support" });
+    expect(world.homeserver.requests.filter(isSync)).toEqual([]);
   });
 
   it("uses the login the syncing process kept in the shared store: no new device per worker", async () => {

@@ -9,6 +9,7 @@ export type {
   InboundSink,
   NativeTextStream,
   PlaceNames,
+  SendOnlyCheck,
 } from "./conversation/adapter.ts";
 export {
   type ApprovalAnswer,

@@ -16,6 +16,7 @@ import {
   type OutboundMessage,
   type PlaceNames,
   type PostedMessage,
+  type SendOnlyCheck,
   silentLogger,
 } from "@switchboard/core";
 import { type Client, Events, type Message, type PartialMessage } from "discord.js";
@@ -140,6 +141,15 @@ export class DiscordAdapter implements Adapter {
     );
     this.#connection = { client: ready, poster, sendOnly: false };
     await registerSlashCommands(ready, this.#config, this.#logger, this.#slashCommands);
+  }
+
+  checkSendOnly(): SendOnlyCheck {
+    return {
+      problems: [],
+      warnings: [
+        "answers to Discord slash commands are not delivered by a worker (the interaction stays with the process on the gateway); messages that mention the bot are answered",
+      ],
+    };
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   type OutboundMessage,
   type PlaceNames,
   type PostedMessage,
+  type SendOnlyCheck,
   type Store,
   silentLogger,
 } from "@switchboard/core";
@@ -22,6 +23,7 @@ import { obtainCredentials } from "./connect/credentials.ts";
 import { decideEncryption } from "./connect/encryption.ts";
 import type { KeyValue } from "./connect/key-value.ts";
 import { MATRIX_PLATFORM, placeOf } from "./conversation.ts";
+import { MatrixSendOnlyEncryptionError } from "./errors.ts";
 import { openConnection } from "./matrix-connection.ts";
 import { openSendOnlyConnection } from "./matrix-send-only.ts";
 import type { MatrixSending } from "./matrix-sending.ts";
@@ -101,6 +103,14 @@ export class MatrixAdapter implements Adapter {
     // Set before syncing: the first batch may already be answered while start() is still running.
     this.#connection = connection;
     await connection.startSyncing();
+  }
+
+  /** A worker cannot encrypt: the bot device's keys live with the process that syncs. */
+  checkSendOnly(): SendOnlyCheck {
+    return {
+      problems: this.#config.encryption ? [new MatrixSendOnlyEncryptionError().message] : [],
+      warnings: [],
+    };
   }
 
   /**

@@ -8,7 +8,8 @@ const REACH_TIMEOUT_MS = 5_000;
 
 /**
  * The process's role; for ingress and worker, that BullMQ reaches the work queue on the store's
- * Redis (and how many workers are connected), and that a worker can send on every platform.
+ * Redis (and how many workers are connected), and that a worker can send on every platform (and
+ * what each cannot send from a worker).
  * Role `all` loads nothing here.
  */
 export async function checkScaleOut(
@@ -52,15 +53,32 @@ export async function checkScaleOut(
     await queue.close().catch(() => undefined);
   }
   if (config.role === "ingress") results.push(...(await leaders(config, bull, logger)));
-  if (config.role === "worker") {
-    const adapters = await createPlatformAdapters(config, { logger });
-    const unable = adapters.filter(({ adapter }) => !adapter.startSendOnly).map(({ platform }) => platform);
-    if (unable.length > 0)
+  if (config.role === "worker") results.push(...(await checkSendOnly(config, logger)));
+  return results;
+}
+
+/** Every enabled platform can deliver without its inbound connection, and what it cannot deliver so. */
+async function checkSendOnly(config: LoadedConfig["config"], logger: Logger): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  const adapters = await createPlatformAdapters(config, { logger });
+  const unable = adapters.filter(({ adapter }) => !adapter.startSendOnly).map(({ platform }) => platform);
+  if (unable.length > 0)
+    results.push({
+      name: "role",
+      status: "problem",
+      detail: `worker: ${unable.join(", ")} cannot send without its inbound connection yet`,
+      fix: "run Switchboard with role all while these platforms are enabled",
+    });
+  for (const { platform, adapter } of adapters) {
+    const check = adapter.startSendOnly ? adapter.checkSendOnly?.() : undefined;
+    for (const problem of check?.problems ?? [])
+      results.push({ name: "role", status: "problem", detail: `worker: ${platform}: ${problem}` });
+    for (const warning of check?.warnings ?? [])
       results.push({
         name: "role",
-        status: "problem",
-        detail: `worker: ${unable.join(", ")} cannot send without its inbound connection yet`,
-        fix: "run Switchboard with role all while these platforms are enabled",
+        status: "warning",
+        detail: `worker: ${platform}: ${warning}`,
+        fix: "run Switchboard with role all where this matters",
       });
   }
   return results;

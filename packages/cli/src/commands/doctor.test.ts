@@ -231,16 +231,30 @@ describeWithRedis("switchboard doctor --role", () => {
     );
   });
 
-  it("reports a worker whose platform cannot send without its inbound connection", async () => {
-    await writeFile(join(dir, "switchboard.yaml"), "discord:\n  apiUrl: http://127.0.0.1:1/api\n");
+  it("tells a worker's operator what a platform cannot deliver from a worker, and what it refuses", async () => {
+    await writeFile(
+      join(dir, "switchboard.yaml"),
+      "discord:\n  apiUrl: http://127.0.0.1:1/api\nmatrix:\n  homeserverUrl: http://127.0.0.1:1\n  encryption: true\n",
+    );
     const { context, stdout } = testContext({
       cwd: dir,
-      env: { SWITCHBOARD_STORE_URL: `${TEST_REDIS_URL}/?prefix=${prefix}`, SWITCHBOARD_DISCORD_TOKEN: "x" },
+      env: {
+        SWITCHBOARD_STORE_URL: `${TEST_REDIS_URL}/?prefix=${prefix}`,
+        SWITCHBOARD_DISCORD_TOKEN: "x",
+        SWITCHBOARD_MATRIX_ACCESS_TOKEN: "x",
+      },
     });
     expect(await runCli(["doctor", "--role", "worker"], context)).toBe(1);
-    expect(stdout.text).toContain(
-      "problem  role: worker: discord cannot send without its inbound connection yet — fix: run Switchboard with role all while these platforms are enabled",
+    const lines = linesOf(stdout.text);
+    expect(lines).toContainEqual(
+      "warning  role: worker: discord: answers to Discord slash commands are not delivered by a worker (the interaction stays with the process on the gateway); messages that mention the bot are answered — fix: run Switchboard with role all where this matters",
     );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^problem +role: worker: matrix: matrix\.encryption is on, but a worker cannot encrypt/,
+      ),
+    );
+    expect(stdout.text).not.toContain("cannot send without its inbound connection");
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Adapter, OutboundMessage, PostedMessage } from "@switchboard/core";
 
-/** The platform cannot deliver without its inbound connection yet; the worker role refuses it. */
+/** The platform has no send-only mode (every built-in one has); the worker role refuses it. */
 export class SendOnlyUnsupportedError extends Error {
   constructor(platform: string) {
     super(
@@ -12,14 +12,17 @@ export class SendOnlyUnsupportedError extends Error {
 
 /**
  * A worker's view of a platform adapter: everything that delivers, nothing that receives. The
- * engine starts it like any adapter; that starts the platform's send-only mode. Optional abilities
- * (edit, findPosted, typing…) are offered exactly when the platform adapter has them, so delivery
- * behaves as it does in one process.
+ * engine starts it like any adapter; that starts the platform's send-only mode — Slack's Web API,
+ * Matrix's client-server API without `/sync`, Discord's REST API without the gateway. Optional
+ * abilities (edit, findPosted, typing, showing a decision typed in chat…) are offered exactly when
+ * the platform adapter has them, so delivery behaves as it does in one process. What a platform
+ * cannot deliver from a worker, its `checkSendOnly` says (`switchboard doctor --role worker`).
  */
 export function sendOnly(inner: Adapter): Adapter {
   const startSendOnly = inner.startSendOnly?.bind(inner);
   if (!startSendOnly) throw new SendOnlyUnsupportedError(inner.platform);
-  const { findPosted, edit, showProgress, setTyping, check, useCommands } = inner;
+  const { findPosted, edit, showDecision, showProgress, describePlace, setTyping, check, useCommands } =
+    inner;
   return {
     platform: inner.platform,
     limits: inner.limits,
@@ -29,7 +32,9 @@ export function sendOnly(inner: Adapter): Adapter {
     post: (message: OutboundMessage): Promise<PostedMessage> => inner.post(message),
     ...(findPosted ? { findPosted: findPosted.bind(inner) } : {}),
     ...(edit ? { edit: edit.bind(inner) } : {}),
+    ...(showDecision ? { showDecision: showDecision.bind(inner) } : {}),
     ...(showProgress ? { showProgress: showProgress.bind(inner) } : {}),
+    ...(describePlace ? { describePlace: describePlace.bind(inner) } : {}),
     ...(setTyping ? { setTyping: setTyping.bind(inner) } : {}),
     ...(check ? { check: check.bind(inner) } : {}),
     ...(useCommands ? { useCommands: useCommands.bind(inner) } : {}),

@@ -49,6 +49,12 @@ export interface AdapterCheck {
   readonly warnings: readonly string[];
 }
 
+/** See Adapter.checkSendOnly. */
+export interface SendOnlyCheck {
+  readonly problems: readonly string[];
+  readonly warnings: readonly string[];
+}
+
 /** Where an adapter hands every inbound message; resolves when the engine has accepted it. */
 export type InboundSink = (message: InboundMessage) => Promise<void>;
 
@@ -94,6 +100,12 @@ export interface Adapter {
    * adapter cannot run in a worker.
    */
   startSendOnly?(): Promise<void>;
+  /**
+   * What `startSendOnly` would refuse (`problems`: it throws with that message) and what a worker
+   * cannot deliver on this platform (`warnings`), read from the configuration alone, without any
+   * request (used by `switchboard doctor --role worker`).
+   */
+  checkSendOnly?(): SendOnlyCheck;
   stop(): Promise<void>;
   /** Post one chunk into the conversation's thread, as a reply to `replyTo` when given. */
   post(message: OutboundMessage): Promise<PostedMessage>;
