@@ -65,7 +65,7 @@ export interface App {
   readonly scaleOut: string | undefined;
   /** The MCP servers and their state (`states()`, `onChange`), for health and metrics. */
   readonly toolServers: OpenedTools["mcp"];
-  /** Starts the engine (adapters, queued work), memory's sweeper, request tracking and the HTTP server. */
+  /** Starts the engine (adapters, queued work), the sweepers (or a worker's cluster rounds), request tracking and the HTTP server. */
   start(): Promise<void>;
   /** Resolves when no turn is running and memory has recorded every answered turn. */
   idle(): Promise<void>;
@@ -225,11 +225,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       scaleOut: openedScaleOut?.description,
       async start() {
         await engine.start();
-        await openedScaleOut?.startWorking(engine, queueMetrics);
+        // One process sweeps (requests, idle memory sessions) on its own timers; a cluster runs each
+        // sweep once per cluster, as BullMQ rounds its workers take.
+        tracking.bind(engine, { sweep: !openedScaleOut });
+        if (!openedScaleOut) memory.start();
+        await openedScaleOut?.startWorking(engine, { tracking, memory }, queueMetrics);
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
-        tracking.bind(engine);
-        // Memory's sweeper archives idle sessions with the model: work for the processes that run turns.
-        if (config.role !== "ingress") memory.start();
         if (config.http) {
           mounted = await operatorConsole?.mount(
             {

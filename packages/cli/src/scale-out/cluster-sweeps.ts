@@ -1,55 +1,93 @@
 import type { Logger } from "@switchboard/core";
 import { Queue, Worker } from "bullmq";
 import type { BullConnection } from "./bullmq-connection.ts";
-import type { DrainTarget } from "./drain-worker.ts";
 
-const SWEEP_QUEUE = "sweeps";
-const RECOVERY_SWEEP = "recovery";
+/** One sweeper the cluster runs once per round, not once per process. */
+export interface ClusterSweep {
+  /** Names its BullMQ queue (`sweep-<name>`) and job scheduler: keep it stable, it names Redis keys. */
+  readonly name: string;
+  readonly everyMs: number;
+  /** One round; what it did (counts) goes to the log. */
+  round(): Promise<Readonly<Record<string, number>>>;
+}
+
+export interface ClusterSweepsOptions {
+  readonly bull: BullConnection;
+  readonly sweeps: readonly ClusterSweep[];
+  /** A round whose worker stopped renewing its job lock this long (it died) is run by another worker. */
+  readonly jobLockMs: number;
+  readonly logger: Logger;
+}
 
 /**
- * Sweepers that must run once per cluster, not once per process: BullMQ job schedulers hand each
- * round to one worker. The recovery round announces queued work nobody announced (an ingress died
- * between intake and announcing, a drain gave up) and reports queue ages.
+ * Sweepers that must run once per cluster, not once per process. Each sweep has its own queue and
+ * job scheduler, upserted by every worker under the same id, so one schedule exists however many
+ * workers start; each round is one job (its id names the round), taken by one worker. The queue's
+ * global concurrency of 1 keeps rounds of one sweep from overlapping anywhere in the cluster: BullMQ
+ * queues the next round as soon as one starts, and without the limit a round slower than its
+ * interval would have a second copy started by another worker (two workers archiving one session).
+ * Sweeps have separate queues so a slow round of one (memory's model calls) never delays another
+ * (the recovery round).
  */
 export class ClusterSweeps {
-  readonly #bull: BullConnection;
-  readonly #engine: DrainTarget;
-  readonly #logger: Logger;
-  readonly #everyMs: number;
-  #queue: Queue | undefined;
-  #worker: Worker | undefined;
+  readonly #options: ClusterSweepsOptions;
+  readonly #queues: Queue[] = [];
+  readonly #workers: Worker[] = [];
 
-  constructor(options: { bull: BullConnection; engine: DrainTarget; logger: Logger; everyMs: number }) {
-    this.#bull = options.bull;
-    this.#engine = options.engine;
-    this.#logger = options.logger;
-    this.#everyMs = options.everyMs;
+  constructor(options: ClusterSweepsOptions) {
+    this.#options = options;
   }
 
   async start(): Promise<void> {
-    const { connection, prefix } = this.#bull;
-    this.#queue = new Queue(SWEEP_QUEUE, { connection, prefix });
-    this.#queue.on("error", (error) => this.#logger.warn("sweep queue connection trouble", { error }));
-    // Upserted by every worker: the same id, so one schedule exists however many workers start.
-    await this.#queue.upsertJobScheduler(
-      RECOVERY_SWEEP,
-      { every: this.#everyMs },
-      { name: RECOVERY_SWEEP, opts: { removeOnComplete: true, removeOnFail: true } },
-    );
-    this.#worker = new Worker(
-      SWEEP_QUEUE,
-      async () => {
-        const report = await this.#engine.runRecoveryRound();
-        return { queued: report.queuedConversations, picked: report.picked };
-      },
-      { connection, prefix, concurrency: 1 },
-    );
-    this.#worker.on("error", (error) => this.#logger.warn("sweep worker error", { error }));
-    this.#worker.on("failed", (_job, error) => this.#logger.warn("a sweep round failed", { error }));
+    for (const sweep of this.#options.sweeps) await this.#startSweep(sweep);
   }
 
+  /**
+   * Stops taking rounds without waiting for a running one: rounds are idempotent, and one cut short
+   * by shutdown (memory's model calls can take minutes) is run again by another worker once its job
+   * lock expires, rather than holding shutdown.
+   */
   async close(): Promise<void> {
-    await this.#worker?.close();
-    await this.#queue?.close();
+    await Promise.all(this.#workers.splice(0).map((worker) => worker.close(true)));
+    await Promise.all(this.#queues.splice(0).map((queue) => queue.close()));
+  }
+
+  async #startSweep(sweep: ClusterSweep): Promise<void> {
+    const { bull, jobLockMs, logger } = this.#options;
+    const { connection, prefix } = bull;
+    const queueName = `sweep-${sweep.name}`;
+    const queue = new Queue(queueName, { connection, prefix });
+    this.#queues.push(queue);
+    queue.on("error", (error) => logger.warn("sweep queue connection trouble", { sweep: sweep.name, error }));
+    await queue.setGlobalConcurrency(1);
+    await queue.upsertJobScheduler(
+      sweep.name,
+      { every: sweep.everyMs },
+      { name: sweep.name, opts: { removeOnComplete: true, removeOnFail: true } },
+    );
+    const worker = new Worker(
+      queueName,
+      async (job) => {
+        const began = Date.now();
+        const did = await sweep.round();
+        logger.debug("sweep round done", {
+          sweep: sweep.name,
+          round: job.id,
+          ms: Date.now() - began,
+          ...did,
+        });
+        return did;
+      },
+      { connection, prefix, concurrency: 1, lockDuration: jobLockMs, stalledInterval: jobLockMs },
+    );
+    this.#workers.push(worker);
+    worker.on("error", (error) => logger.warn("sweep worker error", { sweep: sweep.name, error }));
+    worker.on("failed", (job, error) =>
+      logger.warn("a sweep round failed; the next round tries again", {
+        sweep: sweep.name,
+        round: job?.id,
+        error,
+      }),
+    );
   }
 }

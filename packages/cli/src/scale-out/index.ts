@@ -13,11 +13,13 @@ import { type DrainObserver, type DrainTarget, DrainWorker } from "./drain-worke
 import { LeaderLease } from "./leader-lease.ts";
 import { leaderOnly } from "./leader-only-adapter.ts";
 import { Leadership } from "./leadership.ts";
+import { clusterSweepsOf, type ProcessSweepers } from "./sweep-rounds.ts";
 
 export { bullConnectionFor } from "./bullmq-connection.ts";
 export { DrainQueue, type DrainQueueCounts } from "./drain-queue.ts";
 export type { DrainObserver } from "./drain-worker.ts";
 export { SendOnlyUnsupportedError, sendOnly } from "./send-only-adapter.ts";
+export type { ProcessSweepers } from "./sweep-rounds.ts";
 
 export interface ScaleOutOptions {
   readonly role: Exclude<Role, "all">;
@@ -43,8 +45,11 @@ export interface ScaleOut {
   receiving(adapter: Adapter): Adapter;
   /** Which singletons this ingress leads now (metrics, health). */
   leading(): { platform: string; leading: boolean }[];
-  /** Workers: starts draining conversations and taking sweep rounds. Ingress: nothing to start. */
-  startWorking(engine: DrainTarget, observer?: DrainObserver): Promise<void>;
+  /**
+   * Workers: starts draining conversations and taking the rounds of the cluster's sweeps (recovery,
+   * `sweepers`), which no process runs on a timer of its own. Ingress: nothing to start.
+   */
+  startWorking(engine: DrainTarget, sweepers: ProcessSweepers, observer?: DrainObserver): Promise<void>;
   /** Stops taking jobs; resolves when running drains ended (their turns are cancelled by the engine). */
   stopWorking(): Promise<void>;
   close(): Promise<void>;
@@ -86,7 +91,7 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
     },
     leading: () =>
       [...leaderships].map(([platform, leadership]) => ({ platform, leading: leadership.holds() })),
-    async startWorking(engine, observer) {
+    async startWorking(engine, sweepers, observer) {
       if (options.role !== "worker") return;
       worker = new DrainWorker({
         bull,
@@ -99,7 +104,12 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
         ...(observer ? { observer } : {}),
       });
       worker.start();
-      sweeps = new ClusterSweeps({ bull, engine, logger: options.logger, everyMs: options.sweepEveryMs });
+      sweeps = new ClusterSweeps({
+        bull,
+        sweeps: clusterSweepsOf(engine, sweepers, options.sweepEveryMs),
+        jobLockMs: options.jobLockMs,
+        logger: options.logger,
+      });
       await sweeps.start();
     },
     async stopWorking() {

@@ -8,7 +8,7 @@ import { type Clock, systemClock } from "../runtime/clock.ts";
 import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import { LiveSessions } from "./active-sessions.ts";
-import type { ArchiveStore } from "./archive/archive-store.ts";
+import type { ArchivedSession, ArchiveStore } from "./archive/archive-store.ts";
 import { openArchiveStore } from "./archive/open-archive-store.ts";
 import { HistoryCompactor } from "./compaction.ts";
 import type { ConversationHistory } from "./conversation-history.ts";
@@ -69,8 +69,15 @@ export interface Memory {
   readonly agent: MemoryAgent;
   /** Gives memory the team's live history (compaction, clearing on archive). */
   attach(history: ConversationHistory): void;
-  /** Starts the idle sweeper (no-op when memory is disabled). */
+  /** Starts the idle sweeper on this process's timer (no-op when memory is disabled). */
   start(): void;
+  /**
+   * One round of the idle sweeper, without a timer (a cluster runs it once per cluster): archives
+   * the sessions quiet for the idle time. Nothing when memory is disabled.
+   */
+  sweep(): Promise<ArchivedSession[]>;
+  /** How often the idle sweeper runs. */
+  readonly sweepIntervalMs: number;
   /** Resolves when queued memory work is done (tests; shutdown uses `close`). */
   idle(): Promise<void>;
   /** Stops the sweeper, finishes queued memory work, closes the archive. */
@@ -174,6 +181,8 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     start: () => {
       if (enabled) sweeper.start();
     },
+    sweep: async () => (enabled ? sweeper.sweep() : []),
+    sweepIntervalMs: sweeper.intervalMs,
     idle: () => invoker.idle(),
     async close() {
       sweeper.stop();

@@ -19,7 +19,8 @@ export interface IdleSweeperOptions {
 
 /**
  * Archives sessions that have been quiet for the idle time. The index of live sessions is in the
- * store, so sessions left live by a restart are archived too; a sweep reads only the quiet ones. Tests call `sweep()` with a fake clock.
+ * store, so sessions left live by a restart are archived too; a sweep reads only the quiet ones.
+ * Tests call `sweep()` with a fake clock; so does a cluster, whose rounds run once per cluster.
  */
 export class IdleSweeper {
   readonly #options: IdleSweeperOptions;
@@ -38,15 +39,19 @@ export class IdleSweeper {
     return this.#sweeping;
   }
 
+  /** How often `start()` sweeps; a cluster schedules its rounds at the same pace. */
+  get intervalMs(): number {
+    const { idleMs, intervalMs } = this.#options;
+    return intervalMs ?? Math.max(1_000, Math.min(60_000, Math.floor(idleMs / 4)));
+  }
+
+  /** Sweeps on this process's timer (one process); a cluster calls `sweep()` once per cluster instead. */
   start(): void {
     if (this.#timer) return;
-    const { idleMs, intervalMs, logger } = this.#options;
-    this.#timer = setInterval(
-      () => {
-        this.sweep().catch((error: unknown) => logger.error("idle session sweep failed", { error }));
-      },
-      intervalMs ?? Math.max(1_000, Math.min(60_000, Math.floor(idleMs / 4))),
-    );
+    const { logger } = this.#options;
+    this.#timer = setInterval(() => {
+      this.sweep().catch((error: unknown) => logger.error("idle session sweep failed", { error }));
+    }, this.intervalMs);
     // Housekeeping never keeps the process alive.
     this.#timer.unref();
   }

@@ -3,7 +3,7 @@ export { ApprovalGate } from "./approval-gate.ts";
 export { type HttpServerOptions, startHttpServer } from "./http-server.ts";
 export type { RequestTimeouts } from "./request-due.ts";
 export type { RequestRecord, RequestStatus, RunRecord, RunTrigger } from "./request-record.ts";
-export { RequestSweeper } from "./request-sweeper.ts";
+export { RequestSweeper, type RequestSweepReport } from "./request-sweeper.ts";
 export { RequestTracker, UnknownRequestError } from "./request-tracker.ts";
 export { RequestTracking } from "./request-tracking.ts";
 export {

@@ -20,6 +20,13 @@ export interface RequestSweeperOptions {
   readonly timeouts: RequestTimeouts;
 }
 
+/** What one pass did: "still working" notices posted, requests timed out, closed records deleted. */
+export interface RequestSweepReport {
+  readonly noticed: number;
+  readonly timedOut: number;
+  readonly deleted: number;
+}
+
 /**
  * Reads the requests that are due: one "still working" notice after `noticeAfterSeconds`, closed as
  * timed_out after `timeoutSeconds` (approvals: `approvalTimeoutSeconds`), and old closed records
@@ -28,31 +35,38 @@ export interface RequestSweeperOptions {
 export class RequestSweeper {
   readonly #options: RequestSweeperOptions;
   #timer: NodeJS.Timeout | undefined;
-  #sweeping: Promise<void> | undefined;
+  #sweeping: Promise<RequestSweepReport> | undefined;
 
   constructor(options: RequestSweeperOptions) {
     this.#options = options;
   }
 
+  /** Sweeps on this process's timer (one process); a cluster calls `sweep()` once per cluster instead. */
   start(intervalMs: number): void {
     this.#timer = setInterval(() => {
-      this.#sweeping ??= this.sweep()
-        .catch((error: unknown) => this.#options.logger.error("request sweep failed", { error }))
-        .finally(() => {
-          this.#sweeping = undefined;
-        });
+      this.sweep().catch((error: unknown) => this.#options.logger.error("request sweep failed", { error }));
     }, intervalMs);
     this.#timer.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.#timer);
-    await this.#sweeping;
+    await this.#sweeping?.catch(() => undefined);
   }
 
-  async sweep(): Promise<void> {
+  /** One pass; a pass already running in this process is joined rather than doubled. */
+  sweep(): Promise<RequestSweepReport> {
+    this.#sweeping ??= this.#sweepOnce().finally(() => {
+      this.#sweeping = undefined;
+    });
+    return this.#sweeping;
+  }
+
+  async #sweepOnce(): Promise<RequestSweepReport> {
     const { tracker, clock, timeouts } = this.#options;
     const now = clock.now();
+    let noticed = 0;
+    let timedOut = 0;
     // Handling a due request moves it past `now` (see nextDueAt), so each batch is new work;
     // the seen-set only guards against a request whose handling failed to move it.
     const seen = new Set<string>();
@@ -62,11 +76,17 @@ export class RequestSweeper {
       for (const request of due) {
         seen.add(request.id);
         const action = dueAction(request, timeouts, now);
-        if (action === "time-out") await this.#timeOut(request, timeoutSecondsFor(request, timeouts));
-        else if (action === "notice") await this.#notice(request);
+        if (action === "time-out") {
+          await this.#timeOut(request, timeoutSecondsFor(request, timeouts));
+          timedOut += 1;
+        } else if (action === "notice") {
+          await this.#notice(request);
+          noticed += 1;
+        }
       }
     }
-    await tracker.deleteClosedBefore(now - timeouts.retentionDays * 24 * 60 * 60 * 1000);
+    const deleted = await tracker.deleteClosedBefore(now - timeouts.retentionDays * 24 * 60 * 60 * 1000);
+    return { noticed, timedOut, deleted };
   }
 
   async #notice(request: RequestRecord): Promise<void> {

@@ -94,11 +94,19 @@ export class RequestTracking {
     await this.approvals.decideAsOperator(await this.tracker.require(requestId), decision);
   }
 
-  /** Connects to the engine that queues continuations and delivers; starts the sweeper. */
+  /** How often the sweeper runs (notices, time-outs, retention of closed requests). */
+  get sweepIntervalMs(): number {
+    return this.#options.config.sweepIntervalSeconds * 1000;
+  }
+
+  /**
+   * Connects to the engine that queues continuations and delivers; starts the sweeper on this
+   * process's timer unless `sweep: false` (a cluster runs `sweeper.sweep()` once per cluster).
+   */
   bind(engine: RunScheduler, options: { sweep?: boolean } = {}): void {
     this.#scheduler = engine;
     this.#team?.bind(engine);
-    if (options.sweep !== false) this.sweeper.start(this.#options.config.sweepIntervalSeconds * 1000);
+    if (options.sweep !== false) this.sweeper.start(this.sweepIntervalMs);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,41 @@
+import type { Memory, RequestTracking } from "@switchboard/core";
+import type { ClusterSweep } from "./cluster-sweeps.ts";
+import type { DrainTarget } from "./drain-worker.ts";
+
+/** The sweepers that run on a timer in one process (role `all`) and once per cluster in a cluster. */
+export interface ProcessSweepers {
+  /** Notices, time-outs and retention of closed requests. */
+  readonly tracking: Pick<RequestTracking, "sweeper" | "sweepIntervalMs">;
+  /** Archiving idle sessions. */
+  readonly memory: Pick<Memory, "sweep" | "sweepIntervalMs">;
+}
+
+/** Every cluster sweep, each at the interval its timer has in one process. */
+export function clusterSweepsOf(
+  engine: DrainTarget,
+  sweepers: ProcessSweepers,
+  recoveryEveryMs: number,
+): ClusterSweep[] {
+  return [
+    {
+      // Announces queued work nobody announced (an ingress died between intake and announcing, a
+      // drain gave up) and reports queue ages.
+      name: "recovery",
+      everyMs: recoveryEveryMs,
+      round: async () => {
+        const report = await engine.runRecoveryRound();
+        return { queued: report.queuedConversations, picked: report.picked };
+      },
+    },
+    {
+      name: "requests",
+      everyMs: sweepers.tracking.sweepIntervalMs,
+      round: async () => ({ ...(await sweepers.tracking.sweeper.sweep()) }),
+    },
+    {
+      name: "memory",
+      everyMs: sweepers.memory.sweepIntervalMs,
+      round: async () => ({ archived: (await sweepers.memory.sweep()).length }),
+    },
+  ];
+}
