@@ -17,7 +17,11 @@ export interface ClusterSweepsOptions {
   /** A round whose worker stopped renewing its job lock this long (it died) is run by another worker. */
   readonly jobLockMs: number;
   readonly logger: Logger;
+  /** How long `close()` waits for a running round. */
+  readonly closeGraceMs?: number;
 }
+
+const DEFAULT_CLOSE_GRACE_MS = 5_000;
 
 /**
  * Sweepers that must run once per cluster, not once per process. Each sweep has its own queue and
@@ -43,12 +47,19 @@ export class ClusterSweeps {
   }
 
   /**
-   * Stops taking rounds without waiting for a running one: rounds are idempotent, and one cut short
-   * by shutdown (memory's model calls can take minutes) is run again by another worker once its job
-   * lock expires, rather than holding shutdown.
+   * Stops taking rounds and waits for a running one, but at most `closeGraceMs`: memory's round may
+   * be in a model call, and shutdown goes on meanwhile (closing memory cuts its model calls short,
+   * so the round ends; if the process is gone first, another worker runs the round again once its
+   * job lock expired — rounds are idempotent).
    */
   async close(): Promise<void> {
-    await Promise.all(this.#workers.splice(0).map((worker) => worker.close(true)));
+    const closing = Promise.all(this.#workers.splice(0).map((worker) => worker.close()));
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.#options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
+    });
+    await Promise.race([closing, grace]);
+    clearTimeout(timer);
     await Promise.all(this.#queues.splice(0).map((queue) => queue.close()));
   }
 
