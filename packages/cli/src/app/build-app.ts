@@ -65,7 +65,7 @@ export interface App {
   readonly scaleOut: string | undefined;
   /** The MCP servers and their state (`states()`, `onChange`), for health and metrics. */
   readonly toolServers: OpenedTools["mcp"];
-  /** Starts the engine (adapters, queued work), the sweepers (or a worker's cluster rounds), request tracking and the HTTP server. */
+  /** Starts the engine (adapters, queued work), the sweepers (a worker: its sweep rounds), request tracking, HTTP. */
   start(): Promise<void>;
   /** Resolves when no turn is running and memory has recorded every answered turn. */
   idle(): Promise<void>;

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createMemoryLogger } from "@switchboard/core";
 import { waitFor } from "@switchboard/core/testing";
-import { Queue } from "bullmq";
+import { Queue, Worker } from "bullmq";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {
   describeWithRedis,
@@ -103,5 +103,51 @@ describeWithRedis("cluster sweeps on BullMQ", () => {
     );
     // All of them while the first slow round was still running.
     expect(rounds.filter((round) => round.sweep === "slow")).toHaveLength(1);
+  });
+
+  it("hands the sweep on when the worker running a round dies: another worker runs the next rounds", async () => {
+    const jobLockMs = 1_000;
+    // The worker that dies: it takes a round and never finishes it, then stops renewing its job lock.
+    let taken: (() => void) | undefined;
+    const roundTaken = new Promise<void>((resolve) => {
+      taken = resolve;
+    });
+    const dying = new Worker(
+      "sweep-steady",
+      () => {
+        taken?.();
+        return new Promise<never>(() => undefined);
+      },
+      {
+        connection: bull().connection,
+        prefix: bull().prefix,
+        lockDuration: jobLockMs,
+        stalledInterval: jobLockMs,
+      },
+    );
+    const survivor = new ClusterSweeps({
+      bull: bull(),
+      sweeps: [timedSweep("steady", 100, 0, 2)],
+      jobLockMs,
+      logger: createMemoryLogger(),
+    });
+    try {
+      // The dying worker is the only one until it holds a round.
+      const queue = new Queue("sweep-steady", { connection: bull().connection, prefix: bull().prefix });
+      await queue.setGlobalConcurrency(1);
+      await queue.upsertJobScheduler("steady", { every: 100 }, { name: "steady" });
+      await queue.close();
+      await roundTaken;
+      await dying.close(true);
+      const died = Date.now();
+      workers.push(survivor);
+      await survivor.start();
+      await waitFor("three rounds in the surviving worker", () => rounds.length >= 3, 10_000);
+      // Its job lock expired, and BullMQ's stalled-job check (which marks a job on one pass and moves
+      // it on the next) handed the round on: within three lock times.
+      expect(rounds[0]!.began - died).toBeLessThan(3 * jobLockMs + 1_000);
+    } finally {
+      await dying.close(true);
+    }
   });
 });
