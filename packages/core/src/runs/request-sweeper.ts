@@ -44,6 +44,8 @@ export class RequestSweeper {
   /** Sweeps on this process's timer (one process); a cluster calls `sweep()` once per cluster instead. */
   start(intervalMs: number): void {
     this.#timer = setInterval(() => {
+      // A pass still running is left alone: its failure is logged once, by the tick that began it.
+      if (this.#sweeping) return;
       this.sweep().catch((error: unknown) => this.#options.logger.error("request sweep failed", { error }));
     }, intervalMs);
     this.#timer.unref();
@@ -51,6 +53,7 @@ export class RequestSweeper {
 
   async stop(): Promise<void> {
     clearInterval(this.#timer);
+    // Waits for a running pass; its failure was reported to whoever started it.
     await this.#sweeping?.catch(() => undefined);
   }
 
