@@ -236,7 +236,8 @@ export class DiscordAdapter implements Adapter {
     }
     const place = placeOf(conversation);
     const { poster, sendOnly } = this.#connected();
-    if (place.kind === "thread" && (await this.#answers.isAnsweringConversation(place.rootId, sendOnly))) return;
+    if (place.kind === "thread" && (await this.#answers.isAnsweringConversation(place.rootId, sendOnly)))
+      return;
     await this.#typing.start(key, async () => {
       await (await poster.typingTarget(place)).sendTyping();
     });
