@@ -36,7 +36,7 @@ describe.each(SHARED_BACKENDS)(
       const worker = await createDiscordAdapter(config, { store: shared.worker });
       adapters.push(worker);
       await worker.startSendOnly();
-      return { worker, received };
+      return { ingress, worker, received };
     }
 
     async function use(received: InboundMessage[], input: Parameters<FakeDiscord["slash"]>[0]) {
@@ -113,6 +113,33 @@ describe.each(SHARED_BACKENDS)(
 
       expect(answer.id).toBe(interaction.originalMessageId);
       expect(fake.world.messages.get(answer.id)).toMatchObject({ content: "First, the date.", flags: 0 });
+      expect(channelRequests()).toEqual([]);
+    });
+
+    it("after the receiving process answered, another one follows up and edits its answer, never overwriting it", async () => {
+      const { ingress, worker, received } = await ingressAndWorker();
+      const { interaction, command } = await use(received, {
+        name: "supervisor",
+        options: { message: "and the budget?" },
+      });
+      const first = await ingress.post({
+        conversation: command.conversation,
+        text: "Back to the supervisor.",
+        replyTo: command.id,
+      });
+      const second = await worker.post({
+        conversation: command.conversation,
+        text: "The budget is…",
+        replyTo: command.id,
+      });
+      await worker.edit?.(first, "Back to the supervisor (billing is done).");
+
+      expect(first.id).toBe(interaction.originalMessageId);
+      expect(interaction.followUpIds).toEqual([second.id]);
+      expect(messagesOf(interaction).map((message) => message?.content)).toEqual([
+        "Back to the supervisor (billing is done).",
+        "The budget is…",
+      ]);
       expect(channelRequests()).toEqual([]);
     });
 

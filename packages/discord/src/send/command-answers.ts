@@ -57,6 +57,8 @@ export class CommandAnswers {
       : await this.#webhookReplies(replyTo).post(replyTo, content, buttons);
     if (this.#viaInteraction.size >= REMEMBERED_POSTS) this.#viaInteraction.clear();
     this.#viaInteraction.set(id, replyTo);
+    // Whichever process posts the next part, or edits this one, learns it from the store.
+    await this.#shared?.recordPost(replyTo, id);
     return id;
   }
 

@@ -42,10 +42,7 @@ describe("SharedInteractions", () => {
     await interactions.keep("interaction-1", { ...command, usedAt: 1_000 }, "500");
     expect(await interactions.isAnsweringConversation("500")).toBe(true);
     expect(await interactions.isAnsweringConversation("501")).toBe(false);
-    const record = await interactions.find("interaction-1");
-    if (!record) throw new Error("not kept");
-    await interactions.markAnswered("interaction-1", record);
-    await interactions.rememberPost("900", "interaction-1", record);
+    await interactions.recordPost("interaction-1", "900");
     expect(await interactions.isAnsweringConversation("500")).toBe(false);
     expect((await interactions.find("interaction-1"))?.answered).toBe(true);
     expect(await interactions.originOf("900")).toBe("interaction-1");

@@ -64,16 +64,18 @@ export class SharedInteractions {
     return parsed.success && parsed.data.expiresAt > this.#now() ? parsed.data : undefined;
   }
 
-  async markAnswered(messageId: string, record: SharedInteraction): Promise<void> {
-    const ttl = this.#ttlUntil(record.expiresAt);
-    if (ttl === undefined) return;
-    await this.#kv.set(interactionKey(messageId), JSON.stringify({ ...record, answered: true }), ttl);
-  }
-
-  /** Remembers which command a message posted through an interaction answered, for later edits. */
-  async rememberPost(postedId: string, messageId: string, record: SharedInteraction): Promise<void> {
-    const ttl = this.#ttlUntil(record.expiresAt);
-    if (ttl !== undefined) await this.#kv.set(postKey(postedId), messageId, ttl);
+  /**
+   * A part of the answer to `messageId` was posted through its interaction, by whichever process:
+   * the deferred reply is answered (the next part is a follow-up, never a second edit of it), and
+   * the posted message can be edited later by any process.
+   */
+  async recordPost(messageId: string, postedId: string): Promise<void> {
+    const record = await this.find(messageId);
+    const ttl = record && this.#ttlUntil(record.expiresAt);
+    if (!record || ttl === undefined) return;
+    if (!record.answered)
+      await this.#kv.set(interactionKey(messageId), JSON.stringify({ ...record, answered: true }), ttl);
+    await this.#kv.set(postKey(postedId), messageId, ttl);
   }
 
   /** The command message id whose interaction posted `postedId`, while that interaction lasts. */

@@ -38,7 +38,10 @@ export class WebhookReplies {
     this.#shared = shared;
   }
 
-  /** Posts one chunk of the answer to `messageId`: the deferred reply first, then follow-ups. */
+  /**
+   * Posts one chunk of the answer to `messageId`: the deferred reply first, then follow-ups (the
+   * caller records each post, see SharedInteractions.recordPost).
+   */
   async post(
     messageId: string,
     content: string,
@@ -48,21 +51,15 @@ export class WebhookReplies {
     const webhook = this.#webhook(record);
     const allowedMentions = { ...NO_PINGS, parse: [] };
     const withComponents = components ? { components: [...components] } : {};
-    let postedId: string;
-    if (!record.answered) {
-      postedId = (await webhook.editMessage("@original", { content, allowedMentions, ...withComponents })).id;
-      await this.#shared.markAnswered(messageId, record);
-    } else {
-      const followUp = await webhook.send({
-        content,
-        allowedMentions,
-        ...withComponents,
-        ...(record.ephemeral ? { flags: MessageFlags.Ephemeral } : {}),
-      });
-      postedId = followUp.id;
-    }
-    await this.#shared.rememberPost(postedId, messageId, record);
-    return postedId;
+    if (!record.answered)
+      return (await webhook.editMessage("@original", { content, allowedMentions, ...withComponents })).id;
+    const followUp = await webhook.send({
+      content,
+      allowedMentions,
+      ...withComponents,
+      ...(record.ephemeral ? { flags: MessageFlags.Ephemeral } : {}),
+    });
+    return followUp.id;
   }
 
   /** Edits a message posted through the interaction of `messageId` (the reply or a follow-up). */
