@@ -96,7 +96,10 @@ export function registerListeners(app: App, options: ListenerOptions): void {
       await options.onResponseUrl(message.id, command.response_url);
       await sink(message);
     } catch (error) {
-      logger.warn("the engine did not accept a slash command", { error, id: message.id });
+      logger.warn("a slash command was not accepted (the store or the engine refused it)", {
+        error,
+        id: message.id,
+      });
       await ack({
         response_type: "ephemeral",
         text: "Switchboard cannot take this right now; please try again.",
