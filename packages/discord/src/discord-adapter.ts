@@ -16,7 +16,7 @@ import {
   type OutboundMessage,
   type PlaceNames,
   type PostedMessage,
-  type SendOnlyCheck,
+  type Store,
   silentLogger,
 } from "@switchboard/core";
 import { type Client, Events, type Message, type PartialMessage } from "discord.js";
@@ -42,14 +42,20 @@ import { messageFacts } from "./receive/message-facts.ts";
 import { skipUnreadablePackets } from "./receive/packet-guard.ts";
 import { PLATFORM, placeOf } from "./receive/places.ts";
 import { ChannelPoster } from "./send/channel-poster.ts";
-import { InteractionOutOfReachError, InteractionReplies } from "./send/interaction-replies.ts";
+import { CommandAnswers } from "./send/command-answers.ts";
 import { discordNonce } from "./send/nonce.ts";
+import { SharedInteractions } from "./send/shared-interactions.ts";
 import { degradeTables } from "./send/tables.ts";
 import { ThreadNames, threadNameFor } from "./send/thread-names.ts";
 import { TypingIndicator } from "./typing.ts";
 
 export interface DiscordAdapterDeps {
   readonly logger?: Logger;
+  /**
+   * The store every process of a deployment shares: slash-command interaction tokens are kept
+   * there, so whichever process delivers an answer sends it through the command's interaction.
+   */
+  readonly store?: Store;
 }
 
 interface Connection {
@@ -72,10 +78,8 @@ export class DiscordAdapter implements Adapter {
   readonly #config: DiscordAdapterConfig;
   readonly #logger: Logger;
   readonly #typing: TypingIndicator;
-  readonly #replies = new InteractionReplies();
+  readonly #answers: CommandAnswers;
   readonly #threadNames = new ThreadNames();
-  /** Messages posted through a slash command's interaction, by id → the interaction's message id. */
-  readonly #viaInteraction = new Map<string, string>();
   #slashCommands: readonly SlashCommand[] = SLASH_COMMANDS;
   #connection: Connection | undefined;
   #approvals: ApprovalDecider | undefined;
@@ -86,6 +90,8 @@ export class DiscordAdapter implements Adapter {
     this.limits = { maxMessageLength: config.maxMessageLength };
     this.streaming = adapterStreaming(config);
     this.#typing = new TypingIndicator(config.typingIntervalMs, this.#logger);
+    const kv = deps.store?.namespace<string>("discord");
+    this.#answers = new CommandAnswers(kv && new SharedInteractions(kv), () => this.#connected().client);
   }
 
   /** Every chat command the engine knows becomes a slash command (registered at start). */
@@ -108,7 +114,7 @@ export class DiscordAdapter implements Adapter {
     const client = createDiscordClient(this.#config);
     const slash = new SlashCommandReceiver({
       allow: this.#config,
-      replies: this.#replies,
+      answers: this.#answers,
       sink,
       logger: this.#logger,
       commands: () => this.#slashCommands,
@@ -143,19 +149,10 @@ export class DiscordAdapter implements Adapter {
     await registerSlashCommands(ready, this.#config, this.#logger, this.#slashCommands);
   }
 
-  checkSendOnly(): SendOnlyCheck {
-    return {
-      problems: [],
-      warnings: [
-        "answers to Discord slash commands are not delivered by a worker (the interaction stays with the process on the gateway); messages that mention the bot are answered",
-      ],
-    };
-  }
-
   /**
    * Delivers without receiving: posts, edits, typing and thread starts over REST, with no gateway
-   * connection (another process holds it). Slash-command answers cannot be delivered here: the
-   * interaction is held by the process that received it (see InteractionOutOfReachError).
+   * connection (another process holds it). Slash-command answers go through the command's
+   * interaction webhook, with the token the receiving process kept in the shared store.
    */
   async startSendOnly(): Promise<void> {
     if (this.#connection) throw new Error("the Discord adapter is already started");
@@ -186,18 +183,15 @@ export class DiscordAdapter implements Adapter {
       formatted.length <= DISCORD_MESSAGE_LIMIT
         ? [formatted]
         : chunkMarkdown(formatted, DISCORD_MESSAGE_LIMIT);
-    if (this.#connection?.sendOnly && isInteractionMessageId(message.replyTo))
-      throw new InteractionOutOfReachError(message.replyTo);
+    const { replyTo } = message;
     const ids: string[] = [];
     for (const [index, part] of parts.entries()) {
       const nonce =
         message.idempotencyKey === undefined ? undefined : discordNonce(`${message.idempotencyKey}:${index}`);
       const buttons = buttonsOn(message.approval, index === parts.length - 1);
-      if (this.#replies.routes(message.replyTo)) {
-        const id = await this.#replies.post(message.replyTo, part, buttons);
-        this.#rememberInteractionPost(id, message.replyTo);
-        ids.push(id);
-      } else ids.push(await this.#connected().poster.send(place, part, message.replyTo, nonce, buttons));
+      // A slash command's answer never goes into the channel: it may be private.
+      if (isInteractionMessageId(replyTo)) ids.push(await this.#answers.post(replyTo, part, buttons));
+      else ids.push(await this.#connected().poster.send(place, part, replyTo, nonce, buttons));
     }
     const [first] = ids;
     if (first === undefined) throw new Error("nothing to post: the message text is empty");
@@ -209,8 +203,8 @@ export class DiscordAdapter implements Adapter {
     const [first, ...rest] = chunkMarkdown(degradeTables(text), DISCORD_MESSAGE_LIMIT);
     if (first === undefined) return;
     const buttons = buttonsOn(approval, rest.length === 0);
-    const origin = this.#viaInteraction.get(posted.id);
-    if (origin !== undefined) await this.#replies.edit(origin, posted.id, first, buttons);
+    const command = await this.#answers.commandOf(posted.id);
+    if (command !== undefined) await this.#answers.edit(command, posted.id, first, buttons);
     else await this.#connected().poster.edit(placeOf(posted.conversation), posted.id, first, buttons);
     // Only a rewritten table can outgrow the limit; what does not fit follows, never cut off.
     for (const [index, part] of rest.entries())
@@ -224,15 +218,9 @@ export class DiscordAdapter implements Adapter {
   /** A prompt decided off its buttons (typed, console): the buttons go, the outcome shows. */
   async showDecision(prompt: PostedMessage, text: string, decision: { approved: boolean; by: string }) {
     const content = withOutcome(degradeTables(text), decisionLine(decision));
-    const origin = this.#viaInteraction.get(prompt.id);
-    if (origin !== undefined) await this.#replies.edit(origin, prompt.id, content, []);
+    const command = await this.#answers.commandOf(prompt.id);
+    if (command !== undefined) await this.#answers.edit(command, prompt.id, content, []);
     else await this.#connected().poster.edit(placeOf(prompt.conversation), prompt.id, content, []);
-  }
-
-  #rememberInteractionPost(postedId: string, originId: string): void {
-    // Interaction tokens expire after 15 minutes; a few thousand recent posts cover every live one.
-    if (this.#viaInteraction.size >= 5_000) this.#viaInteraction.clear();
-    this.#viaInteraction.set(postedId, originId);
   }
 
   async describePlace(conversation: ConversationRef): Promise<PlaceNames | undefined> {
@@ -247,8 +235,9 @@ export class DiscordAdapter implements Adapter {
       return;
     }
     const place = placeOf(conversation);
-    if (place.kind === "thread" && this.#replies.isAnsweringConversation(place.rootId)) return;
-    const { poster } = this.#connected();
+    const { poster, sendOnly } = this.#connected();
+    if (place.kind === "thread" && (await this.#answers.isAnsweringConversation(place.rootId, sendOnly)))
+      return;
     await this.#typing.start(key, async () => {
       await (await poster.typingTarget(place)).sendTyping();
     });

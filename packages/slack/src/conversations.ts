@@ -63,7 +63,14 @@ export function parseMessageId(id: string): { channel: string; ts: string } | un
 
 /** Slash command invocations have no ts; their trigger id names them. */
 export function slashCommandId(triggerId: string): string {
-  return `slash:${triggerId}`;
+  return `${SLASH_COMMAND_PREFIX}${triggerId}`;
+}
+
+const SLASH_COMMAND_PREFIX = "slash:";
+
+/** Whether a message id stands for a slash command invocation (see slashCommandId). */
+export function isSlashCommandId(id: string | undefined): id is string {
+  return id?.startsWith(SLASH_COMMAND_PREFIX) === true;
 }
 
 /** Direct message channels (im) have ids starting with D. */

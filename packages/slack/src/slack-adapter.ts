@@ -13,10 +13,10 @@ import {
   type OutboundMessage,
   type PlaceNames,
   type PostedMessage,
+  type Store,
   silentLogger,
 } from "@switchboard/core";
 import { registerApprovalActions } from "./approvals/approval-actions.ts";
-import { BoundedMap } from "./bounded-map.ts";
 import {
   DEFAULT_COMMAND_WORDS,
   type ResolvedSlackConfig,
@@ -33,12 +33,18 @@ import { postTargetOf, SLACK_PLATFORM } from "./conversations.ts";
 import { slackChannelNames } from "./places/channel-names.ts";
 import { registerListeners } from "./receive/bolt-listeners.ts";
 import { SlackAnswerStream } from "./send/answer-stream.ts";
+import { ResponseUrls } from "./send/response-urls.ts";
 import { MARKDOWN_CHUNK_LIMIT, SlackPoster } from "./send/slack-poster.ts";
 import { wellFormed } from "./text/well-formed.ts";
 import { WorkingIndicator } from "./working/working-indicator.ts";
 
 export interface SlackAdapterDeps {
   readonly logger?: Logger;
+  /**
+   * The store every process of a deployment shares: slash commands' response_urls are kept there,
+   * so a worker answers a command used where the bot is not a member the way the receiver would.
+   */
+  readonly store?: Store;
 }
 
 /**
@@ -60,7 +66,7 @@ export class SlackAdapter implements Adapter {
   readonly #client: WebClient;
   readonly #poster: SlackPoster;
   readonly #working: WorkingIndicator;
-  readonly #responseUrls = new BoundedMap<string, string>(1_000);
+  readonly #responseUrls: ResponseUrls;
   #bolt: BoltConnection | undefined;
   /** Set when Slack refused its streaming methods to this app: answers grow by chat.update instead. */
   #nativeStreamingRefused = false;
@@ -80,9 +86,10 @@ export class SlackAdapter implements Adapter {
       retryConfig: RETRY,
     });
     this.#channelNames = slackChannelNames(this.#client, this.#logger);
+    this.#responseUrls = new ResponseUrls(deps.store?.namespace<string>("slack"));
     this.#poster = new SlackPoster({
       client: this.#client,
-      responseUrlOf: (id) => this.#responseUrls.get(id),
+      responseUrlOf: (id) => this.#responseUrls.find(id),
     });
     this.streaming = adapterStreaming(this.#config, (message) => this.#openStream(message));
     this.#working = new WorkingIndicator({
@@ -157,7 +164,7 @@ export class SlackAdapter implements Adapter {
       sink,
       logger: this.#logger,
       onPersonMessage: (message, channel, ts) => this.#working.noteOrigin(message.conversation, channel, ts),
-      onResponseUrl: (id, url) => this.#responseUrls.set(id, url),
+      onResponseUrl: (id, url) => this.#responseUrls.keep(id, url),
     });
     registerApprovalActions(bolt.app, {
       decider: () => this.#approvals,

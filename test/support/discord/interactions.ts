@@ -204,12 +204,14 @@ export class InteractionDesk {
     };
   }
 
-  /** PATCH /webhooks/{application}/{token}/messages/@original */
-  editOriginal(applicationId: string, token: string, body: Record<string, unknown>) {
+  /** PATCH /webhooks/{application}/{token}/messages/{@original | id of a follow-up} */
+  editMessage(applicationId: string, token: string, messageId: string, body: Record<string, unknown>) {
     const interaction = this.#byToken(applicationId, token);
-    const message = interaction.originalMessageId
-      ? this.#world.messages.get(interaction.originalMessageId)
-      : undefined;
+    const id = messageId === "@original" ? interaction.originalMessageId : messageId;
+    // An interaction's webhook edits only the messages it posted: its reply and its follow-ups.
+    const own =
+      id !== undefined && (id === interaction.originalMessageId || interaction.followUpIds.includes(id));
+    const message = own ? this.#world.messages.get(id) : undefined;
     if (!message) throw unknownMessage();
     message.content = this.#world.validContent(body);
     message.flags &= ~LOADING;

@@ -88,9 +88,9 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
     ),
     route(
       "PATCH",
-      "/webhooks/:application/:token/messages/@original",
+      "/webhooks/:application/:token/messages/:message",
       false,
-      ([app = "", token = ""], body) => desk.editOriginal(app, token, body),
+      ([app = "", token = "", message = ""], body) => desk.editMessage(app, token, message, body),
     ),
     route("POST", "/webhooks/:application/:token", false, ([app = "", token = ""], body) =>
       desk.followUp(app, token, body),

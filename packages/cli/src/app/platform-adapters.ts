@@ -11,7 +11,10 @@ import type { SwitchboardConfig } from "../config/schema.ts";
 
 export interface PlatformAdapterDeps {
   readonly logger: Logger;
-  /** Matrix keeps its sync position and login there; absent for `doctor`, which only checks credentials. */
+  /**
+   * Matrix keeps its sync position and login there, Discord and Slack what answering a slash command
+   * needs (for whichever process delivers it); absent for `doctor`, which only checks credentials.
+   */
   readonly store?: Store;
 }
 
@@ -38,12 +41,13 @@ async function createAdapter(
   deps: PlatformAdapterDeps,
 ): Promise<Adapter | undefined> {
   const { logger, store } = deps;
+  const adapterDeps = { logger, ...(store ? { store } : {}) };
   switch (platform) {
     case "matrix":
-      return config.matrix && createMatrixAdapter(config.matrix, { logger, ...(store ? { store } : {}) });
+      return config.matrix && createMatrixAdapter(config.matrix, adapterDeps);
     case "discord":
-      return config.discord && createDiscordAdapter(config.discord, { logger });
+      return config.discord && createDiscordAdapter(config.discord, adapterDeps);
     case "slack":
-      return config.slack && createSlackAdapter(config.slack, { logger });
+      return config.slack && createSlackAdapter(config.slack, adapterDeps);
   }
 }

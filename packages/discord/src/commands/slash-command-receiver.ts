@@ -2,13 +2,13 @@ import type { InboundSink, Logger } from "@switchboard/core";
 import { type ChatInputCommandInteraction, GuildMember, MessageFlags } from "discord.js";
 import { type Allowlist, isAllowed } from "../receive/allowlist.ts";
 import { locationOf } from "../receive/message-facts.ts";
-import type { InteractionReplies } from "../send/interaction-replies.ts";
+import type { CommandAnswers } from "../send/command-answers.ts";
 import { commandMessage } from "./command-message.ts";
 import { findSlashCommand, type SlashCommand } from "./slash-commands.ts";
 
 export interface SlashCommandReceiverOptions {
   readonly allow: Allowlist;
-  readonly replies: InteractionReplies;
+  readonly answers: CommandAnswers;
   readonly sink: InboundSink;
   readonly logger: Logger;
   /** The slash commands registered for this bot. */
@@ -26,7 +26,7 @@ export class SlashCommandReceiver {
   async receive(interaction: ChatInputCommandInteraction): Promise<void> {
     const command = findSlashCommand(interaction.commandName, this.#options.commands());
     if (!command) return;
-    const { allow, replies, sink, logger } = this.#options;
+    const { allow, answers, sink, logger } = this.#options;
     try {
       const location = await locationOf(interaction.channel);
       if (!location || !isAllowed(location, allow)) {
@@ -51,9 +51,10 @@ export class SlashCommandReceiver {
         user: { id: interaction.user.id, displayName: member?.displayName ?? interaction.user.displayName },
         usedAt: interaction.createdTimestamp,
       });
-      replies.add(message.id, interaction, {
+      // Before the engine has the command: a worker may run it, and answer, at once.
+      await answers.expect(message.id, interaction, {
         ephemeral: command.ephemeral,
-        ...(location.kind === "channel" ? { conversationRoot: message.conversation.path.at(-1) } : {}),
+        conversationRoot: location.kind === "channel" ? message.conversation.path.at(-1) : undefined,
       });
       await sink(message);
     } catch (error) {

@@ -5,23 +5,7 @@ import {
   MessageFlags,
 } from "discord.js";
 import { NO_PINGS } from "../connect/client.ts";
-
-/**
- * An answer to a slash command reached a process that does not hold the command's interaction (a
- * send-only worker: the interaction and its token stay with the process on the gateway). Posting
- * it into the channel instead could show an ephemeral answer to everyone, so it is not delivered.
- */
-export class InteractionOutOfReachError extends Error {
-  constructor(messageId: string) {
-    super(
-      `the answer to the slash command ${messageId} must go through its interaction, which this send-only worker does not hold; slash commands are answered only with role all (typed commands work)`,
-    );
-    this.name = "InteractionOutOfReachError";
-  }
-}
-
-/** Interaction tokens live 15 minutes; stop using one a little before Discord does. */
-const TOKEN_LIFETIME_MS = 14 * 60 * 1000;
+import { TOKEN_LIFETIME_MS } from "./shared-interactions.ts";
 
 interface PendingReply {
   readonly interaction: ChatInputCommandInteraction;

@@ -21,8 +21,11 @@ export interface ListenerOptions {
   readonly logger: Logger;
   /** Sees every person-written message handed on (the working indicator reacts to it). */
   readonly onPersonMessage: (message: InboundMessage, channel: string, ts: string) => void;
-  /** Keeps a slash command's response_url, for answering where the bot is not a member. */
-  readonly onResponseUrl: (messageId: string, responseUrl: string) => void;
+  /**
+   * Keeps a slash command's response_url, for answering where the bot is not a member — in the
+   * shared store too, before the engine has the command, since a worker may answer it.
+   */
+  readonly onResponseUrl: (messageId: string, responseUrl: string) => Promise<void>;
 }
 
 function stringField(record: Record<string, unknown>, key: string): string | undefined {
@@ -89,11 +92,14 @@ export function registerListeners(app: App, options: ListenerOptions): void {
       return;
     }
     const message = mapSlashCommand(command, settings, Date.now());
-    options.onResponseUrl(message.id, command.response_url);
     try {
+      await options.onResponseUrl(message.id, command.response_url);
       await sink(message);
     } catch (error) {
-      logger.warn("the engine did not accept a slash command", { error, id: message.id });
+      logger.warn("a slash command was not accepted (the store or the engine refused it)", {
+        error,
+        id: message.id,
+      });
       await ack({
         response_type: "ephemeral",
         text: "Switchboard cannot take this right now; please try again.",

@@ -8,7 +8,13 @@ import {
   type PostedMessage,
 } from "@switchboard/core";
 import { approvalBlocks, decidedPromptBlocks, type SlackBlock } from "../approvals/approval-blocks.ts";
-import { messageId, type PostTarget, parseMessageId, postTargetOf } from "../conversations.ts";
+import {
+  isSlashCommandId,
+  messageId,
+  type PostTarget,
+  parseMessageId,
+  postTargetOf,
+} from "../conversations.ts";
 import { explainSlackError, platformErrorCode } from "../slack-api-errors.ts";
 import { escapeText } from "./escape.ts";
 import { markdownToMrkdwn } from "./mrkdwn.ts";
@@ -29,7 +35,21 @@ export const MARKDOWN_CHUNK_LIMIT = 3_500;
 export const METADATA_EVENT_TYPE = "switchboard_answer";
 
 /** Where a slash command may still be answered when the bot is not in the channel. */
-export type ResponseUrlLookup = (originId: string) => string | undefined;
+export type ResponseUrlLookup = (originId: string) => Promise<string | undefined>;
+
+/**
+ * A slash command used where the bot is not a member can only be answered through its
+ * response_url, and this process has none for it: expired (Slack takes answers for 30 minutes), or
+ * never kept in the shared store. The answer is private; it is not posted anywhere else.
+ */
+export class ResponseUrlUnavailableError extends Error {
+  constructor(channel: string, originId: string) {
+    super(
+      `the bot is not in Slack channel ${channel}, and the response_url of the slash command ${originId} is not in the shared store (it expired after 30 minutes, or the process that received the command had no store): invite the bot to the channel (/invite @bot) to answer there`,
+    );
+    this.name = "ResponseUrlUnavailableError";
+  }
+}
 
 export interface SlackPosterOptions {
   readonly client: WebClient;
@@ -200,13 +220,14 @@ export class SlackPoster {
       return messageId(target.channel, result.message_ts);
     } catch (error) {
       const code = platformErrorCode(error);
-      const responseUrl =
-        message.replyTo === undefined ? undefined : this.#options.responseUrlOf(message.replyTo);
+      const { replyTo } = message;
       // Slash commands work in channels the bot is not in; their response_url still reaches the user.
-      if ((code === "not_in_channel" || code === "channel_not_found") && responseUrl) {
+      if ((code === "not_in_channel" || code === "channel_not_found") && isSlashCommandId(replyTo)) {
+        const responseUrl = await this.#options.responseUrlOf(replyTo);
+        if (responseUrl === undefined) throw new ResponseUrlUnavailableError(target.channel, replyTo);
         await this.#respond(responseUrl, text);
         // A response_url reply has no ts; it can be neither edited nor replied to.
-        return `response:${message.replyTo}`;
+        return `response:${replyTo}`;
       }
       return explainSlackError("chat.postEphemeral", error);
     }
