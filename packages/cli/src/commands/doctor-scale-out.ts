@@ -53,6 +53,13 @@ export async function checkScaleOut(
     await queue.close().catch(() => undefined);
   }
   if (config.role === "ingress") results.push(...(await leaders(config, bull, logger)));
+  if (config.engine.midRunPolicy === "interrupt")
+    results.push({
+      name: "role",
+      status: "warning",
+      detail: `${config.role}: engine.midRunPolicy interrupt acts as queue in a cluster (the ingress receives the newer message, a worker runs the answer it would stop)`,
+      fix: "set engine.midRunPolicy to queue or collect, or run role all",
+    });
   if (config.role === "worker") results.push(...(await checkSendOnly(config, logger)));
   return results;
 }

@@ -231,6 +231,18 @@ describeWithRedis("switchboard doctor --role", () => {
     );
   });
 
+  it("warns that the interrupt policy acts as queue in a cluster", async () => {
+    await writeFile(join(dir, "switchboard.yaml"), "engine:\n  midRunPolicy: interrupt\n");
+    const { context, stdout } = testContext({
+      cwd: dir,
+      env: { SWITCHBOARD_STORE_URL: `${TEST_REDIS_URL}/?prefix=${prefix}` },
+    });
+    expect(await runCli(["doctor", "--role", "worker"], context)).toBe(0);
+    expect(stdout.text).toContain(
+      "warning  role: worker: engine.midRunPolicy interrupt acts as queue in a cluster (the ingress receives the newer message, a worker runs the answer it would stop)",
+    );
+  });
+
   it("tells a worker's operator what a platform refuses from a worker, and warns of nothing that works", async () => {
     await writeFile(
       join(dir, "switchboard.yaml"),
