@@ -44,7 +44,7 @@ describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
   });
 
   it("lists a Slack conversation as it happens, without reloading", async () => {
-    await stack.slack.say(GENERAL, `<@${BOT_USER_ID}> hello from slack`);
+    const question = await stack.slack.say(GENERAL, `<@${BOT_USER_ID}> hello from slack`);
     const row = page.locator("table.conversations tbody tr", { hasText: "slack" });
     await row.waitFor({ timeout: 10_000 });
     expect(await row.textContent()).toContain("supervisor");
@@ -53,7 +53,15 @@ describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
     await page.selectOption("select[name=platform]", "slack");
     await page.click("form.filters button");
     await expect.poll(() => page.locator("table.conversations tbody tr").count()).toBe(1);
+    // A refresh while someone types in the search box keeps what they typed (and their place).
     await page.fill("input[name=q]", "no such words anywhere");
+    const refreshedAt = await page.locator("#live").getAttribute("data-refreshed-at");
+    await stack.slack.say(GENERAL, `<@${BOT_USER_ID}> one more thing`, { threadTs: question.ts });
+    await expect
+      .poll(() => page.locator("#live").getAttribute("data-refreshed-at"), { timeout: 10_000 })
+      .not.toBe(refreshedAt);
+    expect(await page.inputValue("input[name=q]")).toBe("no such words anywhere");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("q");
     await page.click("form.filters button");
     // Polled: the answer may still be streaming, and every change of it refreshes the list.
     await expect

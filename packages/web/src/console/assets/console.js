@@ -21,9 +21,12 @@ function main() {
     try {
       const response = await fetch(location.href, { headers: { [FRAGMENT_HEADER]: "1" } });
       if (response.ok) {
+        const html = await response.text();
         const focused = document.activeElement && live.contains(document.activeElement);
-        live.innerHTML = await response.text();
+        const edits = unsavedFields(live);
+        live.innerHTML = html;
         if (focused) live.focus();
+        restoreFields(live, edits);
         // In the chat, follow the conversation: the newest message stays in view.
         if (document.querySelector("form[data-chat-form]")) {
           const newest = live.querySelector(".transcript > li:last-child");
@@ -94,6 +97,45 @@ function main() {
         state.textContent = await response.text();
       }
     });
+  }
+}
+
+/** Names a form field so the same field is found again in the refreshed region. */
+function fieldSelector(field) {
+  const form = field.form?.classList[0] ? `form.${CSS.escape(field.form.classList[0])} ` : "";
+  const value =
+    field.type === "checkbox" || field.type === "radio" ? `[value="${CSS.escape(field.value)}"]` : "";
+  return `${form}[name="${CSS.escape(field.name)}"]${value}`;
+}
+
+/**
+ * What the person has typed or chosen in the live region's forms (a search being typed, a filter
+ * picked) and which field they are in: a refresh must not undo it.
+ */
+function unsavedFields(root) {
+  const saved = [];
+  for (const field of root.querySelectorAll("input[name], select[name], textarea[name]")) {
+    if (field.type === "hidden") continue;
+    const checkable = field.type === "checkbox" || field.type === "radio";
+    const changed = checkable
+      ? field.checked !== field.defaultChecked
+      : field instanceof HTMLSelectElement
+        ? [...field.options].some((option) => option.selected !== option.defaultSelected)
+        : field.value !== field.defaultValue;
+    const focused = field === document.activeElement;
+    if (changed || focused)
+      saved.push({ selector: fieldSelector(field), value: field.value, checked: field.checked, focused });
+  }
+  return saved;
+}
+
+function restoreFields(root, saved) {
+  for (const entry of saved) {
+    const field = root.querySelector(entry.selector);
+    if (!field) continue;
+    if (field.type === "checkbox" || field.type === "radio") field.checked = entry.checked;
+    else field.value = entry.value;
+    if (entry.focused) field.focus();
   }
 }
 
