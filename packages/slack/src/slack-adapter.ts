@@ -32,6 +32,7 @@ import { verifyAppToken, verifyBotToken } from "./connect/verify-credentials.ts"
 import { postTargetOf, SLACK_PLATFORM } from "./conversations.ts";
 import { slackChannelNames } from "./places/channel-names.ts";
 import { registerListeners } from "./receive/bolt-listeners.ts";
+import { MessageReceiver } from "./receive/message-receiver.ts";
 import { SlackAnswerStream } from "./send/answer-stream.ts";
 import { MARKDOWN_CHUNK_LIMIT, SlackPoster } from "./send/slack-poster.ts";
 import { wellFormed } from "./text/well-formed.ts";
@@ -133,30 +134,37 @@ export class SlackAdapter implements Adapter {
   async start(sink: InboundSink): Promise<void> {
     if (this.#bolt) throw new Error("the Slack adapter is already running");
     const identity = await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
+    const { channels, directMessages, dmConversations, slashCommand } = this.#config;
+    const settings = {
+      botUserId: identity.userId,
+      botId: identity.botId,
+      botName: identity.name,
+      commandWords: this.commandWords,
+      channels,
+      directMessages,
+      dmConversations,
+    };
+    const messages = new MessageReceiver({
+      settings,
+      teamId: identity.teamId,
+      sink,
+      logger: this.#logger,
+      onPersonMessage: (message, channel, ts) => this.#working.noteOrigin(message.conversation, channel, ts),
+    });
     const bolt = createBoltConnection({
       connection: this.#connection,
       botToken: this.#config.botToken,
       identity,
       apiUrl: this.#config.apiUrl,
       logger: this.#logger,
+      messages,
     });
-    const { channels, directMessages, dmConversations, slashCommand } = this.#config;
-    const commandWords = this.commandWords;
     registerListeners(bolt.app, {
-      settings: {
-        botUserId: identity.userId,
-        botId: identity.botId,
-        botName: identity.name,
-        commandWords,
-        channels,
-        directMessages,
-        dmConversations,
-      },
-      teamId: identity.teamId,
+      settings,
       slashCommand,
       sink,
       logger: this.#logger,
-      onPersonMessage: (message, channel, ts) => this.#working.noteOrigin(message.conversation, channel, ts),
+      messages,
       onResponseUrl: (id, url) => this.#responseUrls.set(id, url),
     });
     registerApprovalActions(bolt.app, {
