@@ -111,6 +111,9 @@ export class Deliverer {
     if (!streaming || !adapter.edit) return undefined;
     const streams = this.#streams;
     const resumed = streams ? await streams.load(workId) : [];
+    // Nothing to clear when nothing was recorded: an answer posted whole (most of them) costs no
+    // delete. Only the lock holder records under this work id, and it read the record just now.
+    let recorded = resumed.length > 0;
     return new StreamingReply({
       surface: {
         post: (message) => this.post(message),
@@ -132,6 +135,7 @@ export class Deliverer {
       progress: streaming.progress,
       resumed,
       onPosted: async (message, all) => {
+        recorded = true;
         await streams?.save(workId, all);
         // A native stream's message was not posted through post(): index it here.
         await this.#index.rememberPosted(
@@ -141,7 +145,7 @@ export class Deliverer {
         );
         await this.#index.markParticipating(encodeConversationKey(delivery.conversation));
       },
-      ...(streams ? { onFinished: () => streams.clear(workId) } : {}),
+      ...(streams ? { onFinished: async () => (recorded ? streams.clear(workId) : undefined) } : {}),
       onPreviewError,
     });
   }
