@@ -53,6 +53,8 @@ export class SlackAdapter implements Adapter {
   readonly platform = SLACK_PLATFORM;
   /** Slack takes a message starting with `/word` as a slash command, so `/reset` never reaches the bot. */
   readonly commandPrefix = "!";
+  /** Replies sit in their thread (the conversation); Slack events never name a message replied to. */
+  readonly repliesNameTheirTarget = false;
   readonly limits = { maxMessageLength: MARKDOWN_CHUNK_LIMIT };
   readonly streaming: AdapterStreaming | undefined;
   readonly #config: ResolvedSlackConfig;
