@@ -74,7 +74,11 @@ function httpReceiver(
     // Bolt's routing (middleware, listener matching, its own second parse and signature check)
     // costs more than the hand-over itself, for every message in every channel the bot is in.
     ...(messages
-      ? { takeEvent: (body, retryNum) => messages.receiveBody(body, retryNum), onNotAccepted: notAccepted }
+      ? {
+          takeEvent: (body, retryNum) => messages.receiveBody(body, retryNum),
+          onHandOverFailed: (error, refused) =>
+            refused ? notAccepted(error) : operatorLog.error("handling a Slack event failed", { error }),
+        }
       : {}),
   });
   return {

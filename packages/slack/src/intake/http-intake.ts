@@ -23,8 +23,11 @@ export interface HttpIntakeOptions {
     body: Record<string, unknown>,
     retryNum: number | undefined,
   ) => Promise<void> | undefined;
-  /** Hears each event the fast path's hand-over refused (answered 503). */
-  readonly onNotAccepted?: (error: unknown) => void;
+  /**
+   * Hears each failed hand-over: a refusal by the engine (`refused`, answered 503 so Slack delivers
+   * the event again) or a fault (answered 200, as Bolt does: a redelivery would fail the same way).
+   */
+  readonly onHandOverFailed?: (error: unknown, refused: boolean) => void;
   readonly now?: () => number;
 }
 
@@ -158,19 +161,17 @@ export class HttpIntake {
     this.#options.handOn(request, response);
   }
 
-  /** As Bolt answers an event it processed before responding: 200 once handed over, else 503 / 500. */
+  /** As Bolt answers an event it processed before responding: 200 once handed over, 503 when refused. */
   async #answerAfter(handOver: Promise<void>, response: ServerResponse): Promise<void> {
     try {
       await handOver;
     } catch (error) {
-      if (isNotAccepted(error)) {
-        this.#options.onNotAccepted?.(error);
+      const refused = isNotAccepted(error);
+      this.#options.onHandOverFailed?.(error, refused);
+      if (refused) {
         refuse(response, 503);
-      } else {
-        this.#options.rejections.note("event processing failed", { error });
-        refuse(response, 500);
+        return;
       }
-      return;
     }
     if (response.headersSent) return;
     response.writeHead(200);
