@@ -32,6 +32,7 @@ import { verifyAppToken, verifyBotToken } from "./connect/verify-credentials.ts"
 import { postTargetOf, SLACK_PLATFORM } from "./conversations.ts";
 import { slackChannelNames } from "./places/channel-names.ts";
 import { registerListeners } from "./receive/bolt-listeners.ts";
+import { MessageReceiver } from "./receive/message-receiver.ts";
 import { SlackAnswerStream } from "./send/answer-stream.ts";
 import { ResponseUrls } from "./send/response-urls.ts";
 import { MARKDOWN_CHUNK_LIMIT, SlackPoster } from "./send/slack-poster.ts";
@@ -58,6 +59,8 @@ export class SlackAdapter implements Adapter {
   readonly platform = SLACK_PLATFORM;
   /** Slack takes a message starting with `/word` as a slash command, so `/reset` never reaches the bot. */
   readonly commandPrefix = "!";
+  /** Replies sit in their thread (the conversation); Slack events never name a message replied to. */
+  readonly repliesNameTheirTarget = false;
   readonly limits = { maxMessageLength: MARKDOWN_CHUNK_LIMIT };
   readonly streaming: AdapterStreaming | undefined;
   readonly #config: ResolvedSlackConfig;
@@ -140,30 +143,37 @@ export class SlackAdapter implements Adapter {
   async start(sink: InboundSink): Promise<void> {
     if (this.#bolt) throw new Error("the Slack adapter is already running");
     const identity = await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
+    const { channels, directMessages, dmConversations, slashCommand } = this.#config;
+    const settings = {
+      botUserId: identity.userId,
+      botId: identity.botId,
+      botName: identity.name,
+      commandWords: this.commandWords,
+      channels,
+      directMessages,
+      dmConversations,
+    };
+    const messages = new MessageReceiver({
+      settings,
+      teamId: identity.teamId,
+      sink,
+      logger: this.#logger,
+      onPersonMessage: (message, channel, ts) => this.#working.noteOrigin(message.conversation, channel, ts),
+    });
     const bolt = createBoltConnection({
       connection: this.#connection,
       botToken: this.#config.botToken,
       identity,
       apiUrl: this.#config.apiUrl,
       logger: this.#logger,
+      messages,
     });
-    const { channels, directMessages, dmConversations, slashCommand } = this.#config;
-    const commandWords = this.commandWords;
     registerListeners(bolt.app, {
-      settings: {
-        botUserId: identity.userId,
-        botId: identity.botId,
-        botName: identity.name,
-        commandWords,
-        channels,
-        directMessages,
-        dmConversations,
-      },
-      teamId: identity.teamId,
+      settings,
       slashCommand,
       sink,
       logger: this.#logger,
-      onPersonMessage: (message, channel, ts) => this.#working.noteOrigin(message.conversation, channel, ts),
+      messages,
       onResponseUrl: (id, url) => this.#responseUrls.keep(id, url),
     });
     registerApprovalActions(bolt.app, {

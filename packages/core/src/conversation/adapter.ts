@@ -79,6 +79,12 @@ export interface Adapter {
    */
   readonly commandPrefix?: string;
   /**
+   * False when this platform's inbound messages never name a message they reply to (`replyTo`):
+   * on Slack a reply sits in its thread, and the thread is the conversation. The bot's messages
+   * then need no entry in the message index (one store write per posted message). Default: true.
+   */
+  readonly repliesNameTheirTarget?: boolean;
+  /**
    * The engine's chat commands, before `start`: adapters with native commands (Discord slash
    * commands, Slack command words) offer every one of them, so none is missing on a platform.
    */

@@ -111,6 +111,9 @@ export class Deliverer {
     if (!streaming || !adapter.edit) return undefined;
     const streams = this.#streams;
     const resumed = streams ? await streams.load(workId) : [];
+    // Nothing to clear when nothing was recorded: an answer posted whole (most of them) costs no
+    // delete. Only the lock holder records under this work id, and it read the record just now.
+    let recorded = resumed.length > 0;
     return new StreamingReply({
       surface: {
         post: (message) => this.post(message),
@@ -132,16 +135,13 @@ export class Deliverer {
       progress: streaming.progress,
       resumed,
       onPosted: async (message, all) => {
+        recorded = true;
         await streams?.save(workId, all);
         // A native stream's message was not posted through post(): index it here.
-        await this.#index.rememberPosted(
-          adapter.platform,
-          message.id,
-          encodeConversationKey(message.conversation),
-        );
+        await this.#rememberPosted(adapter, message);
         await this.#index.markParticipating(encodeConversationKey(delivery.conversation));
       },
-      ...(streams ? { onFinished: () => streams.clear(workId) } : {}),
+      ...(streams ? { onFinished: async () => (recorded ? streams.clear(workId) : undefined) } : {}),
       onPreviewError,
     });
   }
@@ -210,7 +210,7 @@ export class Deliverer {
     this.#observer?.posted?.(message, posted, performance.now() - started);
     if (message.approval)
       await this.#prompts?.set(message.approval.requestId, { posted, text: message.text }, PROMPT_TTL_MS);
-    await this.#index.rememberPosted(adapter.platform, posted.id, encodeConversationKey(posted.conversation));
+    await this.#rememberPosted(adapter, posted);
     // From the first chunk on, the bot takes part: a follow-up typed while later chunks are
     // still being posted must not be judged unaddressed.
     await this.#index.markParticipating(encodeConversationKey(message.conversation));
@@ -223,15 +223,14 @@ export class Deliverer {
     idempotencyKey: string,
   ): Promise<PostedMessage | undefined> {
     const posted = await this.adapterFor(conversation).findPosted?.(conversation, idempotencyKey);
-    if (posted) {
-      const adapter = this.adapterFor(conversation);
-      await this.#index.rememberPosted(
-        adapter.platform,
-        posted.id,
-        encodeConversationKey(posted.conversation),
-      );
-    }
+    if (posted) await this.#rememberPosted(this.adapterFor(conversation), posted);
     return posted;
+  }
+
+  /** Indexes a bot message, so a reply naming it finds its conversation (where replies name one). */
+  async #rememberPosted(adapter: Adapter, posted: PostedMessage): Promise<void> {
+    if (adapter.repliesNameTheirTarget === false) return;
+    await this.#index.rememberPosted(adapter.platform, posted.id, encodeConversationKey(posted.conversation));
   }
 
   /**

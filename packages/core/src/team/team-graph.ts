@@ -74,8 +74,10 @@ export function buildTeamGraph(options: TeamGraphOptions) {
   const names = options.agents.map((agent) => agent.name);
   const graph = new StateGraph(TeamState);
   for (const agent of options.agents) {
-    graph.addNode(agent.name, (state: TeamStateValue, config: RunnableConfig) =>
-      callAgent(agent, state, config, options),
+    graph.addNode(
+      agent.name,
+      (state: TeamStateValue, config: RunnableConfig) => callAgent(agent, state, config, options),
+      { ends: [toolsNode(agent.name), END] },
     );
     graph.addNode(
       toolsNode(agent.name),
@@ -93,21 +95,18 @@ export function buildTeamGraph(options: TeamGraphOptions) {
     TeamStateUpdate,
     string
   >;
-  builder.addConditionalEdges(
-    START,
-    (state: TeamStateValue) => {
-      const active = state.activeAgent;
-      return active && names.includes(active) ? active : SUPERVISOR;
-    },
-    names,
-  );
-  for (const agent of names) {
+  // A conditional edge is a traced runnable step of its own (run tree, callbacks) on every turn:
+  // a team of one has nothing to route, and an agent names its next step in the Command it returns.
+  if (names.length === 1) builder.addEdge(START, SUPERVISOR);
+  else
     builder.addConditionalEdges(
-      agent,
-      (state: TeamStateValue) => (hasToolCalls(state.messages.at(-1)) ? toolsNode(agent) : END),
-      [toolsNode(agent), END],
+      START,
+      (state: TeamStateValue) => {
+        const active = state.activeAgent;
+        return active && names.includes(active) ? active : SUPERVISOR;
+      },
+      names,
     );
-  }
   return builder.compile({ checkpointer: options.checkpointer });
 }
 
@@ -120,7 +119,7 @@ async function callAgent(
   state: TeamStateValue,
   config: RunnableConfig,
   options: TeamGraphOptions,
-): Promise<TeamStateUpdate> {
+): Promise<Command<unknown, TeamStateUpdate>> {
   const { maxIterations } = options.limits;
   if (state.turn.modelCalls >= maxIterations)
     throw new TeamLimitError("iterations", limitMessages.iterations(maxIterations, commandPrefixOf(config)));
@@ -152,12 +151,15 @@ async function callAgent(
     ...(reply.id ? { response_metadata: { id: reply.id } } : {}),
     usage_metadata: reply.usage_metadata,
   });
-  return {
-    messages: [message],
-    answeredBy: agent.name,
-    stoppedBy: null,
-    turn: { ...state.turn, modelCalls: state.turn.modelCalls + 1 },
-  };
+  return new Command({
+    goto: hasToolCalls(message) ? toolsNode(agent.name) : END,
+    update: {
+      messages: [message],
+      answeredBy: agent.name,
+      stoppedBy: null,
+      turn: { ...state.turn, modelCalls: state.turn.modelCalls + 1 },
+    },
+  });
 }
 
 async function runTools(

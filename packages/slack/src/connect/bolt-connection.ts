@@ -6,6 +6,7 @@ import { HttpIntake } from "../intake/http-intake.ts";
 import { isNotAccepted } from "../intake/not-accepted.ts";
 import { RejectionLog } from "../intake/rejection-log.ts";
 import { ackSocketEventsAfterIntake } from "../intake/socket-intake.ts";
+import type { MessageReceiver } from "../receive/message-receiver.ts";
 import { platformErrorCode } from "../slack-api-errors.ts";
 import { boltLoggerFrom } from "./bolt-logger.ts";
 import { type BotIdentity, SlackAuthError } from "./verify-credentials.ts";
@@ -16,6 +17,8 @@ export interface BoltConnectionOptions {
   readonly identity: BotIdentity;
   readonly apiUrl: string;
   readonly logger: Logger;
+  /** HTTP mode: takes the events the engine hears straight off the request (see HttpIntake). */
+  readonly messages?: MessageReceiver;
 }
 
 /** A Bolt app and the receiver that brings Slack's events to it (HTTP server or Socket Mode). */
@@ -37,7 +40,10 @@ function httpReceiver(
   logger: BoltLogger,
   rejections: RejectionLog,
   operatorLog: Logger,
+  messages: MessageReceiver | undefined,
 ): ReceiverHandle {
+  const notAccepted = (error: unknown) =>
+    operatorLog.warn("a Slack event was not accepted; answered 503 so Slack sends it again", { error });
   const receiver = new HTTPReceiver({
     signingSecret: connection.signingSecret,
     endpoints: [connection.path],
@@ -50,7 +56,7 @@ function httpReceiver(
     processEventErrorHandler: async ({ error, response }) => {
       if (response.headersSent) return false;
       if (isNotAccepted(error)) {
-        operatorLog.warn("a Slack event was not accepted; answered 503 so Slack sends it again", { error });
+        notAccepted(error);
         response.writeHead(503);
       } else {
         rejections.note("event processing failed", { error });
@@ -65,6 +71,15 @@ function httpReceiver(
     signingSecret: connection.signingSecret,
     rejections,
     handOn: (request, response) => receiver.requestListener(request, response),
+    // Bolt's routing (middleware, listener matching, its own second parse and signature check)
+    // costs more than the hand-over itself, for every message in every channel the bot is in.
+    ...(messages
+      ? {
+          takeEvent: (body, retryNum) => messages.receiveBody(body, retryNum),
+          onHandOverFailed: (error, refused) =>
+            refused ? notAccepted(error) : operatorLog.error("handling a Slack event failed", { error }),
+        }
+      : {}),
   });
   return {
     receiver,
@@ -112,7 +127,7 @@ export function createBoltConnection(options: BoltConnectionOptions): BoltConnec
   const clientOptions: WebClientOptions = { slackApiUrl: options.apiUrl };
   const handle =
     connection.mode === "http"
-      ? httpReceiver(connection, logger, rejections, options.logger)
+      ? httpReceiver(connection, logger, rejections, options.logger, options.messages)
       : socketModeReceiver(connection, logger, clientOptions);
   const app = new App({
     receiver: handle.receiver,

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { isNotAccepted } from "./not-accepted.ts";
 import type { RejectionLog } from "./rejection-log.ts";
-import { checkRequestShape } from "./request-shape.ts";
+import { checkRequestShape, JSON_TYPE } from "./request-shape.ts";
 import { verifySignature } from "./request-signature.ts";
 
 /** Slack's own limit for a request body is far below this; Bolt uses the same figure. */
@@ -13,6 +14,20 @@ export interface HttpIntakeOptions {
   readonly rejections: RejectionLog;
   /** Bolt's HTTPReceiver request listener: gets only requests this intake let through. */
   readonly handOn: (request: IncomingMessage, response: ServerResponse) => void;
+  /**
+   * The fast path for the events the engine hears (`message`, `app_mention`): handed the parsed
+   * body, it returns the hand-over to await before the acknowledgement, or undefined to leave the
+   * request to Bolt. A refusal (`isNotAccepted`) is answered 503, so Slack delivers it again.
+   */
+  readonly takeEvent?: (
+    body: Record<string, unknown>,
+    retryNum: number | undefined,
+  ) => Promise<void> | undefined;
+  /**
+   * Hears each failed hand-over: a refusal by the engine (`refused`, answered 503 so Slack delivers
+   * the event again) or a fault (answered 200, as Bolt does: a redelivery would fail the same way).
+   */
+  readonly onHandOverFailed?: (error: unknown, refused: boolean) => void;
   readonly now?: () => number;
 }
 
@@ -39,6 +54,12 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === "string" ? value : undefined;
+}
+
+/** Slack's delivery attempt, as Bolt reads it (`x-slack-retry-num`); undefined on the first. */
+function retryNumOf(request: IncomingMessage): number | undefined {
+  const retry = Number.parseInt(header(request, "x-slack-retry-num") ?? "", 10);
+  return Number.isFinite(retry) ? retry : undefined;
 }
 
 function refuse(response: ServerResponse, status: number): void {
@@ -126,10 +147,34 @@ export class HttpIntake {
       refuse(response, shape.status);
       return;
     }
+    if (shape.contentType === JSON_TYPE) {
+      const handOver = this.#options.takeEvent?.(shape.body, retryNumOf(request));
+      if (handOver) {
+        await this.#answerAfter(handOver, response);
+        return;
+      }
+    }
     // Bolt reads the body we already read (a buffered request), and decides the form/JSON parse on
     // the exact media type, so it gets the bare one.
     Object.assign(request, { rawBody });
     request.headers["content-type"] = shape.contentType;
     this.#options.handOn(request, response);
+  }
+
+  /** As Bolt answers an event it processed before responding: 200 once handed over, 503 when refused. */
+  async #answerAfter(handOver: Promise<void>, response: ServerResponse): Promise<void> {
+    try {
+      await handOver;
+    } catch (error) {
+      const refused = isNotAccepted(error);
+      this.#options.onHandOverFailed?.(error, refused);
+      if (refused) {
+        refuse(response, 503);
+        return;
+      }
+    }
+    if (response.headersSent) return;
+    response.writeHead(200);
+    response.end();
   }
 }

@@ -4,7 +4,9 @@ export const JSON_TYPE = "application/json";
 export const FORM_TYPE = "application/x-www-form-urlencoded";
 
 export type ShapeVerdict =
-  | { readonly ok: true; readonly contentType: typeof JSON_TYPE | typeof FORM_TYPE }
+  | { readonly ok: true; readonly contentType: typeof FORM_TYPE }
+  /** An Events API body, parsed once here (checked to be an object with a `type`). */
+  | { readonly ok: true; readonly contentType: typeof JSON_TYPE; readonly body: Record<string, unknown> }
   | { readonly ok: false; readonly status: 400 | 415; readonly reason: string };
 
 /** The Events API: always a JSON object with a `type`; an event callback carries an event object. */
@@ -41,9 +43,9 @@ export function checkRequestShape(contentTypeHeader: string | undefined, rawBody
   if (type === JSON_TYPE) {
     const parsed = parsesAsJson(rawBody);
     if (!parsed.ok) return { ok: false, status: 400, reason: "malformed JSON" };
-    if (!eventsBody.safeParse(parsed.value).success)
-      return { ok: false, status: 400, reason: "JSON is not a Slack event" };
-    return { ok: true, contentType: JSON_TYPE };
+    const body = eventsBody.safeParse(parsed.value);
+    if (!body.success) return { ok: false, status: 400, reason: "JSON is not a Slack event" };
+    return { ok: true, contentType: JSON_TYPE, body: parsed.value as Record<string, unknown> };
   }
   if (type === FORM_TYPE) {
     const form = Object.fromEntries(new URLSearchParams(rawBody));
