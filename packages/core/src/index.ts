@@ -18,6 +18,7 @@ export {
   type ApprovalPrompt,
   decisionLine,
 } from "./conversation/approvals.ts";
+export { delegateTo } from "./conversation/delegating-adapter.ts";
 export type { Author, InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
 export { cachedPlaceLookup } from "./conversation/place-name-cache.ts";
 export {

@@ -1,4 +1,4 @@
-import type { Adapter, InboundMessage, InboundSink } from "@switchboard/core";
+import { type Adapter, delegateTo, type InboundMessage, type InboundSink } from "@switchboard/core";
 import type { Leadership } from "./leadership.ts";
 
 /** An event reached an ingress that no longer leads; the platform side keeps it for the new leader. */
@@ -51,25 +51,5 @@ export function leaderOnly(inner: Adapter, leadership: Leadership): Adapter {
     await leadership.stop();
     await stopSendingOnly();
   };
-  const { check, useCommands, useApprovals, findPosted, edit, showDecision, showProgress } = inner;
-  const { describePlace, setTyping } = inner;
-  return {
-    platform: inner.platform,
-    limits: inner.limits,
-    exclusiveInbound: true,
-    ...(inner.commandPrefix === undefined ? {} : { commandPrefix: inner.commandPrefix }),
-    ...(inner.streaming ? { streaming: inner.streaming } : {}),
-    start,
-    stop,
-    post: (message) => inner.post(message),
-    ...(check ? { check: check.bind(inner) } : {}),
-    ...(useCommands ? { useCommands: useCommands.bind(inner) } : {}),
-    ...(useApprovals ? { useApprovals: useApprovals.bind(inner) } : {}),
-    ...(findPosted ? { findPosted: findPosted.bind(inner) } : {}),
-    ...(edit ? { edit: edit.bind(inner) } : {}),
-    ...(showDecision ? { showDecision: showDecision.bind(inner) } : {}),
-    ...(showProgress ? { showProgress: showProgress.bind(inner) } : {}),
-    ...(describePlace ? { describePlace: describePlace.bind(inner) } : {}),
-    ...(setTyping ? { setTyping: setTyping.bind(inner) } : {}),
-  };
+  return { ...delegateTo(inner), exclusiveInbound: true, start, stop };
 }

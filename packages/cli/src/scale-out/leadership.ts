@@ -61,11 +61,6 @@ export class Leadership {
     return this.#held !== undefined && Date.now() < this.#validUntil;
   }
 
-  /** The fence of the lease held now, for logs and health; undefined while standing by. */
-  fence(): number | undefined {
-    return this.holds() ? this.#held?.fence : undefined;
-  }
-
   /** Stops campaigning; a leader stops the singleton, then gives the lease back at once. */
   async stop(): Promise<void> {
     this.#stopped = true;

@@ -1,4 +1,4 @@
-import type { Adapter, OutboundMessage, PostedMessage } from "@switchboard/core";
+import { type Adapter, delegateTo } from "@switchboard/core";
 
 /** The platform has no send-only mode (every built-in one has); the worker role refuses it. */
 export class SendOnlyUnsupportedError extends Error {
@@ -21,22 +21,5 @@ export class SendOnlyUnsupportedError extends Error {
 export function sendOnly(inner: Adapter): Adapter {
   const startSendOnly = inner.startSendOnly?.bind(inner);
   if (!startSendOnly) throw new SendOnlyUnsupportedError(inner.platform);
-  const { findPosted, edit, showDecision, showProgress, describePlace, setTyping, check, useCommands } =
-    inner;
-  return {
-    platform: inner.platform,
-    limits: inner.limits,
-    ...(inner.streaming ? { streaming: inner.streaming } : {}),
-    start: () => startSendOnly(),
-    stop: () => inner.stop(),
-    post: (message: OutboundMessage): Promise<PostedMessage> => inner.post(message),
-    ...(findPosted ? { findPosted: findPosted.bind(inner) } : {}),
-    ...(edit ? { edit: edit.bind(inner) } : {}),
-    ...(showDecision ? { showDecision: showDecision.bind(inner) } : {}),
-    ...(showProgress ? { showProgress: showProgress.bind(inner) } : {}),
-    ...(describePlace ? { describePlace: describePlace.bind(inner) } : {}),
-    ...(setTyping ? { setTyping: setTyping.bind(inner) } : {}),
-    ...(check ? { check: check.bind(inner) } : {}),
-    ...(useCommands ? { useCommands: useCommands.bind(inner) } : {}),
-  };
+  return { ...delegateTo(inner), start: () => startSendOnly() };
 }

@@ -4,7 +4,7 @@ import {
   type ChatInputCommandInteraction,
   MessageFlags,
 } from "discord.js";
-import { NO_PINGS } from "../connect/client.ts";
+import { interactionMessage } from "./interaction-message.ts";
 import { TOKEN_LIFETIME_MS } from "./shared-interactions.ts";
 
 interface PendingReply {
@@ -71,17 +71,14 @@ export class InteractionReplies {
   ): Promise<string> {
     const pending = this.#pending.get(messageId);
     if (!pending) throw new Error(`no interaction is waiting for an answer to ${messageId}`);
-    const allowedMentions = { ...NO_PINGS, parse: [] };
-    const withComponents = components ? { components: [...components] } : {};
+    const message = interactionMessage(content, components);
     if (!pending.answered) {
-      const edited = await pending.interaction.editReply({ content, allowedMentions, ...withComponents });
+      const edited = await pending.interaction.editReply(message);
       pending.answered = true;
       return edited.id;
     }
     const followUp = await pending.interaction.followUp({
-      content,
-      allowedMentions,
-      ...withComponents,
+      ...message,
       ...(pending.ephemeral ? { flags: MessageFlags.Ephemeral } : {}),
     });
     return followUp.id;
@@ -96,12 +93,7 @@ export class InteractionReplies {
   ): Promise<void> {
     const pending = this.#pending.get(messageId);
     if (!pending) throw new Error(`no interaction answers ${messageId} any more`);
-    await pending.interaction.editReply({
-      message: postedId,
-      content,
-      ...(components ? { components: [...components] } : {}),
-      allowedMentions: { ...NO_PINGS, parse: [] },
-    });
+    await pending.interaction.editReply({ message: postedId, ...interactionMessage(content, components) });
   }
 
   #sweep(): void {

@@ -5,7 +5,7 @@ import {
   InteractionWebhook,
   MessageFlags,
 } from "discord.js";
-import { NO_PINGS } from "../connect/client.ts";
+import { interactionMessage } from "./interaction-message.ts";
 import type { SharedInteraction, SharedInteractions } from "./shared-interactions.ts";
 
 /**
@@ -49,14 +49,10 @@ export class WebhookReplies {
   ): Promise<string> {
     const record = await this.#reachable(messageId);
     const webhook = this.#webhook(record);
-    const allowedMentions = { ...NO_PINGS, parse: [] };
-    const withComponents = components ? { components: [...components] } : {};
-    if (!record.answered)
-      return (await webhook.editMessage("@original", { content, allowedMentions, ...withComponents })).id;
+    const message = interactionMessage(content, components);
+    if (!record.answered) return (await webhook.editMessage("@original", message)).id;
     const followUp = await webhook.send({
-      content,
-      allowedMentions,
-      ...withComponents,
+      ...message,
       ...(record.ephemeral ? { flags: MessageFlags.Ephemeral } : {}),
     });
     return followUp.id;
@@ -70,11 +66,7 @@ export class WebhookReplies {
     components?: readonly ActionRowBuilder<ButtonBuilder>[],
   ): Promise<void> {
     const record = await this.#reachable(messageId);
-    await this.#webhook(record).editMessage(postedId, {
-      content,
-      ...(components ? { components: [...components] } : {}),
-      allowedMentions: { ...NO_PINGS, parse: [] },
-    });
+    await this.#webhook(record).editMessage(postedId, interactionMessage(content, components));
   }
 
   async #reachable(messageId: string): Promise<SharedInteraction> {

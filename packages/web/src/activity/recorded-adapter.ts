@@ -1,6 +1,7 @@
 import {
   type Adapter,
   type AdapterStreaming,
+  delegateTo,
   encodeConversationKey,
   type Logger,
   type NativeTextStream,
@@ -22,9 +23,9 @@ export function recordedAdapter(
   activity.watch(adapter);
   const report = (what: string) => (error: unknown) =>
     logger.warn(`console could not record ${what}`, { platform: adapter.platform, error });
+  // Every setting and optional ability stays exactly as the adapter has it (or lacks it).
   const recorded: Adapter = {
-    platform: adapter.platform,
-    limits: adapter.limits,
+    ...delegateTo(adapter),
     ...(adapter.streaming ? { streaming: recordedStreaming(adapter.streaming, log, report) } : {}),
     start: (sink) =>
       adapter.start((message) => {
@@ -33,7 +34,6 @@ export function recordedAdapter(
         void log.noteInbound(message).catch(report("a message"));
         return sink(message);
       }),
-    stop: () => adapter.stop(),
     async post(message) {
       const posted = await adapter.post(message);
       void log.notePosted(message, posted).catch(report("a bot message"));
@@ -49,14 +49,6 @@ export function recordedAdapter(
       await adapter.setTyping?.(conversation, active);
     },
   };
-  // Every optional capability stays exactly as the adapter has it (or lacks it).
-  if (adapter.check) recorded.check = () => adapter.check?.() ?? Promise.resolve({ warnings: [] });
-  if (adapter.findPosted)
-    recorded.findPosted = (conversation, key) =>
-      adapter.findPosted?.(conversation, key) ?? Promise.resolve(undefined);
-  if (adapter.describePlace)
-    recorded.describePlace = (conversation) =>
-      adapter.describePlace?.(conversation) ?? Promise.resolve(undefined);
   if (adapter.edit) {
     const edit = adapter.edit.bind(adapter);
     recorded.edit = async (posted, text, approval) => {
@@ -77,12 +69,6 @@ export function recordedAdapter(
       return shown;
     };
   }
-  if (adapter.showDecision) {
-    const showDecision = adapter.showDecision.bind(adapter);
-    recorded.showDecision = (prompt, text, decision) => showDecision(prompt, text, decision);
-  }
-  if (adapter.useCommands) recorded.useCommands = (commands) => adapter.useCommands?.(commands);
-  if (adapter.useApprovals) recorded.useApprovals = (decider) => adapter.useApprovals?.(decider);
   return recorded;
 }
 
