@@ -1,13 +1,14 @@
 /**
  * Vitest global setup: the test run brings its own Redis and Postgres. Each is started privately
  * (a free loopback port, a temporary folder, stopped after the run) unless the developer points
- * the tests at one explicitly, and its URL is handed to the test workers — and to any program a
- * test starts — through the environment. A service whose programs are missing is announced in one
+ * the tests at one explicitly, and its URL is handed to the test workers (vitest's `provide`) and
+ * to any program a test starts (the environment). A service whose programs are missing is announced in one
  * line, and the tests that need it are skipped.
  */
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { TestProject } from "vitest/node";
 import { startPrivatePostgres } from "./postgres-service.ts";
 import { type RunningService, startPrivateRedis } from "./redis-service.ts";
 
@@ -17,6 +18,8 @@ interface TestService {
   readonly name: string;
   /** The variable the tests read; set by the developer to use a server of their own instead. */
   readonly variable: string;
+  /** Where the test workers read its URL (`inject`); empty when the run has none. */
+  readonly provided: "testRedisUrl" | "testPostgresUrl";
   readonly programs: string;
   start(directory: string): Promise<RunningService | undefined>;
 }
@@ -25,18 +28,20 @@ const SERVICES: readonly TestService[] = [
   {
     name: "Redis",
     variable: "SWITCHBOARD_TEST_REDIS_URL",
+    provided: "testRedisUrl",
     programs: "redis-server",
     start: startPrivateRedis,
   },
   {
     name: "Postgres",
     variable: "SWITCHBOARD_TEST_POSTGRES_URL",
+    provided: "testPostgresUrl",
     programs: "Postgres (initdb, postgres)",
     start: startPrivatePostgres,
   },
 ];
 
-export default async function startTestServices(): Promise<() => Promise<void>> {
+export default async function startTestServices(project: TestProject): Promise<() => Promise<void>> {
   const root = await mkdtemp(join(tmpdir(), "switchboard-test-services-"));
   // Traversable by the user a root test run starts Postgres as (see postgres-service.ts).
   await chmod(root, 0o711);
@@ -66,5 +71,7 @@ export default async function startTestServices(): Promise<() => Promise<void>> 
     await teardown();
     throw error;
   }
+  for (const service of SERVICES)
+    project.provide(service.provided, process.env[service.variable]?.trim() ?? "");
   return teardown;
 }

@@ -1,13 +1,20 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { describe } from "vitest";
+import { describe, inject } from "vitest";
+
+declare module "vitest" {
+  interface ProvidedContext {
+    /** The test run's Postgres (test/services/global-setup.ts); empty when it has none. */
+    testPostgresUrl: string;
+  }
+}
 
 /**
  * The Postgres this test run uses: the private one the global setup started (test/services/), or
  * the developer's own named by SWITCHBOARD_TEST_POSTGRES_URL. Tests keep to schemas of their own
  * and drop only those.
  */
-const givenPostgresUrl = process.env.SWITCHBOARD_TEST_POSTGRES_URL?.trim() || undefined;
+const givenPostgresUrl = inject("testPostgresUrl") || undefined;
 
 /** Whether this run has a Postgres; without one its tests are skipped (the global setup says why). */
 export const TEST_POSTGRES_AVAILABLE = givenPostgresUrl !== undefined;

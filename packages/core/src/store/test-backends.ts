@@ -4,17 +4,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "@redis/client";
-import { describe } from "vitest";
+import { describe, inject } from "vitest";
 import { silentLogger } from "../runtime/logger.ts";
 import { openStore } from "./open-store.ts";
 import type { Store } from "./types.ts";
+
+declare module "vitest" {
+  interface ProvidedContext {
+    /** The test run's Redis (test/services/global-setup.ts); empty when it has none. */
+    testRedisUrl: string;
+  }
+}
 
 /**
  * The Redis this test run uses (`redis://host:port`, no database path): the private one the global
  * setup started (test/services/), or the developer's own named by SWITCHBOARD_TEST_REDIS_URL.
  * Other suites use it at the same time. Never a Redis nobody pointed the tests at.
  */
-const givenRedisUrl = process.env.SWITCHBOARD_TEST_REDIS_URL?.trim() || undefined;
+const givenRedisUrl = inject("testRedisUrl") || undefined;
 
 /** Whether this run has a Redis; without one the Redis tests are skipped (the global setup says why). */
 export const TEST_REDIS_AVAILABLE = givenRedisUrl !== undefined;
