@@ -14,10 +14,6 @@ export {
   type TeamConfig,
   teamConfigSchema,
 } from "./team-config.ts";
-export {
-  type ApprovalDecision,
-  type ApprovalRequest,
-  acceptsIdempotencyKey,
-  UNKNOWN_OUTCOME,
-} from "./team-graph.ts";
+export type { ApprovalDecision, ApprovalRequest } from "./team-graph.ts";
+export { acceptsIdempotencyKey, UNKNOWN_OUTCOME } from "./tool-calls.ts";
 export { UnknownToolError, unknownToolReferences } from "./tool-references.ts";

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type BaseMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, SystemMessage, type ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { StructuredTool, type StructuredToolInterface } from "@langchain/core/tools";
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { Command, END, interrupt, isGraphInterrupt, START, StateGraph } from "@langchain/langgraph";
+import { Command, END, interrupt, START, StateGraph } from "@langchain/langgraph";
 import { handoffTarget } from "./handoff.ts";
 import { pairToolCalls } from "./history.ts";
 import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
@@ -15,6 +15,7 @@ import { announceToolCalls, streamedModelCall } from "./streamed-call.ts";
 import type { LimitsConfig } from "./team-config.ts";
 import { SUPERVISOR } from "./team-config.ts";
 import { TeamState, type TeamStateUpdate, type TeamStateValue } from "./team-state.ts";
+import { invokeAtMostOnce, journaledRun, toolResult } from "./tool-calls.ts";
 
 /** One agent as the graph sees it. */
 export interface GraphAgent {
@@ -127,7 +128,7 @@ async function callAgent(
   const context = await options.contextFor(threadId);
   const system = new SystemMessage(context ? `${agent.prompt}\n\n${context}` : agent.prompt);
   const model = modelWithTools(agent, await options.attachedTools(threadId, agent.name));
-  const run = journaledRun(config, options);
+  const run = journaledRun(config, options.journal);
   const replayed = run?.resumed ? run.journal.reply(run.runId, state.turn.modelCalls) : undefined;
   const reply =
     replayed ??
@@ -217,85 +218,13 @@ async function runTools(
       continue;
     }
     const found = tools.find((candidate) => candidate.name === call.name);
-    results.push(await invokeAtMostOnce(agent, found, call, config, options));
+    results.push(await invokeAtMostOnce(agent.name, found, call, config, options.journal));
     if (found?.returnDirect) stoppedBy = call.name;
   }
   const turn = { ...state.turn, streakTool, streakLength };
   // A tool that ends the run (find_tools): the follow-up run starts with what it changed.
   if (stoppedBy) return new Command({ goto: END, update: { messages: results, turn, stoppedBy } });
   return new Command({ goto: agent.name, update: { messages: results, turn } });
-}
-
-/** The run's journal when this run records (tracked runs have an id), and whether it is a re-run. */
-function journaledRun(config: RunnableConfig, options: TeamGraphOptions) {
-  const runId = config.configurable?.run_id;
-  if (!options.journal || typeof runId !== "string") return undefined;
-  return { journal: options.journal, runId, resumed: config.configurable?.resumed === true };
-}
-
-export const UNKNOWN_OUTCOME =
-  "Outcome unknown: the service stopped while this tool was running, so it may or may not have " +
-  "taken effect. Do not call it again without checking with the user first.";
-
-/**
- * A tool call recorded before and after it runs. On a re-run a recorded result is reused; a call
- * that started but never finished is sent again only to tools that take an idempotency key (the far
- * side recognises the repeat), and otherwise reported to the agent as of unknown outcome.
- */
-async function invokeAtMostOnce(
-  agent: GraphAgent,
-  found: StructuredToolInterface | undefined,
-  call: ToolCall,
-  config: RunnableConfig,
-  options: TeamGraphOptions,
-): Promise<ToolMessage> {
-  const run = journaledRun(config, options);
-  if (!run || !found || !call.id) return invokeTool(agent, found, call, config);
-  const recorded = run.journal.toolCall(run.runId, call.id);
-  if (recorded?.state === "done") return toolResult(call, recorded.content, recorded.status);
-  if (recorded?.state === "started" && !acceptsIdempotencyKey(found))
-    return toolResult(call, UNKNOWN_OUTCOME, "error");
-  await run.journal.recordToolCall(run.runId, call.id, { state: "started" });
-  const result = await invokeTool(agent, found, call, config);
-  const content = typeof result.content === "string" ? result.content : JSON.stringify(result.content);
-  await run.journal.recordToolCall(run.runId, call.id, {
-    state: "done",
-    content,
-    status: result.status === "error" ? "error" : "success",
-  });
-  return result;
-}
-
-/** Tools that send `<run_id>:<tool_call_id>` to the far side as an idempotency key say so in their metadata. */
-export function acceptsIdempotencyKey(tool: StructuredToolInterface): boolean {
-  return tool instanceof StructuredTool && tool.metadata?.acceptsIdempotencyKey === true;
-}
-
-async function invokeTool(
-  agent: GraphAgent,
-  found: StructuredToolInterface | undefined,
-  call: ToolCall,
-  config: RunnableConfig,
-): Promise<ToolMessage> {
-  if (!found) return toolResult(call, `Error: ${agent.name} has no tool named ${call.name}.`, "error");
-  try {
-    // Tools learn who calls them: the agent and the tool call id join the conversation key, user,
-    // request and run in configurable (`<run_id>:<tool_call_id>` is the call's idempotency key).
-    const output: unknown = await found.invoke(call.args, {
-      ...config,
-      configurable: { ...config.configurable, agent: agent.name, tool_call_id: call.id },
-    });
-    if (ToolMessage.isInstance(output)) return output;
-    return toolResult(call, typeof output === "string" ? output : JSON.stringify(output));
-  } catch (error) {
-    // Interrupts (approval) and cancellation belong to the graph; other failures go back to the model.
-    if (isGraphInterrupt(error) || config.signal?.aborted) throw error;
-    return toolResult(call, `Error: ${error instanceof Error ? error.message : String(error)}`, "error");
-  }
-}
-
-function toolResult(call: ToolCall, content: string, status: "success" | "error" = "success"): ToolMessage {
-  return new ToolMessage({ tool_call_id: call.id ?? "", name: call.name, content, status });
 }
 
 function commandPrefixOf(config: RunnableConfig): string {
