@@ -97,7 +97,7 @@ export class TaskRunner {
   }
 
   async runStep(taskId: string, shutdown?: AbortSignal): Promise<StepOutcome> {
-    const { atomic, leaseTtlMs, logger, store } = this.#options;
+    const { atomic, leaseTtlMs, logger } = this.#options;
     const lockKey = leaseKey(taskId);
     const token = await atomic.acquireLock(lockKey, leaseTtlMs);
     if (!token) return "locked";

@@ -207,5 +207,5 @@ export function normalizeTaskId(text: string): string {
 }
 
 function startedSentence(record: TaskRecord, prefix: string): string {
-  return `Started task ${record.id}: "${record.title}". It runs in the background (at most ${record.maxIterations} steps, ${Math.round(record.wallTimeMs / 60_000)} minutes) and its result will be posted in this thread. Tell the user its id; they can follow it with ${prefix}task ${record.id} or list tasks with ${prefix}tasks.`;
+  return `Started task ${record.id}: "${record.title}". It runs in the background (at most ${record.maxIterations} steps, ${Math.round(record.wallTimeMs / 60_000)} minutes); its result will be posted in this thread. Follow it with ${prefix}task ${record.id}, or list tasks with ${prefix}tasks.`;
 }
