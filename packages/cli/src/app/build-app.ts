@@ -249,9 +249,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         // sweep once per cluster, as BullMQ rounds its workers take.
         tracking.bind(engine, { sweep: !openedScaleOut });
         tasks.bind(engine);
-        if (!openedScaleOut) tasks.startDriving();
+        if (openedScaleOut) tasks.useScheduler(openedScaleOut.taskSteps);
+        else tasks.startDriving();
         if (!openedScaleOut) memory.start();
-        await openedScaleOut?.startWorking(engine, { tracking, memory }, queueMetrics);
+        await openedScaleOut?.startWorking(engine, { tracking, memory, tasks }, queueMetrics);
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
         if (config.http) {
           mounted = await operatorConsole?.mount(

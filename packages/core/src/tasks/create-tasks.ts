@@ -88,6 +88,8 @@ export interface Tasks {
   /** A cluster's step job. */
   runStep(taskId: string, shutdown?: AbortSignal): Promise<StepOutcome>;
   healthRound(): Promise<TaskHealthReport>;
+  /** How often health rounds run (this process's timer in role `all`; once per cluster otherwise). */
+  readonly healthIntervalMs: number;
   /** Resolves when no step runs here and no task is due (tests). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -179,6 +181,7 @@ export function createTasks(options: CreateTasksOptions): Tasks {
       clock,
       logger,
     });
+  const healthIntervalMs = options.healthIntervalMs ?? 15_000;
   const enabledFor = (agent: string) =>
     config.enabled && (config.agents.length === 0 || config.agents.includes(agent));
   return {
@@ -216,7 +219,7 @@ export function createTasks(options: CreateTasksOptions): Tasks {
       driver.start();
       const healthRound = () =>
         void health?.round().catch((error: unknown) => logger.warn("task health round failed", { error }));
-      healthTimer = setInterval(healthRound, options.healthIntervalMs ?? 15_000);
+      healthTimer = setInterval(healthRound, healthIntervalMs);
       healthTimer.unref?.();
       healthRound();
     },
@@ -225,6 +228,7 @@ export function createTasks(options: CreateTasksOptions): Tasks {
       health = healthFor(target);
     },
     runStep: (taskId, shutdown) => runner.runStep(taskId, shutdown),
+    healthIntervalMs,
     healthRound() {
       health ??= healthFor(scheduler ?? { schedule: async () => {} });
       return health.round();

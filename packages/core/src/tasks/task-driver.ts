@@ -1,3 +1,4 @@
+import { AsyncResource } from "node:async_hooks";
 import type { Clock } from "../runtime/clock.ts";
 import { SHUTDOWN_REASON } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -37,6 +38,12 @@ export class TaskDriver implements TaskScheduler {
    */
   readonly #resting = new Map<string, number>();
   readonly #shutdown = new AbortController();
+  /**
+   * Steps run in the async context the driver was built in, never in the one that announced the
+   * task: a task started by a turn's tool call would otherwise run inside that turn's context — its
+   * LangGraph run (the task's graph taken for a subgraph of the turn's) and its log context.
+   */
+  readonly #scope = new AsyncResource("switchboard.tasks");
   #timer: NodeJS.Timeout | undefined;
   #pumping: Promise<void> | undefined;
   #again = false;
@@ -59,6 +66,10 @@ export class TaskDriver implements TaskScheduler {
 
   /** Looks for due tasks now (coalesced: one look at a time, one more if asked meanwhile). */
   kick(): void {
+    this.#scope.runInAsyncScope(() => this.#kick());
+  }
+
+  #kick(): void {
     if (this.#shutdown.signal.aborted) return;
     if (this.#pumping) {
       this.#again = true;
@@ -72,7 +83,7 @@ export class TaskDriver implements TaskScheduler {
         this.#pumping = undefined;
         if (this.#again) {
           this.#again = false;
-          this.kick();
+          this.#kick();
         }
       });
   }
