@@ -111,11 +111,11 @@ export class WasmOlmMachine {
   }
 
   async updateTrackedUsers(users: wasm.UserId[]): Promise<void> {
-    await this.#saved(this.#inner.updateTrackedUsers(users));
+    await this.#saved(this.#inner.updateTrackedUsers(copies(users)));
   }
 
   async getMissingSessions(users: wasm.UserId[]): Promise<EngineRequest | null> {
-    const request = await this.#saved(this.#inner.getMissingSessions(users));
+    const request = await this.#saved(this.#inner.getMissingSessions(copies(users)));
     return request ? engineRequest(request) : null;
   }
 
@@ -124,7 +124,7 @@ export class WasmOlmMachine {
     users: wasm.UserId[],
     settings: EngineEncryptionSettings,
   ): Promise<ShareRequest[]> {
-    const requests = await this.#saved(this.#inner.shareRoomKey(roomId, users, this.#encryptionSettings(settings)));
+    const requests = await this.#saved(this.#inner.shareRoomKey(roomId, copies(users), this.#encryptionSettings(settings)));
     return requests.map((request) => ({
       txnId: request.id,
       eventType: request.event_type,
@@ -161,10 +161,6 @@ export class WasmOlmMachine {
     return this.#inner.roomKeyCounts();
   }
 
-  close(): void {
-    this.#inner.close();
-  }
-
   #decryptionSettings(): wasm.DecryptionSettings {
     return new wasm.DecryptionSettings(
       this.#trust === "verified-only" ? wasm.TrustRequirement.CrossSigned : wasm.TrustRequirement.Untrusted,
@@ -183,6 +179,15 @@ export class WasmOlmMachine {
         : wasm.CollectStrategy.allDevices();
     return settings;
   }
+}
+
+/**
+ * The WASM takes ownership of the ids in an array argument (they are unusable afterwards), while
+ * RustEngine passes one array to several calls in a row, as the native binding allowed: each call
+ * gets copies.
+ */
+function copies(users: readonly wasm.UserId[]): wasm.UserId[] {
+  return users.map((user) => new wasm.UserId(user.toString()));
 }
 
 type WasmRequest =
