@@ -123,9 +123,9 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
     const worker = await createMatrixAdapter({ homeserverUrl: synapse.url, accessToken: botUser.accessToken });
     await worker.startSendOnly();
     try {
-      const conversation = { platform: "matrix", key: `matrix:${encodeURIComponent(dm)}`, place: { roomId: dm } };
+      const conversation = { platform: "matrix", path: [dm] };
       await expect(
-        worker.post({ conversation: conversation as never, text: "from a worker" }),
+        worker.post({ conversation, text: "from a worker" }),
       ).rejects.toThrow(/encrypted.*not posting plaintext/);
     } finally {
       await worker.stop();
