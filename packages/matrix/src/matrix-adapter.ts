@@ -28,6 +28,7 @@ import { openConnection } from "./matrix-connection.ts";
 import { openSendOnlyConnection } from "./matrix-send-only.ts";
 import type { MatrixSending } from "./matrix-sending.ts";
 import { loadMatrixSdk, loadWasmCrypto } from "./sdk/load-sdk.ts";
+import { describeRequestFailure } from "./sdk/request-failure.ts";
 import { routeSdkLogs } from "./sdk/sdk-logging.ts";
 
 export interface MatrixAdapterDeps {
@@ -96,14 +97,22 @@ export class MatrixAdapter implements Adapter {
     if (!this.#kv) return { warnings: ["matrix.encryption is on without a store: the crypto state is lost at every restart"] };
     const { readCryptoStatus, describeCryptoStatus } = await import("./crypto/crypto-status.ts");
     const client = new sdk.MatrixClient(this.#config.homeserverUrl, credentials.accessToken);
-    const status = await readCryptoStatus({
-      kv: this.#kv,
-      userId: credentials.userId,
-      deviceId: credentials.deviceId,
-      passphrase: settings.storePassphrase ?? "",
-      request: (method, path, query, body) => client.doRequest(method, path, query, body),
-    });
-    return describeCryptoStatus(status);
+    try {
+      const status = await readCryptoStatus({
+        kv: this.#kv,
+        userId: credentials.userId,
+        deviceId: credentials.deviceId,
+        passphrase: settings.storePassphrase ?? "",
+        request: (method, path, query, body) => client.doRequest(method, path, query, body),
+      });
+      return describeCryptoStatus(status);
+    } catch (error) {
+      return {
+        warnings: [
+          `could not read the end-to-end encryption state of device ${credentials.deviceId} (${describeRequestFailure(error).message})`,
+        ],
+      };
+    }
   }
 
   async start(sink: InboundSink): Promise<void> {
