@@ -78,6 +78,14 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
     expect(await botEventTypes(dm)).not.toContain("m.room.message");
   });
 
+  it("doctor's check finds the device's keys on the homeserver matching the store", async () => {
+    const check = await (bot as SynapseBot).adapter.check();
+    expect(check.warnings).toEqual([]);
+    expect(check.notes?.join("\n")).toMatch(
+      new RegExp(`device ${botUser.deviceId}: crypto state in the store matches the homeserver's keys; \\d+ one-time keys uploaded`),
+    );
+  });
+
   it("answers a mention in an encrypted group room in a thread, and a follow-up in that thread", async () => {
     const group = await alice.createEncryptedRoom([botUser.userId], { name: "team" });
     await alice.waitForJoin(group, botUser.userId);

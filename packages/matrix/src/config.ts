@@ -82,19 +82,6 @@ export const matrixAdapterConfigSchema = z
           : value,
       )
       .describe("End-to-end encryption (Element encrypts new DMs and private rooms by default)."),
-    /**
-     * A message that cannot be decrypted yet (its keys have not arrived) is kept and retried as keys
-     * arrive; after this long its sender gets one notice asking to send it again.
-     */
-    undecryptableNoticeSeconds: z
-      .number()
-      .int()
-      .min(5)
-      .max(86_400)
-      .default(60)
-      .describe(
-        "How long a message that cannot be decrypted waits for its keys before its sender is asked to send it again (once).",
-      ),
     /** No longer used: the crypto state lives in the store. Accepted so that older files still load. */
     dataDir: z.string().min(1).optional().describe("Unused (the crypto state lives in the store); accepted for older files."),
     /** Longest markdown chunk per event; the HTML + JSON event stays far below Matrix's 65,536 bytes. */
