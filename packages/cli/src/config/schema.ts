@@ -17,6 +17,7 @@ import {
   requestsConfigSchema,
   routingConfigSchema,
   stepsConfigSchema,
+  tasksConfigSchema,
   teamConfigSchema,
   usageConfigSchema,
 } from "@switchboard/core";
@@ -111,6 +112,8 @@ export const CONFIG_SECTIONS = {
   limits: limitsConfigSchema.prefault({}),
   memory: memoryConfigSchema.prefault({}),
   requests: requestsConfigSchema.prefault({}),
+  /** Background tasks agents start (`start_task`), steered with /tasks and /task. */
+  tasks: tasksConfigSchema.prefault({}),
   /** The run-steps log: what every run did, kept `retentionDays`. */
   steps: stepsConfigSchema.prefault({}),
   /** Token and cost roll-ups: prices, daily limits, who may see the whole workspace's usage. */
