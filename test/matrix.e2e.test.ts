@@ -215,9 +215,7 @@ describe("matrix end to end: conversations", () => {
     const marker = homeserver.userSends(world.dm, alice, { msgtype: "m.text", body: "marker" });
     await answerTo(marker);
 
-    const startup = bot.logger.lines.find((line) =>
-      /end-to-end encryption is not active/.test(line.message),
-    );
+    const startup = bot.logger.lines.find((line) => /end-to-end encryption is not active/.test(line.message));
     expect(startup?.level).toBe("info");
     expect(String(startup?.fields.reason)).toMatch(/matrix\.encryption is off/);
     const skipped = bot.logger.lines.filter(

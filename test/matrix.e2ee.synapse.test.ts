@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMatrixAdapter } from "../packages/matrix/src/index.ts";
 import { PrivateSynapse, type RegisteredUser, synapseMissing } from "./services/synapse-service.ts";
 import { E2eeClient } from "./support/matrix/e2ee-client.ts";
-import { startSynapseBot, type SynapseBot } from "./support/matrix/synapse-bot.ts";
+import { type SynapseBot, startSynapseBot } from "./support/matrix/synapse-bot.ts";
 
 const missing = synapseMissing();
 if (missing) process.stderr.write(`matrix E2EE tests skipped: ${missing}\n`);
@@ -82,7 +82,9 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
     const check = await (bot as SynapseBot).adapter.check();
     expect(check.warnings).toEqual([]);
     expect(check.notes?.join("\n")).toMatch(
-      new RegExp(`device ${botUser.deviceId}: crypto state in the store matches the homeserver's keys; \\d+ one-time keys uploaded`),
+      new RegExp(
+        `device ${botUser.deviceId}: crypto state in the store matches the homeserver's keys; \\d+ one-time keys uploaded`,
+      ),
     );
   });
 
@@ -97,7 +99,11 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
     const followUp = await alice.waitForMessage(group, botUser.userId, /^echo: and then\?$/);
     expect(followUp.content["m.relates_to"]).toMatchObject({ rel_type: "m.thread", event_id: question });
     // The unaddressed top-level message got no answer.
-    expect((await alice.seen(group)).some((event) => /just chatting/.test(String(event.content.body)) && event.sender === botUser.userId)).toBe(false);
+    expect(
+      (await alice.seen(group)).some(
+        (event) => /just chatting/.test(String(event.content.body)) && event.sender === botUser.userId,
+      ),
+    ).toBe(false);
     const types = await botEventTypes(group);
     expect(types.length).toBeGreaterThan(0);
     expect(types.every((type) => type === "m.room.encrypted")).toBe(true);
@@ -128,13 +134,16 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
   });
 
   it("a send-only worker never posts plaintext into an encrypted room", async () => {
-    const worker = await createMatrixAdapter({ homeserverUrl: synapse.url, accessToken: botUser.accessToken });
+    const worker = await createMatrixAdapter({
+      homeserverUrl: synapse.url,
+      accessToken: botUser.accessToken,
+    });
     await worker.startSendOnly();
     try {
       const conversation = { platform: "matrix", path: [dm] };
-      await expect(
-        worker.post({ conversation, text: "from a worker" }),
-      ).rejects.toThrow(/encrypted.*not posting plaintext/);
+      await expect(worker.post({ conversation, text: "from a worker" })).rejects.toThrow(
+        /encrypted.*not posting plaintext/,
+      );
     } finally {
       await worker.stop();
     }
@@ -156,7 +165,12 @@ describe.skipIf(missing !== undefined)("plain rooms on a real Synapse", () => {
     store = await openStore("sqlite::memory:");
     botUser = await synapse.register("switchboard", { displayName: "Switchboard" });
     aliceUser = await synapse.register("alice", { displayName: "Alice" });
-    bot = await startSynapseBot({ homeserverUrl: synapse.url, bot: botUser, store, config: { displayName: "Switchboard" } });
+    bot = await startSynapseBot({
+      homeserverUrl: synapse.url,
+      bot: botUser,
+      store,
+      config: { displayName: "Switchboard" },
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -165,10 +179,16 @@ describe.skipIf(missing !== undefined)("plain rooms on a real Synapse", () => {
     await synapse?.stop();
   });
 
-  const call = (method: string, path: string, body?: unknown) => synapse.request(method, path, aliceUser.accessToken, body);
+  const call = (method: string, path: string, body?: unknown) =>
+    synapse.request(method, path, aliceUser.accessToken, body);
 
-  async function messagesFromBot(roomId: string): Promise<{ event_id: string; content: Record<string, unknown> }[]> {
-    const page = (await call("GET", `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=100`)) as {
+  async function messagesFromBot(
+    roomId: string,
+  ): Promise<{ event_id: string; content: Record<string, unknown> }[]> {
+    const page = (await call(
+      "GET",
+      `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=100`,
+    )) as {
       chunk: { sender: string; type: string; event_id: string; content: Record<string, unknown> }[];
     };
     return page.chunk.filter((event) => event.sender === botUser.userId && event.type === "m.room.message");
@@ -180,20 +200,35 @@ describe.skipIf(missing !== undefined)("plain rooms on a real Synapse", () => {
       is_direct: true,
       preset: "trusted_private_chat",
     })) as { room_id: string };
-    await waitFor("the bot to join the DM", async () => {
-      const members = (await call("GET", `/_matrix/client/v3/rooms/${encodeURIComponent(dm)}/joined_members`)) as {
-        joined: Record<string, unknown>;
-      };
-      return botUser.userId in members.joined || undefined;
-    }, 30_000);
-    const { event_id: hello } = (await call("PUT", `/_matrix/client/v3/rooms/${encodeURIComponent(dm)}/send/m.room.message/t1`, {
-      msgtype: "m.text",
-      body: "hi bot",
-    })) as { event_id: string };
-    const [reply] = await waitFor("the DM answer", async () => {
-      const found = await messagesFromBot(dm);
-      return found.length > 0 ? found : undefined;
-    }, 30_000);
+    await waitFor(
+      "the bot to join the DM",
+      async () => {
+        const members = (await call(
+          "GET",
+          `/_matrix/client/v3/rooms/${encodeURIComponent(dm)}/joined_members`,
+        )) as {
+          joined: Record<string, unknown>;
+        };
+        return botUser.userId in members.joined || undefined;
+      },
+      30_000,
+    );
+    const { event_id: hello } = (await call(
+      "PUT",
+      `/_matrix/client/v3/rooms/${encodeURIComponent(dm)}/send/m.room.message/t1`,
+      {
+        msgtype: "m.text",
+        body: "hi bot",
+      },
+    )) as { event_id: string };
+    const [reply] = await waitFor(
+      "the DM answer",
+      async () => {
+        const found = await messagesFromBot(dm);
+        return found.length > 0 ? found : undefined;
+      },
+      30_000,
+    );
     expect(reply?.content.body).toBe("echo: hi bot");
     expect(reply?.content["m.relates_to"]).toMatchObject({ "m.in_reply_to": { event_id: hello } });
 
@@ -202,21 +237,36 @@ describe.skipIf(missing !== undefined)("plain rooms on a real Synapse", () => {
       preset: "private_chat",
       name: "plain team",
     })) as { room_id: string };
-    await waitFor("the bot to join the group", async () => {
-      const members = (await call("GET", `/_matrix/client/v3/rooms/${encodeURIComponent(group)}/joined_members`)) as {
-        joined: Record<string, unknown>;
-      };
-      return botUser.userId in members.joined || undefined;
-    }, 30_000);
-    const { event_id: question } = (await call("PUT", `/_matrix/client/v3/rooms/${encodeURIComponent(group)}/send/m.room.message/t2`, {
-      msgtype: "m.text",
-      body: "Switchboard: status please",
-      "m.mentions": { user_ids: [botUser.userId] },
-    })) as { event_id: string };
-    const [answer] = await waitFor("the group answer", async () => {
-      const found = await messagesFromBot(group);
-      return found.length > 0 ? found : undefined;
-    }, 30_000);
+    await waitFor(
+      "the bot to join the group",
+      async () => {
+        const members = (await call(
+          "GET",
+          `/_matrix/client/v3/rooms/${encodeURIComponent(group)}/joined_members`,
+        )) as {
+          joined: Record<string, unknown>;
+        };
+        return botUser.userId in members.joined || undefined;
+      },
+      30_000,
+    );
+    const { event_id: question } = (await call(
+      "PUT",
+      `/_matrix/client/v3/rooms/${encodeURIComponent(group)}/send/m.room.message/t2`,
+      {
+        msgtype: "m.text",
+        body: "Switchboard: status please",
+        "m.mentions": { user_ids: [botUser.userId] },
+      },
+    )) as { event_id: string };
+    const [answer] = await waitFor(
+      "the group answer",
+      async () => {
+        const found = await messagesFromBot(group);
+        return found.length > 0 ? found : undefined;
+      },
+      30_000,
+    );
     expect(answer?.content.body).toBe("echo: status please");
     expect(answer?.content["m.relates_to"]).toMatchObject({ rel_type: "m.thread", event_id: question });
   });

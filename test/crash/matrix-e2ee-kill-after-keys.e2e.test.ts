@@ -8,9 +8,10 @@
  * encrypting client (matrix-js-sdk + WASM crypto). A small proxy between bot and Synapse holds the
  * first key upload's answer, so the kill lands in exactly that window.
  */
+
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitFor } from "@switchboard/core/testing";
@@ -75,7 +76,9 @@ class KeyUploadProxy {
         return;
       }
     }
-    response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
+    response.writeHead(answer.status, {
+      "content-type": answer.headers.get("content-type") ?? "application/json",
+    });
     response.end(text);
   }
 
@@ -85,70 +88,78 @@ class KeyUploadProxy {
   }
 }
 
-describe.skipIf(missing !== undefined)("Matrix E2EE: SIGKILL right after the one-time keys were uploaded", () => {
-  let synapse: PrivateSynapse;
-  let proxy: KeyUploadProxy;
-  let root: string;
-  let botUser: RegisteredUser;
-  let alice: E2eeClient;
-  const processes: CliProcess[] = [];
+describe.skipIf(missing !== undefined)(
+  "Matrix E2EE: SIGKILL right after the one-time keys were uploaded",
+  () => {
+    let synapse: PrivateSynapse;
+    let proxy: KeyUploadProxy;
+    let root: string;
+    let botUser: RegisteredUser;
+    let alice: E2eeClient;
+    const processes: CliProcess[] = [];
 
-  beforeAll(async () => {
-    synapse = await PrivateSynapse.start();
-    proxy = await KeyUploadProxy.start(synapse.url);
-    root = await mkdtemp(join(tmpdir(), "switchboard-e2ee-kill-"));
-    botUser = await synapse.register("switchboard", { displayName: "Switchboard" });
-    alice = await E2eeClient.start(await synapse.register("alice"), synapse.url);
-  }, 120_000);
+    beforeAll(async () => {
+      synapse = await PrivateSynapse.start();
+      proxy = await KeyUploadProxy.start(synapse.url);
+      root = await mkdtemp(join(tmpdir(), "switchboard-e2ee-kill-"));
+      botUser = await synapse.register("switchboard", { displayName: "Switchboard" });
+      alice = await E2eeClient.start(await synapse.register("alice"), synapse.url);
+    }, 120_000);
 
-  afterAll(async () => {
-    alice?.stop();
-    for (const cli of processes) await cli.kill();
-    await proxy?.close();
-    await synapse?.stop();
-    if (root) await rm(root, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      alice?.stop();
+      for (const cli of processes) await cli.kill();
+      await proxy?.close();
+      await synapse?.stop();
+      if (root) await rm(root, { recursive: true, force: true });
+    });
 
-  async function launch(name: string): Promise<CliProcess> {
-    const dir = join(root, name);
-    await mkdir(dir, { recursive: true });
-    const config = {
-      model: "offline",
-      store: `sqlite://${join(root, "switchboard.db")}`,
-      logLevel: "info",
-      team: { supervisor: { prompt: "Answer the user directly.", tools: [] }, specialists: [] },
-      memory: { enabled: false },
-      matrix: {
-        homeserverUrl: proxy.url,
-        encryption: true,
-        displayName: "Switchboard",
-        syncTimeoutMs: 1_000,
-        streaming: "off",
-      },
-    };
-    await writeFile(join(dir, "switchboard.yaml"), JSON.stringify(config, null, 2));
-    const cli = CliProcess.launch({ cwd: dir, env: { SWITCHBOARD_MATRIX_ACCESS_TOKEN: botUser.accessToken }, name, readyText: "running on" });
-    processes.push(cli);
-    return cli;
-  }
+    async function launch(name: string): Promise<CliProcess> {
+      const dir = join(root, name);
+      await mkdir(dir, { recursive: true });
+      const config = {
+        model: "offline",
+        store: `sqlite://${join(root, "switchboard.db")}`,
+        logLevel: "info",
+        team: { supervisor: { prompt: "Answer the user directly.", tools: [] }, specialists: [] },
+        memory: { enabled: false },
+        matrix: {
+          homeserverUrl: proxy.url,
+          encryption: true,
+          displayName: "Switchboard",
+          syncTimeoutMs: 1_000,
+          streaming: "off",
+        },
+      };
+      await writeFile(join(dir, "switchboard.yaml"), JSON.stringify(config, null, 2));
+      const cli = CliProcess.launch({
+        cwd: dir,
+        env: { SWITCHBOARD_MATRIX_ACCESS_TOKEN: botUser.accessToken },
+        name,
+        readyText: "running on",
+      });
+      processes.push(cli);
+      return cli;
+    }
 
-  it("comes back without 'already exists' and decrypts a session made from those keys", async () => {
-    const first = await launch("first");
-    await waitFor("the first key upload to reach Synapse", () => proxy.held > 0 || undefined, 60_000);
-    expect((await first.kill()).signal).toBe("SIGKILL");
-    proxy.armed = false;
+    it("comes back without 'already exists' and decrypts a session made from those keys", async () => {
+      const first = await launch("first");
+      await waitFor("the first key upload to reach Synapse", () => proxy.held > 0 || undefined, 60_000);
+      expect((await first.kill()).signal).toBe("SIGKILL");
+      proxy.armed = false;
 
-    const second = await launch("second");
-    await second.waitForOutput("running on", 60_000);
-    const dm = await alice.createEncryptedRoom([botUser.userId], { direct: true });
-    await alice.waitForJoin(dm, botUser.userId);
-    await alice.send(dm, "hello after the crash");
-    const answer = await alice.waitForMessage(dm, botUser.userId, /./);
-    expect(answer.wireType).toBe("m.room.encrypted");
-    expect(answer.decryptionFailed).toBe(false);
-    expect(second.stderr).not.toMatch(/already exists/i);
-    expect(second.stderr).not.toMatch(/could not decrypt/i);
-    // Every upload after the crash was accepted (the held one was accepted too, unseen by the bot).
-    expect(proxy.uploadStatuses.filter((status) => status !== 200)).toEqual([]);
-  });
-});
+      const second = await launch("second");
+      await second.waitForOutput("running on", 60_000);
+      const dm = await alice.createEncryptedRoom([botUser.userId], { direct: true });
+      await alice.waitForJoin(dm, botUser.userId);
+      await alice.send(dm, "hello after the crash");
+      const answer = await alice.waitForMessage(dm, botUser.userId, /./);
+      expect(answer.wireType).toBe("m.room.encrypted");
+      expect(answer.decryptionFailed).toBe(false);
+      expect(second.stderr).not.toMatch(/already exists/i);
+      expect(second.stderr).not.toMatch(/could not decrypt/i);
+      // Every upload after the crash was accepted (the held one was accepted too, unseen by the bot).
+      expect(proxy.uploadStatuses.filter((status) => status !== 200)).toEqual([]);
+    });
+  },
+);

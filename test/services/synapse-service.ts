@@ -21,7 +21,10 @@ const run = promisify(execFile);
 export const SYNAPSE_SCRIPT =
   process.env.SWITCHBOARD_TEST_SYNAPSE?.trim() ||
   fileURLToPath(new URL("../../../shared/synapse/synapse.sh", import.meta.url));
-const SYNAPSE_VENV = join(process.env.SYNAPSE_HOME ?? join(homedir(), ".cache/synapse-1.67.0"), "venv/bin/python");
+const SYNAPSE_VENV = join(
+  process.env.SYNAPSE_HOME ?? join(homedir(), ".cache/synapse-1.67.0"),
+  "venv/bin/python",
+);
 
 /** Why a private Synapse cannot start here, or undefined when it can. */
 export function synapseMissing(): string | undefined {
@@ -45,7 +48,13 @@ export class PrivateSynapse {
   readonly #root: string;
   #admin: RegisteredUser | undefined;
 
-  private constructor(init: { url: string; serverName: string; secret: string; dataDir: string; root: string }) {
+  private constructor(init: {
+    url: string;
+    serverName: string;
+    secret: string;
+    dataDir: string;
+    root: string;
+  }) {
     this.url = init.url;
     this.serverName = init.serverName;
     this.#secret = init.secret;
@@ -85,7 +94,10 @@ export class PrivateSynapse {
   }
 
   /** Registers a user (shared-secret admin API) with message rate limits lifted. */
-  async register(localpart: string, options: { admin?: boolean; displayName?: string } = {}): Promise<RegisteredUser> {
+  async register(
+    localpart: string,
+    options: { admin?: boolean; displayName?: string } = {},
+  ): Promise<RegisteredUser> {
     const password = `${localpart}-password`;
     const { nonce } = (await this.#fetch("GET", "/_synapse/admin/v1/register")) as { nonce: string };
     const admin = options.admin === true;
@@ -126,7 +138,12 @@ export class PrivateSynapse {
       password: user.password,
       initial_device_display_name: deviceName,
     })) as { user_id: string; access_token: string; device_id: string };
-    return { userId: login.user_id, accessToken: login.access_token, deviceId: login.device_id, password: user.password };
+    return {
+      userId: login.user_id,
+      accessToken: login.access_token,
+      deviceId: login.device_id,
+      password: user.password,
+    };
   }
 
   /** A client-server API call as `token`'s user. */

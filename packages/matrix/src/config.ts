@@ -83,7 +83,11 @@ export const matrixAdapterConfigSchema = z
       )
       .describe("End-to-end encryption (Element encrypts new DMs and private rooms by default)."),
     /** No longer used: the crypto state lives in the store. Accepted so that older files still load. */
-    dataDir: z.string().min(1).optional().describe("Unused (the crypto state lives in the store); accepted for older files."),
+    dataDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Unused (the crypto state lives in the store); accepted for older files."),
     /** Longest markdown chunk per event; the HTML + JSON event stays far below Matrix's 65,536 bytes. */
     maxMessageLength: z.number().int().min(500).max(16_000).default(4_000),
     /**

@@ -79,7 +79,10 @@ export class MatrixAdapter implements Adapter {
     routeSdkLogs(sdk, this.#logger);
     const credentials = await obtainCredentials(sdk, this.#config, this.#kv, this.#logger);
     const settings = this.#config.encryption;
-    const encryption = decideEncryption(settings.enabled, settings.enabled ? await loadWasmCrypto() : undefined);
+    const encryption = decideEncryption(
+      settings.enabled,
+      settings.enabled ? await loadWasmCrypto() : undefined,
+    );
     this.#logger.info("Matrix credentials work", {
       userId: credentials.userId,
       homeserver: this.#config.homeserverUrl,
@@ -87,14 +90,19 @@ export class MatrixAdapter implements Adapter {
     });
     if (!settings.enabled) return { warnings: [] };
     if (!encryption.active || credentials.deviceId === undefined) {
-      const reason = encryption.active ? "the homeserver does not name the access token's device" : encryption.reason;
+      const reason = encryption.active
+        ? "the homeserver does not name the access token's device"
+        : encryption.reason;
       return {
         warnings: [
           `matrix.encryption is on, but end-to-end encryption cannot work here (${reason}); encrypted rooms get a notice and are not answered`,
         ],
       };
     }
-    if (!this.#kv) return { warnings: ["matrix.encryption is on without a store: the crypto state is lost at every restart"] };
+    if (!this.#kv)
+      return {
+        warnings: ["matrix.encryption is on without a store: the crypto state is lost at every restart"],
+      };
     const { readCryptoStatus, describeCryptoStatus } = await import("./crypto/crypto-status.ts");
     const client = new sdk.MatrixClient(this.#config.homeserverUrl, credentials.accessToken);
     try {

@@ -25,7 +25,11 @@ const quiet: Logger = {
   getChild: () => quiet,
 };
 
-const ENCRYPTION = { type: "m.room.encryption", state_key: "", content: { algorithm: "m.megolm.v1.aes-sha2" } };
+const ENCRYPTION = {
+  type: "m.room.encryption",
+  state_key: "",
+  content: { algorithm: "m.megolm.v1.aes-sha2" },
+};
 
 /** A message as its reader sees it after decryption. */
 export interface SeenEvent {
@@ -80,7 +84,10 @@ export class E2eeClient {
   }
 
   /** An encrypted room with `invite` invited: a DM (`is_direct`, in our `m.direct`) or a private group. */
-  async createEncryptedRoom(invite: readonly string[], options: { direct?: boolean; name?: string } = {}): Promise<string> {
+  async createEncryptedRoom(
+    invite: readonly string[],
+    options: { direct?: boolean; name?: string } = {},
+  ): Promise<string> {
     const { room_id: roomId } = await this.client.createRoom({
       invite: [...invite],
       is_direct: options.direct === true,
@@ -104,7 +111,11 @@ export class E2eeClient {
   }
 
   /** Sends a text message (encrypted in an encrypted room); `thread`: as a reply in that thread. */
-  async send(roomId: string, body: string, options: { thread?: string; mentions?: readonly string[] } = {}): Promise<string> {
+  async send(
+    roomId: string,
+    body: string,
+    options: { thread?: string; mentions?: readonly string[] } = {},
+  ): Promise<string> {
     const content: Record<string, unknown> = {
       msgtype: "m.text",
       body,

@@ -45,7 +45,8 @@ export async function setUpEncryption(
   if (state.active && credentials.deviceId === undefined) {
     state = {
       active: false,
-      reason: "the homeserver does not say which device the access token belongs to, and the keys belong to a device",
+      reason:
+        "the homeserver does not say which device the access token belongs to, and the keys belong to a device",
     };
   }
   if (!state.active || credentials.deviceId === undefined) {

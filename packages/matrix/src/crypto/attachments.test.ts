@@ -23,18 +23,28 @@ describe("encrypted attachments (the spec's EncryptedFile)", () => {
     const theirs = wasm.Attachment.decrypt(new wasm.EncryptedAttachment(data, JSON.stringify(info)));
     expect(Buffer.from(theirs).equals(image)).toBe(true);
     const encrypted = wasm.Attachment.encrypt(image);
-    const mine = decryptAttachment(encrypted.encryptedData, JSON.parse(encrypted.mediaEncryptionInfo ?? "{}"));
+    const mine = decryptAttachment(
+      encrypted.encryptedData,
+      JSON.parse(encrypted.mediaEncryptionInfo ?? "{}"),
+    );
     expect(mine.equals(image)).toBe(true);
   });
 
   it.each([
-    ["a tampered file", (d: Buffer) => Buffer.concat([d.subarray(0, 10), Buffer.from([d[10]! ^ 1]), d.subarray(11)]), {}, /SHA-256/],
+    [
+      "a tampered file",
+      (d: Buffer) => Buffer.concat([d.subarray(0, 10), Buffer.from([d[10]! ^ 1]), d.subarray(11)]),
+      {},
+      /SHA-256/,
+    ],
     ["an unknown version", (d: Buffer) => d, { v: "v9" }, /version/],
     ["another algorithm", (d: Buffer) => d, { key: { kty: "oct", alg: "A128CBC", k: "x" } }, /A256CTR/],
     ["a short IV", (d: Buffer) => d, { iv: "AAAA" }, /IV is 3 bytes/],
   ])("refuses %s", (_name, tamper, override, message) => {
     const { data, info } = encryptAttachment(image);
-    expect(() => decryptAttachment(tamper(data), { ...info, ...override })).toThrow(AttachmentDecryptionError);
+    expect(() => decryptAttachment(tamper(data), { ...info, ...override })).toThrow(
+      AttachmentDecryptionError,
+    );
     expect(() => decryptAttachment(tamper(data), { ...info, ...override })).toThrow(message);
   });
 });

@@ -55,7 +55,13 @@ export function encryptAttachment(plaintext: Uint8Array): { data: Buffer; info: 
     data,
     info: {
       v: "v2",
-      key: { kty: "oct", key_ops: ["encrypt", "decrypt"], alg: "A256CTR", k: key.toString("base64url"), ext: true },
+      key: {
+        kty: "oct",
+        key_ops: ["encrypt", "decrypt"],
+        alg: "A256CTR",
+        k: key.toString("base64url"),
+        ext: true,
+      },
       iv: unpadded(iv),
       hashes: { sha256: unpadded(createHash("sha256").update(data).digest()) },
     },
@@ -70,7 +76,8 @@ function decodeBase64(text: unknown, what: string, bytes: number): Buffer {
   if (typeof text !== "string" || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(text))
     throw new AttachmentDecryptionError(`${what} is not base64`);
   const decoded = Buffer.from(text.replace(/-/g, "+").replace(/_/g, "/"), "base64");
-  if (decoded.length !== bytes) throw new AttachmentDecryptionError(`${what} is ${decoded.length} bytes, not ${bytes}`);
+  if (decoded.length !== bytes)
+    throw new AttachmentDecryptionError(`${what} is ${decoded.length} bytes, not ${bytes}`);
   return decoded;
 }
 

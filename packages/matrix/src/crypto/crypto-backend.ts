@@ -63,7 +63,10 @@ function storeCryptoStorageProvider(
 }
 
 /** Restores the device's crypto state from the store and prepares what the SDK's crypto client needs. */
-export async function openCryptoBackend(sdk: MatrixSdk, options: CryptoBackendOptions): Promise<CryptoBackend> {
+export async function openCryptoBackend(
+  sdk: MatrixSdk,
+  options: CryptoBackendOptions,
+): Promise<CryptoBackend> {
   const scope = `${options.userId}:${options.deviceId}`;
   const durable = new DurableIndexedDb({ kv: options.kv, scope });
   const restored = await durable.restore();

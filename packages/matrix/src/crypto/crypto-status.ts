@@ -19,7 +19,8 @@ export interface CryptoStatus {
 
 function pick(value: unknown, ...path: string[]): unknown {
   let at = value;
-  for (const key of path) at = typeof at === "object" && at !== null ? (at as Record<string, unknown>)[key] : undefined;
+  for (const key of path)
+    at = typeof at === "object" && at !== null ? (at as Record<string, unknown>)[key] : undefined;
   return at;
 }
 

@@ -124,7 +124,9 @@ export class WasmOlmMachine {
     users: wasm.UserId[],
     settings: EngineEncryptionSettings,
   ): Promise<ShareRequest[]> {
-    const requests = await this.#saved(this.#inner.shareRoomKey(roomId, copies(users), this.#encryptionSettings(settings)));
+    const requests = await this.#saved(
+      this.#inner.shareRoomKey(roomId, copies(users), this.#encryptionSettings(settings)),
+    );
     return requests.map((request) => ({
       txnId: request.id,
       eventType: request.event_type,
@@ -137,7 +139,9 @@ export class WasmOlmMachine {
   }
 
   async decryptRoomEvent(event: string, roomId: wasm.RoomId): Promise<{ readonly event: string }> {
-    const decrypted = await this.#saved(this.#inner.decryptRoomEvent(event, roomId, this.#decryptionSettings()));
+    const decrypted = await this.#saved(
+      this.#inner.decryptRoomEvent(event, roomId, this.#decryptionSettings()),
+    );
     return { event: decrypted.event };
   }
 

@@ -26,7 +26,11 @@ export interface RequestResponse {
   body: string | Buffer;
 }
 
-export type RequestCallback = (error: Error | null, response?: RequestResponse, body?: string | Buffer) => void;
+export type RequestCallback = (
+  error: Error | null,
+  response?: RequestResponse,
+  body?: string | Buffer,
+) => void;
 
 /** A request that got no answer in time. */
 export class RequestTimeoutError extends Error {

@@ -61,7 +61,10 @@ export async function loadWasmCrypto(): Promise<CryptoSupport> {
     return { available: true };
   } catch (error) {
     const detail = (error instanceof Error ? error.message : String(error)).split("\n")[0];
-    return { available: false, reason: `the WASM crypto (@matrix-org/matrix-sdk-crypto-wasm) did not load: ${detail}` };
+    return {
+      available: false,
+      reason: `the WASM crypto (@matrix-org/matrix-sdk-crypto-wasm) did not load: ${detail}`,
+    };
   }
 }
 

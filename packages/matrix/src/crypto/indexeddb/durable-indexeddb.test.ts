@@ -19,12 +19,18 @@ function memoryKv(): KeyValue & { map: Map<string, string>; failWrites: boolean 
 }
 
 async function machineOn(durable: DurableIndexedDb) {
-  return wasm.OlmMachine.initialize(new wasm.UserId("@bot:hs"), new wasm.DeviceId("BOTDEVICE"), durable.storeName);
+  return wasm.OlmMachine.initialize(
+    new wasm.UserId("@bot:hs"),
+    new wasm.DeviceId("BOTDEVICE"),
+    durable.storeName,
+  );
 }
 
 /** The one-time keys a keys-upload request would publish. */
 async function pendingOneTimeKeys(machine: wasm.OlmMachine): Promise<string[]> {
-  const upload = (await machine.outgoingRequests()).find((request) => request.type === wasm.RequestType.KeysUpload);
+  const upload = (await machine.outgoingRequests()).find(
+    (request) => request.type === wasm.RequestType.KeysUpload,
+  );
   return upload && "body" in upload ? Object.keys(JSON.parse(upload.body).one_time_keys ?? {}).sort() : [];
 }
 

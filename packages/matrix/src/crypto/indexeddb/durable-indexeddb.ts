@@ -201,7 +201,10 @@ export class DurableIndexedDb {
         if (!mine(database)) return;
         const keys = pendingFor(database).keys;
         let storeKeys = keys.get(store);
-        if (!storeKeys) keys.set(store, (storeKeys = new Map()));
+        if (!storeKeys) {
+          storeKeys = new Map();
+          keys.set(store, storeKeys);
+        }
         storeKeys.set(encode(key), key);
       },
       storeChanged: (database, store) => {
@@ -276,27 +279,41 @@ export class DurableIndexedDb {
         autoIncrement: store.autoIncrement,
         indexes: [...store.indexNames].map((indexName) => {
           const index = store.index(indexName);
-          return { name: indexName, keyPath: index.keyPath, unique: index.unique, multiEntry: index.multiEntry };
+          return {
+            name: indexName,
+            keyPath: index.keyPath,
+            unique: index.unique,
+            multiEntry: index.multiEntry,
+          };
         }),
       };
       if (wholeDatabase || pending.stores.has(name)) {
         replaced.push(name);
         reads.push(
-          Promise.all([requestResult(store.getAllKeys()), requestResult(store.getAll())]).then(([keys, values]) => {
-            const records: Record<string, string> = {};
-            keys.forEach((key, i) => {
-              records[encode(key)] = encode(values[i]);
-            });
-            puts[name] = records;
-          }),
+          Promise.all([requestResult(store.getAllKeys()), requestResult(store.getAll())]).then(
+            ([keys, values]) => {
+              const records: Record<string, string> = {};
+              keys.forEach((key, i) => {
+                records[encode(key)] = encode(values[i]);
+              });
+              puts[name] = records;
+            },
+          ),
         );
         continue;
       }
       for (const [encoded, key] of pending.keys.get(name) ?? []) {
         reads.push(
           requestResult(store.getAll(this.#keyRange.only(key))).then((values) => {
-            if (values.length === 0) (deletes[name] ??= []).push(encoded);
-            else (puts[name] ??= {})[encoded] = encode(values[0]);
+            if (values.length === 0) {
+              const list = deletes[name] ?? [];
+              list.push(encoded);
+              deletes[name] = list;
+              return;
+            }
+            const records = puts[name] ?? {};
+            records[encoded] = encode(values[0]);
+            puts[name] = records;
           }),
         );
       }
@@ -414,7 +431,10 @@ export class DurableIndexedDb {
           autoIncrement: image.schema.autoIncrement,
         });
         for (const index of image.schema.indexes)
-          store.createIndex(index.name, index.keyPath, { unique: index.unique, multiEntry: index.multiEntry });
+          store.createIndex(index.name, index.keyPath, {
+            unique: index.unique,
+            multiEntry: index.multiEntry,
+          });
       }
     };
     const db = await requestResult(request);

@@ -68,7 +68,10 @@ export interface IdbDatabase {
   readonly version: number;
   readonly objectStoreNames: ArrayLike<string> & Iterable<string>;
   transaction(stores: string | string[], mode?: "readonly" | "readwrite"): IdbTransaction;
-  createObjectStore(name: string, options: { keyPath: string | string[] | null; autoIncrement: boolean }): IdbObjectStore;
+  createObjectStore(
+    name: string,
+    options: { keyPath: string | string[] | null; autoIncrement: boolean },
+  ): IdbObjectStore;
   deleteObjectStore(name: string): void;
   close(): void;
   onversionchange: ((event: unknown) => void) | null;
@@ -107,7 +110,9 @@ export function installIndexedDb(): { readonly factory: IdbFactory; readonly key
     const fake = createRequire(import.meta.url)("fake-indexeddb") as FakeIndexedDbModule;
     const global = globalThis as Record<string, unknown>;
     if (global.indexedDB !== undefined && global.indexedDB !== fake.indexedDB) {
-      throw new Error("another IndexedDB is installed in this process; the Matrix crypto store needs its own");
+      throw new Error(
+        "another IndexedDB is installed in this process; the Matrix crypto store needs its own",
+      );
     }
     for (const [name, value] of Object.entries(fake)) if (name.startsWith("IDB")) global[name] = value;
     global.indexedDB = fake.indexedDB;
@@ -170,7 +175,10 @@ function observeWrites(fake: FakeIndexedDbModule): void {
   };
   const database = fake.IDBDatabase.prototype;
   const originalCreateStore = database.createObjectStore;
-  database.createObjectStore = function (this: IdbDatabase, ...args: Parameters<IdbDatabase["createObjectStore"]>) {
+  database.createObjectStore = function (
+    this: IdbDatabase,
+    ...args: Parameters<IdbDatabase["createObjectStore"]>
+  ) {
     for (const observer of observers) observer.schemaChanged(this.name);
     return originalCreateStore.apply(this, args);
   };
