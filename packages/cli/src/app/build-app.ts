@@ -155,6 +155,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         return builtTeam;
       },
       logger: componentLogger(logger, "tasks"),
+      ...(operatorConsole ? { observer: operatorConsole.taskObserver } : {}),
     });
     const team = createTeam(config, {
       store,
@@ -261,6 +262,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
               team,
               tracking,
               memory: config.memory.enabled ? memory : undefined,
+              tasks,
               ...(observability.steps ? { steps: observability.steps } : {}),
               ...(observability.usage ? { usage: observability.usage } : {}),
               ...(workQueue ? { workQueue: () => workQueue.counts() } : {}),

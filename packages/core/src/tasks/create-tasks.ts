@@ -49,7 +49,7 @@ export interface CreateTasksOptions {
   readonly recording?: (record: TaskRecord) => Promise<TaskRecording>;
   readonly costOf?: (agent: string, tokens: TokenCounts) => number | undefined;
   readonly refusal?: (record: TaskRecord) => Promise<string | undefined>;
-  readonly observer?: TaskObserver;
+  readonly observers?: readonly TaskObserver[];
   /** Platform user ids who may control anyone's task. */
   readonly admins: readonly string[];
   /** The tasks' lease (the engine's lock TTL fits). */
@@ -139,7 +139,7 @@ export function createTasks(options: CreateTasksOptions): Tasks {
     ...(options.recording ? { recording: options.recording } : {}),
     ...(options.costOf ? { costOf: options.costOf } : {}),
     ...(options.refusal ? { refusal: options.refusal } : {}),
-    ...(options.observer ? { observer: options.observer } : {}),
+    observer: everyObserver(options.observers ?? [], logger),
     clock,
     logger,
     leaseTtlMs: options.leaseTtlMs,
@@ -241,5 +241,22 @@ export function createTasks(options: CreateTasksOptions): Tasks {
       healthTimer = undefined;
       await driver?.stop();
     },
+  };
+}
+
+/** One observer that tells each of them; one that throws is logged, never the task's problem. */
+function everyObserver(observers: readonly TaskObserver[], logger: Logger): TaskObserver {
+  const tell = (call: (observer: TaskObserver) => void) => {
+    for (const observer of observers) {
+      try {
+        call(observer);
+      } catch (error) {
+        logger.warn("a task observer failed", { error });
+      }
+    }
+  };
+  return {
+    stepFinished: (record, entry) => tell((observer) => observer.stepFinished?.(record, entry)),
+    ended: (record) => tell((observer) => observer.ended?.(record)),
   };
 }
