@@ -33,7 +33,11 @@ const TEXT_BY_EXTENSION: Readonly<Record<string, string>> = {
 
 export async function sniffMediaType(head: Uint8Array, name: string): Promise<SniffedType> {
   const found = await fileTypeFromBuffer(head).catch(() => undefined);
-  if (found) return { mediaType: found.mime, kind: kindOf(found.mime) };
+  if (found) {
+    // `audio/ogg; codecs=opus` → `audio/ogg`: platforms and models take the bare type.
+    const mediaType = found.mime.split(";")[0]!.trim();
+    return { mediaType, kind: kindOf(mediaType) };
+  }
   if (head.byteLength > 0 && looksLikeText(head)) {
     const extension = /\.([A-Za-z0-9]{1,10})$/.exec(name)?.[1]?.toLowerCase() ?? "";
     return { mediaType: TEXT_BY_EXTENSION[extension] ?? "text/plain", kind: "text" };

@@ -4,22 +4,29 @@
  * decompression bomb or a parser stuck in a malformed file ends this thread, never the process.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { inflatesWithin } from "./inflation-guard.ts";
 
 export interface DocumentJob {
   readonly kind: "pdf" | "docx";
   readonly bytes: Uint8Array;
   readonly maxChars: number;
+  /** Bytes the document's compressed parts may inflate to, all together. */
+  readonly inflateBudget: number;
 }
 
 export type DocumentResult =
   | { readonly ok: true; readonly text: string; readonly truncated: boolean; readonly pages?: number }
-  | { readonly ok: false; readonly problem: "encrypted" | "malformed"; readonly detail: string };
+  | {
+      readonly ok: false;
+      readonly problem: "encrypted" | "malformed" | "too-complex";
+      readonly detail: string;
+    };
 
 async function readPdf(job: DocumentJob): Promise<DocumentResult> {
   const { getDocumentProxy } = await import("unpdf");
   let document: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
-    document = await getDocumentProxy(job.bytes, { isEvalSupported: false, stopAtErrors: false });
+    document = await getDocumentProxy(job.bytes, { stopAtErrors: false, disableFontFace: true });
   } catch (error) {
     const name = error instanceof Error ? error.name : "";
     const detail = error instanceof Error ? error.message : String(error);
@@ -45,7 +52,7 @@ async function readPdf(job: DocumentJob): Promise<DocumentResult> {
     length += text.length + 2;
   }
   const text = parts.join("\n\n");
-  await document.destroy();
+  await document.cleanup();
   return {
     ok: true,
     text: text.slice(0, job.maxChars),
@@ -68,7 +75,15 @@ async function readDocx(job: DocumentJob): Promise<DocumentResult> {
 if (parentPort) {
   const job = workerData as DocumentJob;
   const port = parentPort;
-  const read = job.kind === "pdf" ? readPdf(job) : readDocx(job);
+  const read: Promise<DocumentResult> = !inflatesWithin(job.kind, job.bytes, job.inflateBudget)
+    ? Promise.resolve({
+        ok: false,
+        problem: "too-complex",
+        detail: `its compressed parts expand past ${Math.round(job.inflateBudget / 1024 / 1024)} MB (a decompression bomb?)`,
+      })
+    : job.kind === "pdf"
+      ? readPdf(job)
+      : readDocx(job);
   read.then(
     (result) => port.postMessage(result),
     (error: unknown) =>

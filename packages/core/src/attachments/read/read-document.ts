@@ -3,7 +3,7 @@ import type { DocumentJob, DocumentResult } from "./document-worker.ts";
 
 export type DocumentReading =
   | DocumentResult
-  | { readonly ok: false; readonly problem: "too-complex" | "timed-out"; readonly detail: string };
+  | { readonly ok: false; readonly problem: "timed-out"; readonly detail: string };
 
 export interface DocumentLimits {
   readonly timeoutMs: number;
@@ -22,7 +22,12 @@ const WORKER_URL = new URL(
  * encrypted, malformed or decompression-bomb document is refused (the thread is ended), and the
  * process's own memory and event loop are untouched.
  */
-export function readDocument(job: DocumentJob, limits: DocumentLimits): Promise<DocumentReading> {
+export function readDocument(
+  request: Omit<DocumentJob, "inflateBudget">,
+  limits: DocumentLimits,
+): Promise<DocumentReading> {
+  // Half the reader's heap: what a document inflates to must leave room for the parser's own work.
+  const job: DocumentJob = { ...request, inflateBudget: (limits.memoryMb / 2) * 1024 * 1024 };
   return new Promise((resolve) => {
     const worker = new Worker(WORKER_URL, {
       workerData: job,
