@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AttachmentFetchError, type AttachmentBody, type InboundAttachment } from "../conversation/files.ts";
+import { type AttachmentBody, AttachmentFetchError, type InboundAttachment } from "../conversation/files.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { MemoryStore } from "../store/memory/memory-store.ts";
@@ -102,7 +102,9 @@ describe("AttachmentReader", () => {
     expect(read?.images.map((image) => [image.name, image.mediaType, image.size])).toEqual([
       ["shot.png", "image/png", PNG_1X1.byteLength],
     ]);
-    expect(read?.modelText).toBe("[Image attached: shot.png · image/png · 70 bytes — shown to you as an image]");
+    expect(read?.modelText).toBe(
+      "[Image attached: shot.png · image/png · 70 bytes — shown to you as an image]",
+    );
     expect(read?.notices).toEqual([]);
   });
 
@@ -116,14 +118,23 @@ describe("AttachmentReader", () => {
     expect(read?.modelText).toContain("[File attached: invoice.pdf · application/pdf");
     expect(read?.modelText).toContain("Invoice 42: total 99 EUR");
     expect(read?.modelText).toContain("[File attached: sales.csv · text/csv");
-    expect(read?.modelText).toMatch(/\[sales\.csv was cut: only its first \d+ characters are shown \(the limit is 400\)\]/);
-    expect(read?.summary[0]).toMatch(/^File invoice\.pdf · application\/pdf · \d+ bytes: Invoice 42: total 99 EUR$/);
+    expect(read?.modelText).toMatch(
+      /\[sales\.csv was cut: only its first \d+ characters are shown \(the limit is 400\)\]/,
+    );
+    expect(read?.summary[0]).toMatch(
+      /^File invoice\.pdf · application\/pdf · \d+ bytes: Invoice 42: total 99 EUR$/,
+    );
   });
 
   it("treats a file by its bytes, not its name or declared type", async () => {
     const { reader: r } = reader({});
     const read = await r.read(
-      [message([file("cat.png", pdfWithText("not a cat"), { declaredType: "image/png" }), file("notes.pdf", "plain words")])],
+      [
+        message([
+          file("cat.png", pdfWithText("not a cat"), { declaredType: "image/png" }),
+          file("notes.pdf", "plain words"),
+        ]),
+      ],
       context,
     );
     expect(read?.images).toEqual([]);
@@ -155,15 +166,23 @@ describe("AttachmentReader", () => {
   it.each([
     ["encrypted", async () => encryptedPdf(), "the PDF is password-protected"],
     ["malformed", async () => malformedPdf(), "the PDF is damaged or not really a PDF"],
-    ["a decompression bomb", async () => bombPdf(200 * 1024 * 1024), "the PDF is too complex to read within the limits"],
-  ])("refuses a PDF that is %s within the time and memory bounds", { timeout: 60_000 }, async (_, make, reason) => {
-    const { reader: r } = reader({ config: { pdfMemoryMb: 128, pdfTimeoutSeconds: 15 } });
-    const before = process.memoryUsage().rss;
-    const read = await r.read([message([file("doc.pdf", await make())])], context);
-    expect(read?.modelText).toMatch(new RegExp(`— not read: ${reason}\\]$`));
-    // The reader's thread never brought the process near the bomb's size.
-    expect(process.memoryUsage().rss - before).toBeLessThan(150 * 1024 * 1024);
-  });
+    [
+      "a decompression bomb",
+      async () => bombPdf(200 * 1024 * 1024),
+      "the PDF is too complex to read within the limits",
+    ],
+  ])(
+    "refuses a PDF that is %s within the time and memory bounds",
+    { timeout: 60_000 },
+    async (_, make, reason) => {
+      const { reader: r } = reader({ config: { pdfMemoryMb: 128, pdfTimeoutSeconds: 15 } });
+      const before = process.memoryUsage().rss;
+      const read = await r.read([message([file("doc.pdf", await make())])], context);
+      expect(read?.modelText).toMatch(new RegExp(`— not read: ${reason}\\]$`));
+      // The reader's thread never brought the process near the bomb's size.
+      expect(process.memoryUsage().rss - before).toBeLessThan(150 * 1024 * 1024);
+    },
+  );
 
   it("never uses a hostile file name as a path", async () => {
     const dir = await tempDirectory();
@@ -178,7 +197,9 @@ describe("AttachmentReader", () => {
       expect(names[1]).toBe("win.ini");
       const spaces = await readdir(root);
       expect(spaces).toHaveLength(1);
-      expect((await readdir(join(root, spaces[0]!))).every((entry) => /^[0-9a-f]{64}$/.test(entry))).toBe(true);
+      expect((await readdir(join(root, spaces[0]!))).every((entry) => /^[0-9a-f]{64}$/.test(entry))).toBe(
+        true,
+      );
     } finally {
       await dir.remove();
     }
@@ -194,7 +215,10 @@ describe("AttachmentReader", () => {
     const read = await r.read([message([file("shot.png", PNG_1X1)])], context);
     expect(read?.notices).toEqual(["I could not open shot.png: I am not allowed to read files here."]);
     const line = logger.lines.find((entry) => entry.message === "could not download an attachment");
-    expect(line?.fields).toMatchObject({ fix: "add the files:read scope to the Slack app and reinstall it", status: 403 });
+    expect(line?.fields).toMatchObject({
+      fix: "add the files:read scope to the Slack app and reinstall it",
+      status: 403,
+    });
   });
 
   it("transcribes a voice note through the configured endpoint, or says it cannot", async () => {
@@ -217,8 +241,13 @@ describe("AttachmentReader", () => {
       config: { transcription: { baseUrl: "http://transcribe.test/v1/", model: "whisper-1" } },
       fetchImpl,
     });
-    const heard = await withEndpoint.reader.read([message([file("memo.ogg", oggVoiceNote(), { voice: true })])], context);
-    expect(requests).toEqual([{ url: "http://transcribe.test/v1/audio/transcriptions", model: "whisper-1", type: "audio/ogg" }]);
+    const heard = await withEndpoint.reader.read(
+      [message([file("memo.ogg", oggVoiceNote(), { voice: true })])],
+      context,
+    );
+    expect(requests).toEqual([
+      { url: "http://transcribe.test/v1/audio/transcriptions", model: "whisper-1", type: "audio/ogg" },
+    ]);
     expect(heard?.modelText).toContain("[Voice note attached: memo.ogg · audio/ogg");
     expect(heard?.modelText).toContain("Please move the meeting to Friday.");
     expect(heard?.notices).toEqual([]);
@@ -228,7 +257,9 @@ describe("AttachmentReader", () => {
     const { reader: r } = reader({ config: { maxPerMessage: 1 } });
     const read = await r.read([message([file("a.txt", "first"), file("b.txt", "second")])], context);
     expect(read?.stored.map((stored) => stored.name)).toEqual(["a.txt"]);
-    expect(read?.modelText).toContain("[File attached: b.txt — not read: only the first 1 files of a message are read]");
+    expect(read?.modelText).toContain(
+      "[File attached: b.txt — not read: only the first 1 files of a message are read]",
+    );
   });
 
   it("describes images to a text-only model and tells the sender once per conversation", async () => {

@@ -1,5 +1,9 @@
 import type Keyv from "keyv";
-import { AttachmentFetchError, type AdapterAttachments, type InboundAttachment } from "../conversation/files.ts";
+import {
+  type AdapterAttachments,
+  AttachmentFetchError,
+  type InboundAttachment,
+} from "../conversation/files.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
@@ -59,7 +63,10 @@ export class AttachmentReader {
   }
 
   /** Undefined when none of the messages carries a file. */
-  async read(messages: readonly InboundMessage[], context: ReadContext): Promise<PreparedAttachments | undefined> {
+  async read(
+    messages: readonly InboundMessage[],
+    context: ReadContext,
+  ): Promise<PreparedAttachments | undefined> {
     if (!messages.some((message) => (message.attachments?.length ?? 0) > 0)) return undefined;
     const lines: FileLines[] = [];
     const images: StoredAttachment[] = [];
@@ -156,7 +163,11 @@ export class AttachmentReader {
     return { lines: await this.#describe(stored, attachment, context), stored };
   }
 
-  async #describe(file: StoredAttachment, attachment: InboundAttachment, context: ReadContext): Promise<FileLines> {
+  async #describe(
+    file: StoredAttachment,
+    attachment: InboundAttachment,
+    context: ReadContext,
+  ): Promise<FileLines> {
     const { config, blobs } = this.#options;
     const maxChars = config.maxTextTokens * CHARS_PER_TOKEN;
     const about = describeFile(file);
@@ -181,7 +192,12 @@ export class AttachmentReader {
         if (reading.ok) {
           if (reading.text.trim() === "")
             return fileLines.skipped(file.name, "it has no text layer (a scan or only images)", { about });
-          return fileLines.text(file, reading, maxChars, reading.ok && "pages" in reading ? reading.pages : undefined);
+          return fileLines.text(
+            file,
+            reading,
+            maxChars,
+            reading.ok && "pages" in reading ? reading.pages : undefined,
+          );
         }
         this.#options.logger.warn("could not read a document", {
           key: context.key,

@@ -50,13 +50,17 @@ export const attachmentsConfigSchema = z.strictObject({
     ),
   transcription: z
     .strictObject({
-      baseUrl: z.url({ protocol: /^https?$/ }).describe("An OpenAI-compatible API root; `/audio/transcriptions` is appended."),
+      baseUrl: z
+        .url({ protocol: /^https?$/ })
+        .describe("An OpenAI-compatible API root; `/audio/transcriptions` is appended."),
       model: z.string().min(1).describe("The transcription model, e.g. whisper-1."),
       apiKey: z.string().min(1).optional().describe("Bearer token, when the endpoint wants one."),
       timeoutSeconds: z.number().positive().max(600).default(60),
     })
     .optional()
-    .describe("Where voice notes and audio files are transcribed. Absent: the sender is told audio cannot be heard."),
+    .describe(
+      "Where voice notes and audio files are transcribed. Absent: the sender is told audio cannot be heard.",
+    ),
   textOnlyModels: z
     .array(z.string().min(1))
     .default([])
@@ -75,7 +79,9 @@ export const attachmentsConfigSchema = z.strictObject({
     .min(32)
     .max(4_096)
     .default(256)
-    .describe("Heap the PDF / docx reader may use; a document needing more (a decompression bomb) is refused."),
+    .describe(
+      "Heap the PDF / docx reader may use; a document needing more (a decompression bomb) is refused.",
+    ),
 });
 
 export type AttachmentsConfig = z.output<typeof attachmentsConfigSchema>;

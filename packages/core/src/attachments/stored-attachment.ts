@@ -1,5 +1,5 @@
-import type { AttachmentKind } from "./media-type.ts";
 import type { BlobRef } from "./blobs/blob-store.ts";
+import type { AttachmentKind } from "./media-type.ts";
 
 /** A file that was downloaded (or made by the team) and is kept in the blob store. */
 export interface StoredAttachment {
@@ -31,3 +31,14 @@ export interface PreparedAttachments {
 
 /** The `additional_kwargs` key under which a human message lists the images it carries (references only). */
 export const IMAGES_KEY = "switchboard_images";
+
+/** A file the bot sends: made by the team (`create_file`) or returned by a tool, kept in the blob store. */
+export interface OutboundFile {
+  readonly name: string;
+  readonly mediaType: string;
+  readonly size: number;
+  readonly blob: BlobRef;
+}
+
+/** The ToolMessage artifact key a tool puts the files it returns under. */
+export const FILES_ARTIFACT_KEY = "switchboardFiles";

@@ -16,7 +16,8 @@ import { openBlobStore } from "./open-blob-store.ts";
 import { writeBlob, writeBytes } from "./write-blob.ts";
 
 async function* chunks(total: number, size = 100_000): AsyncIterable<Uint8Array> {
-  for (let sent = 0; sent < total; sent += size) yield new Uint8Array(Math.min(size, total - sent)).fill(sent % 251);
+  for (let sent = 0; sent < total; sent += size)
+    yield new Uint8Array(Math.min(size, total - sent)).fill(sent % 251);
 }
 
 function blobStoreSuite(name: string, open: () => Promise<{ store: BlobStore; cleanup(): Promise<void> }>) {

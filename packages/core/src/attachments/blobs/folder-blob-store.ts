@@ -109,4 +109,3 @@ async function exists(path: string): Promise<boolean> {
 export async function ensureFolder(root: string): Promise<void> {
   await mkdir(root, { recursive: true });
 }
-

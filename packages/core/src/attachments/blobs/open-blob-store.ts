@@ -66,9 +66,14 @@ async function openRedis(
     clientName: `switchboard-blobs@${location.keyPrefix}`,
     onBackgroundError: options.onBackgroundError ?? (() => {}),
     startupError: (cause) =>
-      new StoreConnectionError(location.host, "could not connect to Redis for attachments", "that Redis is reachable", {
-        cause,
-      }),
+      new StoreConnectionError(
+        location.host,
+        "could not connect to Redis for attachments",
+        "that Redis is reachable",
+        {
+          cause,
+        },
+      ),
   });
   return new RedisBlobStore(client, {
     keyPrefix: location.keyPrefix,

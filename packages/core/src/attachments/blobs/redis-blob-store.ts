@@ -50,7 +50,9 @@ export class RedisBlobStore implements BlobStore {
       const value = Buffer.concat(pending);
       pending = [];
       pendingBytes = 0;
-      await this.#client.set(incoming(written), value, { expiration: { type: "PX", value: INCOMING_TTL_MS } });
+      await this.#client.set(incoming(written), value, {
+        expiration: { type: "PX", value: INCOMING_TTL_MS },
+      });
       written += 1;
     };
     const drop = async () => {

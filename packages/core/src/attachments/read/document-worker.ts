@@ -68,7 +68,11 @@ async function readDocx(job: DocumentJob): Promise<DocumentResult> {
     const text = result.value.replace(/\n{3,}/g, "\n\n").trim();
     return { ok: true, text: text.slice(0, job.maxChars), truncated: text.length > job.maxChars };
   } catch (error) {
-    return { ok: false, problem: "malformed", detail: error instanceof Error ? error.message : String(error) };
+    return {
+      ok: false,
+      problem: "malformed",
+      detail: error instanceof Error ? error.message : String(error),
+    };
   }
 }
 

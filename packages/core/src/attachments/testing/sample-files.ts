@@ -55,7 +55,10 @@ export function encryptedPdf(): Buffer {
 
 /** Bytes that start like a PDF and then are not one. */
 export function malformedPdf(): Buffer {
-  return Buffer.from("%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R >> garbage\x00\x01\x02 trailer <<>>", "latin1");
+  return Buffer.from(
+    "%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R >> garbage\x00\x01\x02 trailer <<>>",
+    "latin1",
+  );
 }
 
 /** A PDF whose one content stream inflates to `inflatedBytes` of spaces (made without holding them). */
@@ -77,7 +80,10 @@ export async function bombPdf(inflatedBytes: number): Promise<Buffer> {
   const head = pdfObjects("").slice(0, 3);
   const before = `%PDF-1.4\n${head.map((object, index) => `${index + 1} 0 obj\n${object}\nendobj\n`).join("")}`;
   return Buffer.concat([
-    Buffer.from(`${before}4 0 obj\n<< /Length ${stream.byteLength} /Filter /FlateDecode >>\nstream\n`, "latin1"),
+    Buffer.from(
+      `${before}4 0 obj\n<< /Length ${stream.byteLength} /Filter /FlateDecode >>\nstream\n`,
+      "latin1",
+    ),
     stream,
     Buffer.from(
       `\nendstream\nendobj\n5 0 obj\n<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>\nendobj\ntrailer\n<< /Size 6 /Root 1 0 R >>\n%%EOF\n`,
