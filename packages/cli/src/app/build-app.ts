@@ -5,6 +5,8 @@
  */
 import {
   type Adapter,
+  AttachmentReader,
+  type BlobStore,
   componentLogger,
   createMemory,
   createObservability,
@@ -13,10 +15,12 @@ import {
   type Logger,
   modelCallPolicy,
   type Observability,
+  openBlobStore,
   openStore,
   RequestTracking,
   type Store,
   SwitchboardMetrics,
+  spaceOf,
   systemClock,
   type Team,
   WorkQueueMetrics,
@@ -65,6 +69,8 @@ export interface App {
   readonly scaleOut: string | undefined;
   /** The MCP servers and their state (`states()`, `onChange`), for health and metrics. */
   readonly toolServers: OpenedTools["mcp"];
+  /** Where file bytes are kept (absent when `attachments.enabled` is off). */
+  readonly blobs: BlobStore | undefined;
   /** Starts the engine (adapters, queued work), the sweepers (a worker: its sweep rounds), request tracking, HTTP. */
   start(): Promise<void>;
   /** Resolves when no turn is running and memory has recorded every answered turn. */
@@ -95,7 +101,18 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   let checkpointer: OpenedCheckpointer | undefined;
   let tools: OpenedTools | undefined;
   let scaleOut: ScaleOut | undefined;
+  let blobs: BlobStore | undefined;
   try {
+    blobs = config.attachments.enabled
+      ? await openBlobStore({
+          ...(config.attachments.blobs ? { blobsUrl: config.attachments.blobs } : {}),
+          storeUrl: config.store,
+          cwd,
+          retainDays: config.attachments.retainDays,
+          onBackgroundError: (error) => logger.error(error.message, { cause: error.cause }),
+        })
+      : undefined;
+    const openedBlobs = blobs;
     scaleOut = await openScaleOutFor(config, { cwd, logger: componentLogger(logger, "scale-out") });
     checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
     tools = await openTools(config, { store, logger });
@@ -138,6 +155,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       // The offline model writes no memory entries: memory then stays extractive.
       ...memoryModel(config, models),
       ...(config.memory.summaryModel ? { summaryModel: models.modelFor(config.memory.summaryModel) } : {}),
+      ...(openedBlobs ? { forgetAlso: (key: string) => openedBlobs.deleteSpace(spaceOf(key)) } : {}),
     });
     const team = createTeam(config, {
       store,
@@ -149,6 +167,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       tracking,
       observability,
       modelCalls,
+      blobs: openedBlobs,
     });
     memory.attach(team);
     const tracked = tracking.track(team);
@@ -174,6 +193,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ...(operatorConsole ? [operatorConsole.chat] : []),
     ];
     const adapters = baseAdapters.map((adapter) => operatorConsole?.record(adapter) ?? adapter);
+    const attachments = openedBlobs
+      ? new AttachmentReader({
+          config: config.attachments,
+          blobs: openedBlobs,
+          store,
+          sourceFor: (platform) => adapters.find((adapter) => adapter.platform === platform)?.attachments,
+          logger: componentLogger(logger, "attachments"),
+        })
+      : undefined;
     const engine = new Engine({
       store,
       adapters,
@@ -190,6 +218,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       deliveryObserver: observability.deliveryObserver,
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
       ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
+      ...(attachments && openedBlobs
+        ? {
+            readAttachments: async (messages, { key, signal }) =>
+              attachments.read(messages, { key, signal, imagesAccepted: await team.imagesAccepted(key) }),
+            openFile: (blob) => openedBlobs.open(blob),
+          }
+        : {}),
       settings: {
         commandPrefixes: config.engine.commandPrefixes,
         midRunPolicy: config.engine.midRunPolicy,
@@ -221,6 +256,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       platforms: platformAdapters.map((entry) => entry.platform),
       observability,
       toolServers: openedTools.mcp,
+      blobs: openedBlobs,
       role: config.role,
       scaleOut: openedScaleOut?.description,
       async start() {
@@ -275,6 +311,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           await openedScaleOut?.close();
           await openedTools.close();
           await opened.close();
+          await openedBlobs?.close();
           await store.close();
         }
       },
@@ -283,6 +320,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     await scaleOut?.close();
     await tools?.close();
     await checkpointer?.close();
+    await blobs?.close();
     await store.close();
     throw error;
   }

@@ -7,8 +7,8 @@ import { type BaseMessage, type ContentBlock, HumanMessage } from "@langchain/co
 import type { BlobRef } from "./blobs/blob-store.ts";
 import { IMAGES_KEY, type StoredAttachment } from "./stored-attachment.ts";
 
-/** An image's bytes for a model call; undefined when the blob is gone (retention, /forget). */
-export type LoadImage = (blob: BlobRef) => Promise<{ data: string; mediaType: string } | undefined>;
+/** An image's bytes for a model call, base64; undefined when the blob is gone (retention, /forget). */
+export type LoadImage = (blob: BlobRef) => Promise<string | undefined>;
 
 /** The user's turn as the history keeps it: text (with the files' lines) and image references. */
 export function humanTurn(text: string, images: readonly StoredAttachment[]): HumanMessage {
@@ -53,14 +53,14 @@ export async function withImageBlocks(
       const blocks: ContentBlock[] = [{ type: "text", text }];
       const gone: string[] = [];
       for (const image of images) {
-        const loaded = await load(image.blob);
-        if (!loaded) gone.push(image.name);
+        const data = await load(image.blob);
+        if (data === undefined) gone.push(image.name);
         else
           blocks.push({
             type: "image",
             source_type: "base64",
-            mime_type: loaded.mediaType,
-            data: loaded.data,
+            mime_type: image.mediaType,
+            data,
           });
       }
       if (gone.length > 0)
