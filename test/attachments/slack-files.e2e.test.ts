@@ -5,7 +5,7 @@
  * requests: an image block, a PDF's text, a voice note's transcript; and an agent's CSV comes back
  * as one native upload in the thread.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitFor } from "@switchboard/core/testing";
@@ -16,6 +16,7 @@ import {
   oggVoiceNote,
   PNG_1X1,
   pdfWithText,
+  pngOfSize,
   SAMPLE_CSV,
 } from "../../packages/core/src/attachments/testing/sample-files.ts";
 import type { ChatRequest } from "../support/model/chat-request.ts";
@@ -99,6 +100,27 @@ describe("files on Slack (real CLI, Bolt and Web API against the stand-in)", () 
       type: "image_url",
       image_url: { url: `data:image/png;base64,${PNG_1X1.toString("base64")}` },
     });
+  });
+
+  it("a 5 MB image is kept beside the store, and the checkpoint does not grow with it", async () => {
+    await startCli();
+    await slack.say(ALICE_DM, "small first");
+    await waitFor("the first answer", () => answers()[0]);
+    const before = (await stat(join(dir, "switchboard.db"))).size;
+    await slack.say(ALICE_DM, "and this screenshot?", {
+      files: [{ name: "big.png", bytes: pngOfSize(5 * 1024 * 1024), mimetype: "image/png" }],
+    });
+    await waitFor("the second answer", () => answers()[1]);
+    await stop?.();
+    stop = undefined;
+    // The model saw the whole image (base64) …
+    const image = (userContents(stub.requests[1]!).at(-1) as { image_url?: { url: string } }[])[1];
+    expect(image?.image_url?.url.length).toBeGreaterThan(5 * 1024 * 1024);
+    // … the bytes sit in the blob folder, and the store (checkpoints included) grew by far less.
+    const spaces = await readdir(join(dir, "attachments"));
+    const blobs = await readdir(join(dir, "attachments", spaces[0]!));
+    expect((await stat(join(dir, "attachments", spaces[0]!, blobs[0]!))).size).toBe(5 * 1024 * 1024);
+    expect((await stat(join(dir, "switchboard.db"))).size - before).toBeLessThan(256 * 1024);
   });
 
   it("a PDF's text and a voice note's transcript reach the model", async () => {
