@@ -14,6 +14,7 @@ import {
   type RequestTracking,
   readBlob,
   type Store,
+  type Tasks,
   Team,
 } from "@switchboard/core";
 import type { SwitchboardConfig } from "../config/schema.ts";
@@ -33,19 +34,22 @@ export interface TeamDeps {
   readonly modelCalls: ModelCallPolicy;
   /** Where files are kept; absent when attachments are off. */
   readonly blobs: BlobStore | undefined;
+  readonly tasks: Tasks;
 }
 
 /** Progress texts of the built-in tools. */
 const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
   find_tools: "is looking for a tool that fits…",
+  start_task: "is starting a background task…",
   search_memory: "is searching earlier conversations…",
   create_file: "is writing a file…",
 };
 
 /** The agent team, with the hooks of memory (context, search), the tool catalog and request tracking. */
 export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
-  const { store, models, logger, checkpointer, tools, memory, tracking, observability, modelCalls, blobs } =
+  const { store, models, logger, checkpointer, tools, memory, tracking, observability, modelCalls, tasks } =
     deps;
+  const { blobs } = deps;
   const textOnly = new Set(config.attachments.textOnlyModels);
   const { catalog } = tools;
   const givenUp = new GivenUpDeliveries(store);
@@ -62,6 +66,7 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
       ...memory.tools,
       ...(blobs ? { [CREATE_FILE]: createFileTool(blobs, { maxBytes: config.attachments.maxBytes }) } : {}),
     },
+    builtInTools: (agent) => tasks.toolsFor(agent),
     contextFor: memory.contextFor,
     attachedTools: (key, agent) => catalog.attachedTools(key, agent),
     needsApproval: (name) => catalog.needsApproval(name),
@@ -69,6 +74,7 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
     toolStatus: (name) => catalog.statusOf(name) ?? BUILT_IN_TOOL_STATUS[name],
     statusLines: async (key, viewer) => [
       ...(await tracking.statusLines(key)),
+      ...(await tasks.statusLines(key)),
       ...(await givenUp.statusLines(key)),
       ...tools.statusLinesFor(viewer),
     ],

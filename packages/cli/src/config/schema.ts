@@ -18,6 +18,7 @@ import {
   requestsConfigSchema,
   routingConfigSchema,
   stepsConfigSchema,
+  tasksConfigSchema,
   teamConfigSchema,
   usageConfigSchema,
 } from "@switchboard/core";
@@ -114,6 +115,8 @@ export const CONFIG_SECTIONS = {
   /** Files people send (images, documents, voice notes) and files the team sends back. */
   attachments: attachmentsConfigSchema.prefault({}),
   requests: requestsConfigSchema.prefault({}),
+  /** Background tasks agents start (`start_task`), steered with /tasks and /task. */
+  tasks: tasksConfigSchema.prefault({}),
   /** The run-steps log: what every run did, kept `retentionDays`. */
   steps: stepsConfigSchema.prefault({}),
   /** Token and cost roll-ups: prices, daily limits, who may see the whole workspace's usage. */

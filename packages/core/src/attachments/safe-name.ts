@@ -8,7 +8,9 @@ const MAX_NAME = 120;
 export function safeFileName(name: string, fallback = "file"): string {
   const base = name.split(/[/\\]/).at(-1) ?? "";
   const cleaned = base
-    // C0/C1 controls and the characters that reorder or hide text (RTL overrides, zero-width).
+    // C0/C1 controls and the characters that reorder or hide text (RTL overrides, zero-width): the
+    // control ranges are exactly what this pattern is for.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
     .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, "")
     .replace(/\s+/g, " ")
     .replace(/^[.\s]+/, "")
