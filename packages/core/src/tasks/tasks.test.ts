@@ -257,9 +257,9 @@ describe("background tasks", () => {
     const id = taskIdIn(await w.start());
     const before = await w.tasks.store.get(id);
     expect(await w.tasks.runStep(id)).toBe("stepped");
-    // The crash: the record never heard of step 1 (its write was lost), the checkpoint has it.
+    // The crash: the record as it was when step 1 began (marked in flight); the checkpoint has it.
     const after = await w.tasks.store.get(id);
-    await w.tasks.store.save({ ...before!, status: "running" }, after);
+    await w.tasks.store.save({ ...before!, status: "running", stepInFlight: 1 }, after);
     expect(await w.tasks.runStep(id)).toBe("idle");
     expect(w.model.calls).toHaveLength(2);
     expect(w.calls.search).toBe(1);
