@@ -190,12 +190,14 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       deliveryObserver: observability.deliveryObserver,
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
       ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
+      modelEndpoints: () => models.endpoints.states(),
       settings: {
         commandPrefixes: config.engine.commandPrefixes,
         midRunPolicy: config.engine.midRunPolicy,
         lockTtlMs: config.engine.lockTtlSeconds * 1000,
         typingDelayMs: config.engine.typingDelayMs,
         maxConcurrentTurns: config.engine.maxConcurrentTurns,
+        eventLoopDelayTargetMs: config.engine.eventLoopDelayTargetMs,
         // Past the team's own wall time: a safety net for work that hangs outside a model call.
         maxTurnMs: (config.limits.wallTimeSeconds + 60) * 1000,
       },

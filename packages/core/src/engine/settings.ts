@@ -9,8 +9,13 @@ export interface EngineSettings {
   /** See ConversationSerializer: renewed by a heartbeat, so it only bounds recovery after a crash. */
   readonly lockTtlMs: number;
   readonly midRunPolicy: MidRunPolicy;
-  /** Turns running at once in this process; beyond it conversations wait, queued. Keeps acks quick. */
+  /**
+   * Turns in progress at once in this process, waiting on a model included: a ceiling for memory,
+   * not a speed limit (see TurnAdmission). Beyond it conversations wait, queued.
+   */
   readonly maxConcurrentTurns: number;
+  /** Turns compute only while the event loop's delay stays under this (it sizes their CPU slots). */
+  readonly eventLoopDelayTargetMs: number;
   /** A unit of work running longer is cancelled and left queued (a safety net above the team's wall time). */
   readonly maxTurnMs: number;
   /** How often this process looks for queued work nobody drains (a crashed holder's). */
@@ -24,7 +29,8 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   dedupeTtlMs: 7 * 24 * 60 * 60 * 1000,
   lockTtlMs: 30_000,
   midRunPolicy: "queue",
-  maxConcurrentTurns: 16,
+  maxConcurrentTurns: 2_000,
+  eventLoopDelayTargetMs: 40,
   maxTurnMs: 11 * 60 * 1000,
   recoveryIntervalMs: 5_000,
   typingDelayMs: DEFAULT_TYPING_DELAY_MS,
