@@ -145,10 +145,11 @@ export class EndpointLimiter {
   }
 
   #finish(outcome: CallOutcome, epoch: number, retryAfterMs: number | undefined): void {
-    if (outcome === "ok") this.#limit.succeeded(this.#permits.inUse);
+    const now = this.#now();
+    if (outcome === "ok") this.#limit.succeeded(this.#permits.inUse, now);
     if (isCongestion(outcome)) {
       this.#congestion[outcome] += 1;
-      if (this.#limit.congested(epoch)) this.#reductions += 1;
+      if (this.#limit.congested(epoch, this.#permits.inUse, now)) this.#reductions += 1;
     }
     if (
       retryAfterMs !== undefined &&
@@ -156,7 +157,7 @@ export class EndpointLimiter {
       (outcome === "rate_limited" || outcome === "overloaded")
     ) {
       // The provider asked every caller with this key to wait: nobody here starts a call before then.
-      const until = this.#now() + Math.min(retryAfterMs, this.#options.maxPauseMs);
+      const until = now + Math.min(retryAfterMs, this.#options.maxPauseMs);
       this.#pausedUntil = Math.max(this.#pausedUntil, until);
     }
     this.#permits.limit = this.#effectiveLimit();
