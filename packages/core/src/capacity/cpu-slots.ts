@@ -1,7 +1,8 @@
 /**
  * Turns hold a CPU slot only while they use the CPU. A turn takes a slot to start, gives it back
- * for as long as it waits on a model or a tool (`awayFromCpu`), and takes one again — ahead of turns
- * that have not started — to go on. So a thousand turns waiting on a model hold no slot, and the
+ * for as long as it waits on a model or a tool (`awayFromCpu`: for a model, while its request waits
+ * for capacity and for each piece of the answer, so reading the answer is counted as computing),
+ * and takes one again — ahead of turns that have not started — to go on. So a thousand turns waiting on a model hold no slot, and the
  * slots bound only the turns whose store calls and graph steps share the event loop with intake.
  *
  * How many slots there are is decided by the event loop's delay (event-loop-load.ts), not fixed
@@ -53,14 +54,18 @@ export class CpuSlots {
     return new TurnLease(key, permit, (lane) => this.#acquire(lane));
   }
 
-  #acquire(lane: "first" | "next", signal?: AbortSignal): Promise<Permit> {
-    return this.#permits.acquire({
+  async #acquire(lane: "first" | "next", signal?: AbortSignal): Promise<Permit> {
+    const permit = await this.#permits.acquire({
       lane,
       signal,
       onQueued: () => {
         this.#saturated = true;
       },
     });
+    // Every slot handed out costs one turn of the event loop: a released slot passes to the next
+    // turn through a promise, which alone would run turn after turn without letting I/O in.
+    await new Promise((resolve) => setImmediate(resolve));
+    return permit;
   }
 }
 

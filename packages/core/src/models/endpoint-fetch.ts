@@ -5,11 +5,15 @@
  * Retry-After), overloaded, timed out. Being the provider SDKs' own `fetch`, it sees every model
  * call of the process whoever makes it, with the real status codes and headers.
  *
+ * The turn a request is for holds no CPU slot while the request waits for capacity, for the
+ * provider's first byte and between pieces of the answer, and holds one to handle each piece: a
+ * hundred answers arriving at once are read a few at a time, with intake served in between.
+ *
  * The per-request timeout lives here too, counted from the moment the request is sent: the SDKs'
  * own timers would count the time spent waiting in line as well.
  */
 
-import { currentTurnKey } from "../capacity/cpu-slots.ts";
+import { awayFromCpu, currentTurnKey } from "../capacity/cpu-slots.ts";
 import type { CallOutcome, EndpointLimiter } from "../capacity/endpoint-limiter.ts";
 import { currentAttemptClock } from "./attempt-clock.ts";
 import { retryAfterMsOf } from "./retry-policy.ts";
@@ -33,15 +37,18 @@ export function endpointFetch(limiter: EndpointLimiter, options: EndpointFetchOp
     const callerSignal = init?.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;
     const clock = currentAttemptClock();
     let paused = false;
-    const call = await limiter.acquire({
-      signal: callerSignal,
-      tokens: estimateTokens(init?.body),
-      conversation: currentTurnKey(),
-      onQueued: () => {
-        paused = true;
-        clock?.pause();
-      },
-    });
+    // Waiting for capacity and for the provider's first byte, a turn holds no CPU slot.
+    const call = await awayFromCpu(() =>
+      limiter.acquire({
+        signal: callerSignal,
+        tokens: estimateTokens(init?.body),
+        conversation: currentTurnKey(),
+        onQueued: () => {
+          paused = true;
+          clock?.pause();
+        },
+      }),
+    );
     if (paused) clock?.resume();
     const timer = new AbortController();
     const timeout = setTimeout(
@@ -55,7 +62,7 @@ export function endpointFetch(limiter: EndpointLimiter, options: EndpointFetchOp
     };
     let response: Response;
     try {
-      response = await (options.fetch ?? globalThis.fetch)(input, { ...init, signal });
+      response = await awayFromCpu(() => (options.fetch ?? globalThis.fetch)(input, { ...init, signal }));
     } catch (error) {
       finish(signal.aborted ? abortOutcome(signal) : "failed");
       throw error;
@@ -107,7 +114,8 @@ function watchBody(
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const chunk = await reader.read();
+        // Between pieces of the answer the turn holds no CPU slot; it takes one to handle each piece.
+        const chunk = await awayFromCpu(() => reader.read());
         if (chunk.done) {
           end("ok");
           controller.close();

@@ -128,17 +128,9 @@ export function attemptTimeoutReason(ms: number): DOMException {
   return new DOMException(`the model did not answer within ${formatSeconds(ms)}`, "TimeoutError");
 }
 
-export function invokeWithRetry<T>(
+export async function invokeWithRetry<T>(
   call: (attempt: number, signal: AbortSignal | undefined, firstToken: () => void) => Promise<T>,
   options: ModelRetryOptions = {},
-): Promise<T> {
-  // Waiting on the model, a turn holds no CPU slot: other turns compute meanwhile.
-  return awayFromCpu(() => retryLoop(call, options));
-}
-
-async function retryLoop<T>(
-  call: (attempt: number, signal: AbortSignal | undefined, firstToken: () => void) => Promise<T>,
-  options: ModelRetryOptions,
 ): Promise<T> {
   const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
   const baseDelayMs = options.baseDelayMs ?? 1_000;
@@ -167,7 +159,8 @@ async function retryLoop<T>(
       const backoffMs = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
       const delayMs = Math.round(Math.min(maxDelayMs, failure.retryAfterMs ?? backoffMs));
       options.onRetry?.({ attempt, kind: failure.kind, delayMs, error });
-      await untilAborted(sleep(delayMs, signal), signal);
+      // Waiting out a backoff, a turn holds no CPU slot.
+      await awayFromCpu(() => untilAborted(sleep(delayMs, signal), signal));
     } finally {
       bounded.clear();
     }
