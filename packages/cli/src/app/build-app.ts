@@ -8,6 +8,7 @@ import {
   componentLogger,
   createMemory,
   createObservability,
+  DEFAULT_ENGINE_SETTINGS,
   Engine,
   handoffTarget,
   type Logger,
@@ -197,7 +198,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         lockTtlMs: config.engine.lockTtlSeconds * 1000,
         typingDelayMs: config.engine.typingDelayMs,
         maxConcurrentTurns: config.engine.maxConcurrentTurns,
-        eventLoopDelayTargetMs: config.engine.eventLoopDelayTargetMs,
+        cpuSlots: {
+          ...DEFAULT_ENGINE_SETTINGS.cpuSlots,
+          targetDelayMs: config.engine.eventLoopDelayTargetMs,
+        },
         // Past the team's own wall time: a safety net for work that hangs outside a model call.
         maxTurnMs: (config.limits.wallTimeSeconds + 60) * 1000,
       },

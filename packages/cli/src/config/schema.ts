@@ -77,7 +77,7 @@ const engineSection = z.strictObject({
     .int()
     .min(5)
     .max(1_000)
-    .default(DEFAULT_ENGINE_SETTINGS.eventLoopDelayTargetMs)
+    .default(DEFAULT_ENGINE_SETTINGS.cpuSlots.targetDelayMs)
     .describe(
       "Turns compute (store calls, graph steps) only in CPU slots, and a turn waiting on a model or a tool holds none. The slots grow while the event loop's delay (p99 over 250 ms) stays under half this and shrink by a quarter when it goes over: that delay is what a platform's acknowledgement waits for, so intake and acks stay first under any load.",
     ),

@@ -10,8 +10,12 @@ describe("PermitQueue", () => {
     const queue = new PermitQueue({ limit: 2 });
     const held = [await queue.acquire(), await queue.acquire()];
     const order: string[] = [];
-    const later = ["a", "b"].map((name) => queue.acquire().then((permit) => order.push(name) && permit));
-    const first = queue.acquire({ lane: "first" }).then((permit) => order.push("resume") && permit);
+    const served = (name: string) => (permit: Permit) => {
+      order.push(name);
+      return permit;
+    };
+    const later = ["a", "b"].map((name) => queue.acquire().then(served(name)));
+    const first = queue.acquire({ lane: "first" }).then(served("resume"));
     expect(queue.waiting).toBe(3);
     held[0]?.release();
     held[0]?.release();

@@ -28,7 +28,6 @@ import {
   type SerializerHealth,
 } from "./serializer.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./settings.ts";
-import { DEFAULT_CPU_SLOT_SETTINGS } from "./turn-admission.ts";
 import { TurnProcessor } from "./turn-processor.ts";
 
 export interface EngineOptions {
@@ -131,7 +130,7 @@ export class Engine {
       lockTtlMs: this.settings.lockTtlMs,
       policy: this.settings.midRunPolicy,
       maxConcurrentTurns: this.settings.maxConcurrentTurns,
-      cpuSlots: { ...DEFAULT_CPU_SLOT_SETTINGS, targetDelayMs: this.settings.eventLoopDelayTargetMs },
+      cpuSlots: this.settings.cpuSlots,
       maxTurnMs: this.settings.maxTurnMs,
       work: (key, items, signal) => this.#processor.process(key, items, signal),
       stopRequested: (key) => this.#takeStopRequest(key),

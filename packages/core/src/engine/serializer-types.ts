@@ -24,7 +24,7 @@ export interface SerializerOptions {
    * How many of them compute at once is decided by the event loop's delay (`cpuSlots`).
    */
   readonly maxConcurrentTurns: number;
-  /** How the CPU slots of turns start and adapt (defaults: DEFAULT_CPU_SLOT_SETTINGS). */
+  /** How the CPU slots of turns start and adapt (default: DEFAULT_ENGINE_SETTINGS.cpuSlots). */
   readonly cpuSlots?: CpuSlotSettings;
   /** A unit of work running longer than this is cancelled (left queued): nothing holds a thread forever. */
   readonly maxTurnMs: number;

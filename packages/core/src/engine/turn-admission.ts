@@ -21,14 +21,7 @@ import {
   nextCpuSlotLimit,
 } from "../capacity/event-loop-load.ts";
 import { type Permit, PermitQueue } from "../capacity/permit-queue.ts";
-
-/** The CPU slots a process starts with and how they adapt; see `nextCpuSlotLimit`. */
-export const DEFAULT_CPU_SLOT_SETTINGS: CpuSlotSettings = {
-  initial: 16,
-  min: 2,
-  max: 256,
-  targetDelayMs: 40,
-};
+import { DEFAULT_ENGINE_SETTINGS } from "./settings.ts";
 
 /** How often the event loop's delay is looked at (and the CPU slots resized). */
 const WINDOW_MS = 250;
@@ -58,7 +51,7 @@ export class TurnAdmission {
   #sampling = false;
 
   constructor(options: { maxTurns: number; cpu?: CpuSlotSettings }) {
-    this.#cpuSettings = options.cpu ?? DEFAULT_CPU_SLOT_SETTINGS;
+    this.#cpuSettings = options.cpu ?? DEFAULT_ENGINE_SETTINGS.cpuSlots;
     this.#ceiling = new PermitQueue({ limit: options.maxTurns });
     this.#cpu = new CpuSlots(this.#cpuSettings.initial);
     this.#load = new EventLoopLoad({
