@@ -44,10 +44,7 @@ export interface WaitReport {
 export function describeWaits(stale: readonly StaleQueue[], lockTtlMs: number): WaitReport[] {
   const groups = new Map<string, StaleQueue[]>();
   for (const queue of stale) {
-    const group =
-      queue.reason.kind === "model-endpoint"
-        ? `endpoint ${queue.reason.endpoint.endpoint}`
-        : queue.reason.kind;
+    const group = groupOf(queue.reason);
     groups.set(group, [...(groups.get(group) ?? []), queue]);
   }
   return [...groups.values()]
@@ -63,6 +60,16 @@ export function describeWaits(stale: readonly StaleQueue[], lockTtlMs: number): 
     });
 }
 
+function groupOf(reason: WaitReason): string {
+  if (reason.kind === "model-endpoint") return `endpoint ${reason.endpoint.endpoint}`;
+  if (reason.kind === "turn-start") return `start ${atCeiling(reason.admission) ? "ceiling" : "loop"}`;
+  return reason.kind;
+}
+
+function atCeiling(admission: AdmissionView): boolean {
+  return admission.turnsInProgress >= admission.maxTurns;
+}
+
 function sentence(reason: WaitReason, count: number, lockTtlMs: number): string {
   const n = count === 1 ? "1 conversation" : `${count} conversations`;
   switch (reason.kind) {
@@ -76,7 +83,7 @@ function sentence(reason: WaitReason, count: number, lockTtlMs: number): string 
     }
     case "turn-start": {
       const { admission } = reason;
-      if (admission.turnsInProgress >= admission.maxTurns)
+      if (atCeiling(admission))
         return `${n} waiting to start a turn: ${admission.turnsInProgress} turns in progress, the ceiling (engine.maxConcurrentTurns ${admission.maxTurns})`;
       return `${n} waiting to start a turn: the event loop is busy (delay p99 ${Math.round(admission.eventLoop.delayP99Ms)} ms, ${admission.cpu.inUse} of ${admission.cpu.limit} CPU slots in use)`;
     }
