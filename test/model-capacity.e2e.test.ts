@@ -4,12 +4,16 @@
  * about order and counts, never durations.
  */
 
+import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import {
   createChatModel,
   DEFAULT_ENGINE_SETTINGS,
   Engine,
+  loadChatModelFactory,
+  ModelEndpoints,
   modelCallPolicy,
+  modelEndpointsConfigSchema,
   openStore,
   parseModelSpec,
   type Store,
@@ -101,5 +105,19 @@ describe("a slow or hung provider costs only its own conversation", () => {
     // Its first request was abandoned at the first-token timeout and sent again.
     expect(stub.requests.filter((request) => request.lastUserText === "first question")).toHaveLength(2);
     expect(stub.abandoned.value).toBe(1);
+  });
+});
+
+describe("the endpoint's limit over real HTTP", () => {
+  it("grows with answered calls, streamed or not", async () => {
+    const endpoints = new ModelEndpoints(
+      modelEndpointsConfigSchema.parse({ initialConcurrency: 1, maxConcurrency: 10 }),
+    );
+    const build = await loadChatModelFactory(["openai-compatible"], { endpoints });
+    const model = build(parseModelSpec(stub.modelConfig()));
+    for (let i = 0; i < 3; i++)
+      for await (const _chunk of await model.stream([new HumanMessage("hi")])) void _chunk;
+    // Slow start: one call in flight at a time keeps the limit in use up to 2, so two answers raise it to 3.
+    expect(endpoints.states()[0]).toMatchObject({ limit: 3, inFlight: 0, congestion: { timeout: 0 } });
   });
 });

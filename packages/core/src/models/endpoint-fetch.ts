@@ -102,13 +102,19 @@ function watchBody(
     return response;
   }
   let done = false;
+  /** Part of the answer came: a caller that stops reading after that (the SDKs do at the end of a stream) was answered. */
+  let answering = false;
+  const stopped = () => {
+    const outcome = signal.aborted ? abortOutcome(signal) : "cancelled";
+    return outcome === "cancelled" && answering ? "ok" : outcome;
+  };
   const end = (outcome: CallOutcome) => {
     if (done) return;
     done = true;
     signal.removeEventListener("abort", onAbort);
     finish(outcome);
   };
-  const onAbort = () => end(abortOutcome(signal));
+  const onAbort = () => end(stopped());
   signal.addEventListener("abort", onAbort, { once: true });
   const reader = source.getReader();
   const body = new ReadableStream<Uint8Array>({
@@ -119,14 +125,17 @@ function watchBody(
         if (chunk.done) {
           end("ok");
           controller.close();
-        } else controller.enqueue(chunk.value);
+        } else {
+          answering = true;
+          controller.enqueue(chunk.value);
+        }
       } catch (error) {
-        end(signal.aborted ? abortOutcome(signal) : "failed");
+        end(signal.aborted ? stopped() : "failed");
         controller.error(error);
       }
     },
     cancel(reason) {
-      end(signal.aborted ? abortOutcome(signal) : "cancelled");
+      end(stopped());
       return reader.cancel(reason);
     },
   });
