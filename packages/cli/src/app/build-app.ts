@@ -316,6 +316,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
             logger: componentLogger(logger, "http"),
             metrics,
             mounts: mounted ? [mounted] : [],
+            engineHealth: () => engine.health(),
           });
         }
       },
