@@ -73,6 +73,11 @@ export function scriptedCatalog(options: { paceMs?: number } = {}): ModelCatalog
     options.paceMs === undefined
       ? scriptedTeamModel(answerAsTeam, 2_000)
       : new PacedTeamModel(answerAsTeam, options.paceMs);
+  return scriptedCatalogOf(model);
+}
+
+/** A model catalog whose every model is `model`. */
+export function scriptedCatalogOf(model: ReturnType<ModelCatalog["modelFor"]>): ModelCatalog {
   return {
     defaultSpec: { provider: "offline" },
     specFor: () => ({ provider: "offline" }),

@@ -9,6 +9,7 @@ import {
   DEFAULT_USAGE_CONFIG,
   decodeConversationKey,
   type Engine,
+  type HumanHandoffs,
   type Logger,
   type Memory,
   type PlaceNames,
@@ -50,6 +51,7 @@ export interface ConsoleParts {
   readonly tracking: RequestTracking;
   readonly memory: Memory | undefined;
   readonly tasks?: Tasks;
+  readonly humans?: HumanHandoffs;
   /**
    * The run-steps log and usage roll-ups the process records into. Absent: the console opens its
    * own readers over the same store, which see everything any process recorded there.
@@ -142,6 +144,14 @@ export class OperatorConsole {
           ...(parts.workQueue ? { workQueue: parts.workQueue } : {}),
         }),
       ...(parts.tasks ? { tasks: taskSource(parts.tasks) } : {}),
+      ...(parts.humans
+        ? {
+            handoffs: {
+              open: () => (parts.humans as HumanHandoffs).open(),
+              release: (key: string) => (parts.humans as HumanHandoffs).release(key, OPERATOR.displayName),
+            },
+          }
+        : {}),
       placeNames: (key) => this.#placeNames(key),
       isWorking: (key) => this.activity.runningTurns().some((turn) => turn.key === key),
       workStatus: (key) => this.activity.statusOf(key),

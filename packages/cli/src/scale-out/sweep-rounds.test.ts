@@ -123,6 +123,7 @@ describeWithRedis("the sweepers as cluster rounds", () => {
         {
           tracking,
           memory: countingMemory,
+          humans: { sweepIntervalMs: 60_000, sweep: async () => 0 },
           tasks: {
             healthIntervalMs: 60_000,
             healthRound: async () => ({ announced: 0, stuck: 0, expired: 0, reported: 0, deleted: 0 }),

@@ -50,6 +50,8 @@ export interface TeamOptions {
   readonly tools?: Readonly<Record<string, StructuredToolInterface>>;
   /** Extra system context per conversation (memory). */
   readonly contextFor?: (key: string) => Promise<string | undefined>;
+  /** Who answers each conversation; shared with whatever else changes it (handing a thread to a person). */
+  readonly activeAgents?: ActiveAgentStore;
   /** Tools an agent has besides those its `tools:` list names (start_task, for the agents tasks allow). */
   readonly builtInTools?: (agent: string) => readonly StructuredToolInterface[];
   /** Tools attached to a conversation's agent at run time (find_tools). */
@@ -96,7 +98,7 @@ export class Team implements Responder {
     const [unknownTool] = unknownToolReferences(options.config, Object.keys(options.tools ?? {}));
     if (unknownTool) throw unknownTool;
     this.#logger = options.logger ?? silentLogger;
-    this.activeAgents = new ActiveAgentStore(options.store);
+    this.activeAgents = options.activeAgents ?? new ActiveAgentStore(options.store);
     this.#journal = new RunJournal(options.store);
     this.#graph = buildTeamGraph({
       journal: this.#journal,

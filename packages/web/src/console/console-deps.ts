@@ -3,6 +3,7 @@ import type {
   AgentSummary,
   ArchiveStore,
   Command,
+  Handoff,
   MemoryBook,
   PlaceNames,
   RequestTracker,
@@ -42,6 +43,11 @@ export interface ConsoleDeps {
   readonly isWorking: (key: string) => boolean;
   /** What the running turn says it is doing, where the platform showed it as status. */
   readonly workStatus?: (key: string) => string | undefined;
+  /** Threads a person has taken over, and handing one back to the bot (as an admin). */
+  readonly handoffs?: {
+    open(): Promise<readonly Handoff[]>;
+    release(key: string): Promise<string>;
+  };
   /** Background tasks; absent when the process has none to show. */
   readonly tasks?: TaskSource;
   /** Told about a request the console failed to answer (the log). */
