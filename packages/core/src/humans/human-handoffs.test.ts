@@ -35,7 +35,14 @@ async function world(config: Record<string, unknown> = { notify: "slack:T1:CPEOP
       return true;
     },
   });
-  return { handoffs, activeAgents, queued, advance: (ms: number) => void (now += ms) };
+  return {
+    handoffs,
+    activeAgents,
+    queued,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe("handing a thread to a person", () => {
