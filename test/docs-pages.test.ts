@@ -6,7 +6,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPOSITORY_ROOT } from "./support/packaging/pack-workspace.ts";
+import { REPOSITORY_ROOT } from "./support/packaging/repository-root.ts";
 
 async function markdownPages(folder: string): Promise<string[]> {
   const entries = await readdir(join(REPOSITORY_ROOT, folder), { withFileTypes: true, recursive: true });
