@@ -69,6 +69,7 @@ export { SecretRedactor } from "./runtime/redact.ts";
 export * from "./steps/index.ts";
 export * from "./store/index.ts";
 export * from "./streaming/index.ts";
+export * from "./tasks/index.ts";
 export * from "./team/index.ts";
 export * from "./tools/index.ts";
 export * from "./usage/index.ts";

@@ -32,6 +32,7 @@ import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
 import type { MountedConsole } from "./operator-console.ts";
 import { createPlatformAdapters } from "./platform-adapters.ts";
 import { openScaleOutFor, platformAdaptersForRole } from "./role.ts";
+import { createConfiguredTasks } from "./tasks.ts";
 import { createTeam, memoryModel } from "./team.ts";
 import { type OpenedTools, openTools } from "./tools.ts";
 
@@ -139,6 +140,22 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ...memoryModel(config, models),
       ...(config.memory.summaryModel ? { summaryModel: models.modelFor(config.memory.summaryModel) } : {}),
     });
+    let builtTeam: Team | undefined;
+    const tasks = createConfiguredTasks(config, {
+      store,
+      models,
+      checkpointer,
+      tools,
+      memory,
+      tracking,
+      observability,
+      modelCalls,
+      team: () => {
+        if (!builtTeam) throw new Error("the team is not built yet");
+        return builtTeam;
+      },
+      logger: componentLogger(logger, "tasks"),
+    });
     const team = createTeam(config, {
       store,
       models,
@@ -149,7 +166,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       tracking,
       observability,
       modelCalls,
+      tasks,
     });
+    builtTeam = team;
     memory.attach(team);
     const tracked = tracking.track(team);
     const responder = observability.observe(tracked);
@@ -178,9 +197,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       store,
       adapters,
       responder,
-      continuations: responder,
+      continuations: tasks.continuations(responder),
       commands: observability.recordCommands([
         ...team.commands,
+        ...tasks.commands,
         ...memory.commands,
         ...tracking.commands(),
         ...observability.commands,
@@ -228,8 +248,11 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         // One process sweeps (requests, idle memory sessions) on its own timers; a cluster runs each
         // sweep once per cluster, as BullMQ rounds its workers take.
         tracking.bind(engine, { sweep: !openedScaleOut });
+        tasks.bind(engine);
+        if (openedScaleOut) tasks.useScheduler(openedScaleOut.taskSteps);
+        else tasks.startDriving();
         if (!openedScaleOut) memory.start();
-        await openedScaleOut?.startWorking(engine, { tracking, memory }, queueMetrics);
+        await openedScaleOut?.startWorking(engine, { tracking, memory, tasks }, queueMetrics);
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
         if (config.http) {
           mounted = await operatorConsole?.mount(
@@ -254,6 +277,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       },
       async idle() {
         await engine.idle();
+        // A task's ending is queued work of its thread: answered once the task ends.
+        await tasks.idle();
+        await engine.idle();
         await memory.idle();
         await observability.flushed();
       },
@@ -265,6 +291,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           await http?.close();
           // Workers stop taking drains while the engine cancels running turns (left queued, retried elsewhere).
           const stopping = openedScaleOut?.stopWorking();
+          // Running task steps end first (each continues from its last step at the next start).
+          await tasks.stop();
           await engine.stop();
           await stopping;
           for (const adapter of adapters) metrics?.platformConnected(adapter.platform, false);

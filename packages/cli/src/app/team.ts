@@ -10,6 +10,7 @@ import {
   type Observability,
   type RequestTracking,
   type Store,
+  type Tasks,
   Team,
 } from "@switchboard/core";
 import type { SwitchboardConfig } from "../config/schema.ts";
@@ -27,17 +28,20 @@ export interface TeamDeps {
   readonly tracking: RequestTracking;
   readonly observability: Observability;
   readonly modelCalls: ModelCallPolicy;
+  readonly tasks: Tasks;
 }
 
 /** Progress texts of the built-in tools. */
 const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
   find_tools: "is looking for a tool that fits…",
+  start_task: "is starting a background task…",
   search_memory: "is searching earlier conversations…",
 };
 
 /** The agent team, with the hooks of memory (context, search), the tool catalog and request tracking. */
 export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
-  const { store, models, logger, checkpointer, tools, memory, tracking, observability, modelCalls } = deps;
+  const { store, models, logger, checkpointer, tools, memory, tracking, observability, modelCalls, tasks } =
+    deps;
   const { catalog } = tools;
   const givenUp = new GivenUpDeliveries(store);
   return new Team({
@@ -49,6 +53,7 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
     modelFor: (model) => models.modelFor(model),
     describeModel: (model) => models.describe(model),
     tools: { ...tools.registry, ...memory.tools },
+    builtInTools: (agent) => tasks.toolsFor(agent),
     contextFor: memory.contextFor,
     attachedTools: (key, agent) => catalog.attachedTools(key, agent),
     needsApproval: (name) => catalog.needsApproval(name),
@@ -56,6 +61,7 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
     toolStatus: (name) => catalog.statusOf(name) ?? BUILT_IN_TOOL_STATUS[name],
     statusLines: async (key, viewer) => [
       ...(await tracking.statusLines(key)),
+      ...(await tasks.statusLines(key)),
       ...(await givenUp.statusLines(key)),
       ...tools.statusLinesFor(viewer),
     ],

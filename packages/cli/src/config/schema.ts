@@ -17,6 +17,7 @@ import {
   requestsConfigSchema,
   routingConfigSchema,
   stepsConfigSchema,
+  tasksConfigSchema,
   teamConfigSchema,
   usageConfigSchema,
 } from "@switchboard/core";
@@ -183,6 +184,9 @@ export const CONFIG_SECTIONS = {
     .describe(
       "Request records: one per user message, across every run it causes; notices, time-outs, approvals.",
     ),
+  tasks: tasksConfigSchema
+    .prefault({})
+    .describe("Background tasks agents start (`start_task`), steered with /tasks and /task."),
   steps: stepsConfigSchema
     .prefault({})
     .describe("The run-steps log: what every run did, kept `retentionDays`."),

@@ -47,6 +47,8 @@ export interface PlaceNames {
 /** What an adapter's credential check found besides problems (which it throws). */
 export interface AdapterCheck {
   readonly warnings: readonly string[];
+  /** Facts worth an operator's eye that are not problems (Matrix: the encryption device and its keys). */
+  readonly notes?: readonly string[];
 }
 
 /** See Adapter.checkSendOnly. */

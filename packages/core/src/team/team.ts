@@ -42,6 +42,8 @@ export interface TeamOptions {
   readonly tools?: Readonly<Record<string, StructuredToolInterface>>;
   /** Extra system context per conversation (memory). */
   readonly contextFor?: (key: string) => Promise<string | undefined>;
+  /** Tools an agent has besides those its `tools:` list names (start_task, for the agents tasks allow). */
+  readonly builtInTools?: (agent: string) => readonly StructuredToolInterface[];
   /** Tools attached to a conversation's agent at run time (find_tools). */
   readonly attachedTools?: (key: string, agent: string) => Promise<StructuredToolInterface[]>;
   /** Tools that wait for a person's approval before they run. */
@@ -260,6 +262,19 @@ export class Team implements Responder, TeamControls {
     await this.#options.checkpointer.deleteThread(key);
   }
 
+  /**
+   * Adds a message the agent did not write in a turn (a background task's result) to the
+   * conversation's history, so its agents read it from now on. Its id makes it idempotent: the same
+   * id again replaces the message instead of adding a second. Nothing when the thread has no state.
+   */
+  async appendToHistory(key: string, message: { id: string; agent: string; text: string }): Promise<void> {
+    if (!(await this.conversationState(key))) return;
+    const update = {
+      messages: [new AIMessage({ id: message.id, name: message.agent, content: message.text })],
+    };
+    await this.#graph.updateState({ configurable: { thread_id: key } }, update);
+  }
+
   /** Replaces the conversation's model history (memory compaction and archiving); the active agent stays. */
   async replaceHistory(key: string, messages: readonly BaseMessage[]): Promise<void> {
     if (!(await this.conversationState(key))) return;
@@ -269,9 +284,11 @@ export class Team implements Responder, TeamControls {
 
   #graphAgents(): GraphAgent[] {
     const { config, modelFor } = this.#options;
+    const builtIn = (agent: string) => this.#options.builtInTools?.(agent) ?? [];
     const supervisorTools = [
       ...config.specialists.map((s) => createHandoffTool(s.name, s.description)),
       ...this.#namedTools(config.supervisor.tools),
+      ...builtIn(SUPERVISOR),
     ];
     const backToSupervisor = createHandoffTool(SUPERVISOR, "anything outside your speciality");
     return [
@@ -285,7 +302,7 @@ export class Team implements Responder, TeamControls {
         name: s.name,
         prompt: withName(s.name, s.prompt),
         model: modelFor(s.model),
-        tools: [...this.#namedTools(s.tools), backToSupervisor],
+        tools: [...this.#namedTools(s.tools), ...builtIn(s.name), backToSupervisor],
       })),
     ];
   }

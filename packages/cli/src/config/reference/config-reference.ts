@@ -104,6 +104,9 @@ function childrenOf(schema: JsonSchema, key: string): Child[] {
   if (schema.items && isObjectLike(schema.items)) return childrenOf(schema.items, `${key}[]`);
   const alternatives = schema.oneOf ?? schema.anyOf;
   if (alternatives?.every((alternative) => alternative.properties)) return unionChildren(alternatives, key);
+  // A shorthand or an object (`encryption: true`, or its settings): the object's fields.
+  const objects = alternatives?.filter((alternative) => alternative.properties) ?? [];
+  if (objects.length === 1 && objects[0]) return childrenOf(objects[0], key);
   return [];
 }
 
