@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Deliverer, Delivery } from "../delivery/deliverer.ts";
+import type { Delivery } from "../delivery/deliverer.ts";
 import type {
-  Continuation,
   ContinuationHandler,
   ContinuationWork,
   Responder,
