@@ -12,8 +12,8 @@ import {
   Team,
   type TeamConfig,
   type TurnObserver,
-  teamConfigSchema,
 } from "@switchboard/core";
+import { teamConfigSchema } from "@switchboard/core/config";
 import { TimingAdapter } from "./timing-adapter.ts";
 
 /** One agent answering everything: the smallest team, what a single-bot deployment runs. */

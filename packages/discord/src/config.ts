@@ -1,4 +1,4 @@
-import { streamingConfigFields } from "@switchboard/core";
+import { streamingConfigFields } from "@switchboard/core/adapter";
 import { z } from "zod";
 
 /** Discord's own hard limit on one message's content. */

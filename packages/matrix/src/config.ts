@@ -1,4 +1,4 @@
-import { streamingConfigFields } from "@switchboard/core";
+import { streamingConfigFields } from "@switchboard/core/adapter";
 import { z } from "zod";
 
 const MXID = /^@[^:\s]+:\S+$/;

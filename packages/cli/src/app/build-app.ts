@@ -3,24 +3,27 @@
  * agent team, adapters, engine. Every piece that is chosen by configuration is chosen here, and
  * only here.
  */
+
 import {
-  type Adapter,
-  componentLogger,
   createMemory,
   createObservability,
   Engine,
-  handoffTarget,
   type Logger,
-  modelCallPolicy,
   type Observability,
   openStore,
   RequestTracking,
   type Store,
-  SwitchboardMetrics,
   systemClock,
   type Team,
-  WorkQueueMetrics,
 } from "@switchboard/core";
+import type { Adapter } from "@switchboard/core/adapter";
+import {
+  componentLogger,
+  handoffTarget,
+  modelCallPolicy,
+  SwitchboardMetrics,
+  WorkQueueMetrics,
+} from "@switchboard/core/host";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
 import type { Role } from "../config/schema.ts";

@@ -1,11 +1,6 @@
-import {
-  apiKeyEnvVar,
-  describeModel,
-  loadChatModelFactory,
-  type ModelSpec,
-  parseModelString,
-  type ToolCallingChatModel,
-} from "@switchboard/core";
+import type { ModelSpec } from "@switchboard/core";
+import { apiKeyEnvVar, parseModelString } from "@switchboard/core/config";
+import { describeModel, loadChatModelFactory, type ToolCallingChatModel } from "@switchboard/core/host";
 import type { LoadedConfig, ProviderKeys } from "../config/load-config.ts";
 import type { SwitchboardConfig } from "../config/schema.ts";
 

@@ -2,17 +2,17 @@
  * The agent team as the configuration describes it, with the hooks of memory (context, search),
  * the tool catalog and request tracking; and memory's model.
  */
+
 import {
-  GivenUpDeliveries,
   type Logger,
   type Memory,
-  type ModelCallPolicy,
   type Observability,
   type RequestTracking,
   type Store,
   type Tasks,
   Team,
 } from "@switchboard/core";
+import { GivenUpDeliveries, type ModelCallPolicy } from "@switchboard/core/host";
 import type { SwitchboardConfig } from "../config/schema.ts";
 import type { OpenedCheckpointer } from "./checkpointer.ts";
 import type { ModelCatalog } from "./model-catalog.ts";

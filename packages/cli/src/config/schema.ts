@@ -20,7 +20,7 @@ import {
   tasksConfigSchema,
   teamConfigSchema,
   usageConfigSchema,
-} from "@switchboard/core";
+} from "@switchboard/core/config";
 import { z } from "zod";
 import { describeValue } from "./format-issues.ts";
 import { PLATFORM_SECTION_SCHEMAS } from "./platform-sections.ts";

@@ -4,7 +4,7 @@
  * default, environment override and `.describe()` text. The schema is read through zod's own JSON
  * Schema export (input side: what an operator writes, defaults included).
  */
-import { modelSpecSchema } from "@switchboard/core";
+import { modelSpecSchema } from "@switchboard/core/config";
 import { z } from "zod";
 import { ENV_OVERRIDES, type EnvOverride, overridePath } from "../env-overrides.ts";
 import { CONFIG_SECTIONS, configFileSchema } from "../schema.ts";
