@@ -59,6 +59,10 @@ export function slashCommandsFor(commands: readonly CommandSummary[]): SlashComm
   return [...SLASH_COMMANDS, ...extra];
 }
 
+function clip(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}
+
 function generatedSlashCommand(command: CommandSummary): SlashCommand {
   const summary = command.summary.charAt(0).toUpperCase() + command.summary.slice(1);
   const description =
@@ -67,14 +71,15 @@ function generatedSlashCommand(command: CommandSummary): SlashCommand {
     ?.replace(/[[\]<>]/g, "")
     .trim()
     .toLowerCase();
-  return {
-    name: command.name,
-    description,
-    ephemeral: false,
-    ...(optionName && OPTION_NAME.test(optionName)
-      ? { argument: { name: optionName, description: `${optionName} for /${command.name}` } }
-      : {}),
-  };
+  // A usage of one word names the option; a longer one (`<id> | pause <id> | …`) is one free-text
+  // option whose description shows the usage, so the command still takes its words on Discord.
+  const argument =
+    optionName === undefined || optionName === ""
+      ? undefined
+      : OPTION_NAME.test(optionName)
+        ? { name: optionName, description: `${optionName} for /${command.name}` }
+        : { name: "arguments", description: clip(command.usage ?? "", DESCRIPTION_LIMIT) };
+  return { name: command.name, description, ephemeral: false, ...(argument ? { argument } : {}) };
 }
 
 export function findSlashCommand(
