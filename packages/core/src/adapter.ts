@@ -3,6 +3,7 @@
  * exchanges with the engine), conversation keys, approval controls, and the helpers every adapter
  * shares (chunking, streaming settings, place-name caching). See docs/how-to/write-platform-adapter.md.
  */
+export { ExpiredFileLinkError, fetchPlatformFile } from "./attachments/platform-fetch.ts";
 export type {
   Adapter,
   AdapterCheck,
@@ -21,6 +22,15 @@ export {
   type ApprovalPrompt,
   decisionLine,
 } from "./conversation/approvals.ts";
+export {
+  type AdapterAttachments,
+  type AdapterFiles,
+  type AttachmentBody,
+  AttachmentFetchError,
+  type FileMessage,
+  type FileToSend,
+  type InboundAttachment,
+} from "./conversation/files.ts";
 export type { Author, InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
 export { cachedPlaceLookup } from "./conversation/place-name-cache.ts";
 export {

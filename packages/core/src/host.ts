@@ -4,7 +4,12 @@
  * metrics, the model and tool catalogs, loggers. The switchboard CLI is its user; an embedding bot
  * rarely needs it.
  */
+export { AttachmentReader } from "./attachments/attachment-reader.ts";
+export { type BlobStore, readBlob, spaceOf } from "./attachments/blobs/blob-store.ts";
+export { openBlobStore } from "./attachments/blobs/open-blob-store.ts";
+export { CREATE_FILE, createFileTool } from "./attachments/create-file-tool.ts";
 export { delegateTo } from "./conversation/delegating-adapter.ts";
+export type { ContinuationHandler } from "./engine/responder.ts";
 export type { DrainScheduler, ScheduledDrainOutcome } from "./engine/serializer-types.ts";
 export type { RecoveryReport } from "./health/recovery-loop.ts";
 export type { ArchivedSession } from "./memory/archive/archive-store.ts";
@@ -23,7 +28,7 @@ export { signWebhook } from "./runs/webhook-signature.ts";
 export { createStreamLogger } from "./runtime/logger.ts";
 export { componentLogger, type StructuredLogger } from "./runtime/pino-logger.ts";
 export type { TaskScheduler } from "./tasks/task-driver.ts";
-export type { StepOutcome } from "./tasks/task-runner.ts";
+export type { StepOutcome, TaskObserver } from "./tasks/task-runner.ts";
 export { handoffTarget } from "./team/handoff.ts";
 export { SUPERVISOR } from "./team/team-config.ts";
 export { unknownToolReferences } from "./team/tool-references.ts";

@@ -6,6 +6,7 @@
  * /host (wiring a full deployment, as the switchboard CLI does), /records (reading what happened),
  * /testing (the adapter contract suite and test helpers). The API reports in ../api/ record each.
  */
+export type { AttachmentsConfig } from "./attachments/attachments-config.ts";
 export { type OpenedCheckpointer, openCheckpointer } from "./checkpoints/open-checkpointer.ts";
 export type { Command, CommandContext, CommandResult } from "./commands/command.ts";
 export type { InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";

@@ -11,6 +11,8 @@ export { RequestTracker, UnknownRequestError } from "./runs/request-tracker.ts";
 export type { RunStep } from "./steps/run-step.ts";
 export { RunStepsLog, type RunStepsReader } from "./steps/run-steps-log.ts";
 export type { AtomicStore } from "./store/types.ts";
+export { TASK_STATUSES, type TaskRecord, type TaskStatus } from "./tasks/task-record.ts";
+export type { TaskStepEntry } from "./tasks/task-store.ts";
 export { ActiveAgentStore } from "./team/active-agents.ts";
 export type { AgentSummary } from "./team/team-commands.ts";
 export { UsageBook, type UsageDimension, type UsageRow } from "./usage/usage-book.ts";

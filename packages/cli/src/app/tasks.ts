@@ -14,7 +14,7 @@ import {
   type Tasks,
   type Team,
 } from "@switchboard/core";
-import { type ModelCallPolicy, SUPERVISOR, TaskMetrics } from "@switchboard/core/host";
+import { type ModelCallPolicy, SUPERVISOR, TaskMetrics, type TaskObserver } from "@switchboard/core/host";
 import type { SwitchboardConfig } from "../config/schema.ts";
 import type { OpenedCheckpointer } from "./checkpointer.ts";
 import type { ModelCatalog } from "./model-catalog.ts";
@@ -32,6 +32,8 @@ export interface TasksDeps {
   /** The team, once built (it takes `toolsFor`, so it comes after). */
   readonly team: () => Team;
   readonly logger: Logger;
+  /** Hears task steps and endings besides metrics (the operator console). */
+  readonly observer?: TaskObserver;
 }
 
 export function createConfiguredTasks(config: SwitchboardConfig, deps: TasksDeps): Tasks {

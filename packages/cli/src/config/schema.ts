@@ -5,6 +5,7 @@
 import {
   ACCEPTED_CHECKPOINTER_URLS,
   ACCEPTED_STORE_URLS,
+  attachmentsConfigSchema,
   DEFAULT_ENGINE_SETTINGS,
   httpConfigSchema,
   httpToolConfigSchema,
@@ -179,6 +180,9 @@ export const CONFIG_SECTIONS = {
   memory: memoryConfigSchema
     .prefault({})
     .describe("The memory agent: entries, context documents and archived sessions per conversation."),
+  attachments: attachmentsConfigSchema
+    .prefault({})
+    .describe("Files people send (images, documents, voice notes) and files the team sends back."),
   requests: requestsConfigSchema
     .prefault({})
     .describe(

@@ -71,14 +71,14 @@ function generatedSlashCommand(command: CommandSummary): SlashCommand {
     ?.replace(/[[\]<>]/g, "")
     .trim()
     .toLowerCase();
-  // A usage of one word names the option; a longer one (`<id> | pause <id> | …`) is one free-text
-  // option whose description shows the usage, so the command still takes its words on Discord.
+  // A usage that is one word names the option; a longer one (`pause <id> | steer <id> <guidance>`)
+  // becomes a free-text option that says what it takes.
   const argument =
     optionName === undefined || optionName === ""
       ? undefined
       : OPTION_NAME.test(optionName)
         ? { name: optionName, description: `${optionName} for /${command.name}` }
-        : { name: "arguments", description: clip(command.usage ?? "", DESCRIPTION_LIMIT) };
+        : { name: "text", description: clip(`${command.usage ?? ""}`.trim(), DESCRIPTION_LIMIT) };
   return { name: command.name, description, ephemeral: false, ...(argument ? { argument } : {}) };
 }
 
