@@ -58,7 +58,11 @@ describe("the configuration reference", () => {
   it("renders one table per section, a bare | escaped inside cells", () => {
     const page = renderConfigReference(rows);
     expect(page).toContain("## `engine`\n");
-    expect(page).toContain('| `engine.midRunPolicy` | "queue" \\| "collect" \\| "interrupt" | `"queue"` |');
+    expect(page).toContain(
+      '| `engine.midRunPolicy` | `"queue"` | *"queue" \\| "collect" \\| "interrupt"* — ',
+    );
+    expect(page).toContain('| `store` | `"sqlite://./data/switchboard.db"` | *string* — ');
+    expect(page).toContain("Env: `SWITCHBOARD_STORE_URL`.");
     expect(page).toContain("## Environment variables\n");
   });
 });

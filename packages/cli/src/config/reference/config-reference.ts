@@ -277,7 +277,7 @@ export function renderConfigReference(rows: readonly ReferenceRow[] = configRefe
     'switchboard.yaml: engine.midRunPolicy: expected one of queue | collect | interrupt, got "later"',
     "```",
     "",
-    "Secrets belong in the environment: a variable in the **env** column wins over the file (blank",
+    "Secrets belong in the environment: a variable named after **Env:** wins over the file (blank",
     "variables are ignored), and a platform's secrets only fill a section the file has.",
     "",
     "A key marked *required* must be written when its section is present. `[]` in a key stands for",
@@ -292,7 +292,7 @@ export function renderConfigReference(rows: readonly ReferenceRow[] = configRefe
     const groupRows = groups.get(group);
     if (!groupRows) continue;
     lines.push(`## ${group === TOP_LEVEL ? group : `\`${group}\``}`, "");
-    lines.push("| key | type | default | env | meaning |", "| --- | --- | --- | --- | --- |");
+    lines.push("| key | default | type — meaning |", "| --- | --- | --- |");
     for (const row of groupRows) lines.push(tableRow(row));
     lines.push("");
   }
@@ -304,11 +304,12 @@ export function renderConfigReference(rows: readonly ReferenceRow[] = configRefe
   return lines.join("\n");
 }
 
+/** Three columns, so the meaning has room: the type and the environment variable go with it. */
 function tableRow(row: ReferenceRow): string {
-  const meaning = [row.when ? `*(${row.when})*` : "", row.description ?? ""].filter(Boolean).join(" ");
+  const env = row.env.length > 0 ? ` Env: ${row.env.map((variable) => `\`${variable}\``).join(", ")}.` : "";
+  const meaning = [`*${row.type}*${row.when ? ` (${row.when})` : ""} —`, row.description ?? ""].join(" ");
   const defaultText = row.default !== undefined ? `\`${row.default}\`` : row.required ? "*required*" : "—";
-  const env = row.env.map((variable) => `\`${variable}\``).join(", ");
-  return `| \`${row.key}\` | ${cell(row.type)} | ${cell(defaultText)} | ${env} | ${cell(meaning)} |`;
+  return `| \`${row.key}\` | ${cell(defaultText)} | ${cell(meaning + env)} |`;
 }
 
 /** Table cells cannot hold a bare `|` or a line break. */
