@@ -57,3 +57,44 @@ describe("the README", () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe("the metrics reference", () => {
+  /** Metric names in the files that register them with prom-client. */
+  async function registeredMetrics(): Promise<string[]> {
+    const names = new Set<string>();
+    for (const path of await sourceFiles()) {
+      const text = await readFile(join(REPOSITORY_ROOT, path), "utf8");
+      if (!text.includes('from "prom-client"')) continue;
+      for (const match of text.matchAll(/"(switchboard_[a-z0-9_]+)"/g)) names.add(match[1] ?? "");
+    }
+    return [...names].sort();
+  }
+
+  async function sourceFiles(): Promise<string[]> {
+    const entries = await readdir(join(REPOSITORY_ROOT, "packages"), {
+      withFileTypes: true,
+      recursive: true,
+    });
+    return entries
+      .filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts"))
+      .map((entry) => relative(REPOSITORY_ROOT, join(entry.parentPath, entry.name)))
+      .filter((path) => /^packages\/[^/]+\/src\//.test(path));
+  }
+
+  it("names every metric the code registers, and none it does not", async () => {
+    const page = await readFile(join(REPOSITORY_ROOT, "docs/reference/metrics.md"), "utf8");
+    const documented = [
+      ...new Set([...page.matchAll(/`(switchboard_[a-z0-9_]+)`/g)].map((m) => m[1] ?? "")),
+    ].sort();
+    const registered = await registeredMetrics();
+    expect(registered.length).toBeGreaterThan(20);
+    expect(
+      registered.filter((name) => !documented.includes(name)),
+      "add these to docs/reference/metrics.md",
+    ).toEqual([]);
+    expect(
+      documented.filter((name) => !registered.includes(name)),
+      "these are no longer registered",
+    ).toEqual([]);
+  });
+});

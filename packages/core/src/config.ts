@@ -8,6 +8,7 @@ export { type AttachmentsConfig, attachmentsConfigSchema } from "./attachments/a
 export { ACCEPTED_CHECKPOINTER_URLS } from "./checkpoints/errors.ts";
 export { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine/settings.ts";
 export { type MemoryConfig, type MemoryConfigInput, memoryConfigSchema } from "./memory/memory-config.ts";
+export { modelEndpointsConfigSchema } from "./models/model-endpoints.ts";
 export {
   apiKeyEnvVar,
   ModelConfigError,

@@ -17,6 +17,7 @@ import {
   type Team,
 } from "@switchboard/core";
 import type { Adapter } from "@switchboard/core/adapter";
+import { DEFAULT_ENGINE_SETTINGS } from "@switchboard/core/config";
 import {
   AttachmentReader,
   type BlobStore,
@@ -242,6 +243,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       deliveryObserver: observability.deliveryObserver,
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
       ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
+      modelEndpoints: () => models.endpoints.states(),
       ...(attachments && openedBlobs
         ? {
             readAttachments: async (messages, { key, signal }) =>
@@ -255,6 +257,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         lockTtlMs: config.engine.lockTtlSeconds * 1000,
         typingDelayMs: config.engine.typingDelayMs,
         maxConcurrentTurns: config.engine.maxConcurrentTurns,
+        cpuSlots: {
+          ...DEFAULT_ENGINE_SETTINGS.cpuSlots,
+          targetDelayMs: config.engine.eventLoopDelayTargetMs,
+        },
         // Past the team's own wall time: a safety net for work that hangs outside a model call.
         maxTurnMs: (config.limits.wallTimeSeconds + 60) * 1000,
       },
@@ -313,6 +319,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
             logger: componentLogger(logger, "http"),
             metrics,
             mounts: mounted ? [mounted] : [],
+            engineHealth: () => engine.health(),
           });
         }
       },

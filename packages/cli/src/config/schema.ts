@@ -13,6 +13,7 @@ import {
   ModelConfigError,
   mcpConfigSchema,
   memoryConfigSchema,
+  modelEndpointsConfigSchema,
   parseModelSpec,
   parseModelString,
   requestsConfigSchema,
@@ -86,10 +87,19 @@ const engineSection = z.strictObject({
     .number()
     .int()
     .min(1)
-    .max(1_000)
+    .max(100_000)
     .default(DEFAULT_ENGINE_SETTINGS.maxConcurrentTurns)
     .describe(
-      "Turns running at once in this process; further conversations wait, queued, so acknowledgements and webhooks never wait behind work.",
+      "Turns in progress at once in this process, those waiting on a model or a tool included; more conversations wait, queued. A ceiling for memory, not a speed limit: each turn in progress holds its conversation's history, prompt and partial answer (tens to hundreds of KB), so the default 2,000 keeps them within a few hundred MB. How many turns use the CPU at once follows the event loop (eventLoopDelayTargetMs).",
+    ),
+  eventLoopDelayTargetMs: z
+    .number()
+    .int()
+    .min(5)
+    .max(1_000)
+    .default(DEFAULT_ENGINE_SETTINGS.cpuSlots.targetDelayMs)
+    .describe(
+      "Turns compute (store calls, graph steps) only in CPU slots, and a turn waiting on a model or a tool holds none. The slots grow while the event loop's delay (p99 over 250 ms) stays under half this and shrink by a quarter when it goes over: that delay is what a platform's acknowledgement waits for, so intake and acks stay first under any load.",
     ),
 });
 
@@ -102,9 +112,11 @@ const scaleOutSection = z.strictObject({
     .number()
     .int()
     .min(1)
-    .max(1_000)
+    .max(100_000)
     .default(DEFAULT_ENGINE_SETTINGS.maxConcurrentTurns)
-    .describe("Conversations one worker drains at once (each runs one turn at a time)."),
+    .describe(
+      "Conversations one worker drains at once (each runs one turn at a time). Like engine.maxConcurrentTurns, a ceiling for memory: turns waiting on a model hold no CPU slot, so it is sized in the thousands.",
+    ),
   jobLockSeconds: z
     .number()
     .int()
@@ -172,6 +184,11 @@ export const CONFIG_SECTIONS = {
     .prefault({})
     .describe("BullMQ settings of the ingress and worker roles (unused by `all`)."),
   engine: engineSection.prefault({}).describe("How each thread's turns are taken, locked and run."),
+  modelEndpoints: modelEndpointsConfigSchema
+    .prefault({})
+    .describe(
+      "Concurrency per model endpoint: adaptive (grows while calls succeed, halves on 429/503/timeouts), with optional caps.",
+    ),
   team: teamConfigSchema
     .prefault({})
     .describe("The agents: a supervisor that routes, and the specialists it hands threads to."),

@@ -6,6 +6,9 @@ export { approvalPrompt, outcomeText, type RunInput, type RunOutcome } from "./r
 export { Team, type TeamOptions } from "./team.ts";
 export type { AgentSummary } from "./team-commands.ts";
 export {
+  HUMAN,
+  type HumansConfig,
+  humansConfigSchema,
   type LimitsConfig,
   limitsConfigSchema,
   type RoutingConfig,

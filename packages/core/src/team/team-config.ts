@@ -10,6 +10,7 @@ const agentName = z
 export const specialistConfigSchema = z.strictObject({
   name: agentName
     .refine((name) => name !== "supervisor", "the name supervisor is reserved")
+    .refine((name) => name !== "human", "the name human is reserved (a person who took the thread over)")
     .describe(
       "The agent's name: lowercase letters, digits and `_` (the supervisor hands off with the tool `transfer_to_<name>`).",
     ),
@@ -28,6 +29,28 @@ export const specialistConfigSchema = z.strictObject({
     .describe(
       "Tools this agent always has: names of `tools` entries, MCP tools (`<server>__<tool>`), and the built-ins `find_tools` and `search_memory`.",
     ),
+});
+
+/** Handing a thread to a person (`hand_to_human`, `/human`). */
+export const humansConfigSchema = z.strictObject({
+  /**
+   * Where people are told that a thread wants one of them: the conversation key of a channel or
+   * room (`slack:T0123:C0456`, `discord:<guild>:<channel>`, `matrix:!room:server`). Absent: only
+   * the thread says so (and the console lists open handoffs).
+   */
+  notify: z
+    .string()
+    .regex(/^[a-z]+:.+/, "a conversation key such as slack:T0123:C0456")
+    .optional()
+    .describe("where people are told a thread wants one of them (a channel's conversation key)"),
+  /** Who the notice names, as the platform writes a mention: `<!subteam^S012>`, `@support`, `<@U123>`. */
+  mention: z.string().optional().describe("who the notice names, written as the platform writes a mention"),
+  /** A thread nobody handed back is the bot's again after this long, with a line saying so. */
+  releaseAfterMinutes: z
+    .number()
+    .positive()
+    .default(240)
+    .describe("a thread is handed back to the bot after this long"),
 });
 
 export const teamConfigSchema = z
@@ -56,6 +79,9 @@ export const teamConfigSchema = z
       .describe(
         "The specialists the supervisor hands threads to (the example file has `billing`, `tech_support` and `scheduling`).",
       ),
+    humans: humansConfigSchema
+      .optional()
+      .describe("Handing threads to people (`hand_to_human`, `/human`); absent: its defaults."),
   })
   .superRefine((team, context) => {
     const seen = new Set<string>();
@@ -97,3 +123,6 @@ export type RoutingConfig = z.output<typeof routingConfigSchema>;
 export type LimitsConfig = z.output<typeof limitsConfigSchema>;
 
 export const SUPERVISOR = "supervisor";
+/** The thread's "agent" while a person has taken it over: the bot records messages and answers none. */
+export const HUMAN = "human";
+export type HumansConfig = z.output<typeof humansConfigSchema>;
