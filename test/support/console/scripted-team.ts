@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { ModelEndpoints } from "@switchboard/core";
+import { ModelEndpoints } from "@switchboard/core/host";
 import type { ModelCatalog } from "../../../packages/cli/src/app/model-catalog.ts";
 import { scriptedTeamModel } from "../memory-harness.ts";
 import { PacedTeamModel } from "./paced-team-model.ts";

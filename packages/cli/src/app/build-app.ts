@@ -3,33 +3,35 @@
  * agent team, adapters, engine. Every piece that is chosen by configuration is chosen here, and
  * only here.
  */
+
 import {
-  ActiveAgentStore,
-  type Adapter,
-  AttachmentReader,
-  type BlobStore,
-  componentLogger,
   createMemory,
   createObservability,
-  DEFAULT_ENGINE_SETTINGS,
   Engine,
-  HumanHandoffs,
-  handoffTarget,
-  humanCommands,
-  humansConfigSchema,
   type Logger,
-  modelCallPolicy,
   type Observability,
-  openBlobStore,
   openStore,
   RequestTracking,
   type Store,
-  SwitchboardMetrics,
-  spaceOf,
   systemClock,
   type Team,
-  WorkQueueMetrics,
 } from "@switchboard/core";
+import type { Adapter } from "@switchboard/core/adapter";
+import { DEFAULT_ENGINE_SETTINGS, humansConfigSchema } from "@switchboard/core/config";
+import {
+  AttachmentReader,
+  type BlobStore,
+  componentLogger,
+  HumanHandoffs,
+  handoffTarget,
+  humanCommands,
+  modelCallPolicy,
+  openBlobStore,
+  SwitchboardMetrics,
+  spaceOf,
+  WorkQueueMetrics,
+} from "@switchboard/core/host";
+import { ActiveAgentStore } from "@switchboard/core/records";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
 import type { Role } from "../config/schema.ts";

@@ -3,27 +3,21 @@
  * the recent-problems log and, once the engine exists, the console's routes under `/console`.
  */
 import type { RequestListener } from "node:http";
-import type { WorkQueueCounts } from "@switchboard/core";
 import {
-  type Adapter,
-  DEFAULT_USAGE_CONFIG,
   decodeConversationKey,
   type Engine,
-  type HumanHandoffs,
   type Logger,
   type Memory,
-  type PlaceNames,
   type RequestTracking,
-  RunStepsLog,
-  type RunStepsReader,
   type Store,
-  stepsConfigSchema,
   systemClock,
-  type TaskObserver,
   type Tasks,
   type Team,
-  UsageBook,
 } from "@switchboard/core";
+import type { Adapter, PlaceNames } from "@switchboard/core/adapter";
+import { DEFAULT_USAGE_CONFIG, stepsConfigSchema } from "@switchboard/core/config";
+import type { HumanHandoffs, TaskObserver, WorkQueueCounts } from "@switchboard/core/host";
+import { RunStepsLog, type RunStepsReader, UsageBook } from "@switchboard/core/records";
 import {
   type ConsoleTokenResolution,
   ConversationLog,

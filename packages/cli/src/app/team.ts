@@ -2,24 +2,27 @@
  * The agent team as the configuration describes it, with the hooks of memory (context, search),
  * the tool catalog and request tracking; and memory's model.
  */
+
 import {
-  type ActiveAgentStore,
+  type Logger,
+  type Memory,
+  type Observability,
+  type RequestTracking,
+  type Store,
+  type Tasks,
+  Team,
+} from "@switchboard/core";
+import {
   type BlobStore,
   CREATE_FILE,
   createFileTool,
   GivenUpDeliveries,
   type HumanHandoffs,
   handToHumanTool,
-  type Logger,
-  type Memory,
   type ModelCallPolicy,
-  type Observability,
-  type RequestTracking,
   readBlob,
-  type Store,
-  type Tasks,
-  Team,
-} from "@switchboard/core";
+} from "@switchboard/core/host";
+import type { ActiveAgentStore } from "@switchboard/core/records";
 import type { SwitchboardConfig } from "../config/schema.ts";
 import type { OpenedCheckpointer } from "./checkpointer.ts";
 import type { ModelCatalog } from "./model-catalog.ts";

@@ -1,4 +1,5 @@
-import type { HumanHandoffs, Memory, RequestTracking, Tasks } from "@switchboard/core";
+import type { Memory, RequestTracking, Tasks } from "@switchboard/core";
+import type { HumanHandoffs } from "@switchboard/core/host";
 import type { ClusterSweep } from "./cluster-sweeps.ts";
 import type { DrainTarget } from "./drain-worker.ts";
 

@@ -1,15 +1,15 @@
+import type { Command } from "@switchboard/core";
+import type { PlaceNames } from "@switchboard/core/adapter";
 import type {
   ActiveAgentStore,
   AgentSummary,
   ArchiveStore,
-  Command,
   Handoff,
   MemoryBook,
-  PlaceNames,
   RequestTracker,
   TaskRecord,
   TaskStepEntry,
-} from "@switchboard/core";
+} from "@switchboard/core/records";
 import type { ConversationLog } from "../activity/conversation-log.ts";
 import type { LiveFeed } from "../activity/live-feed.ts";
 import type { WebAdapter } from "../adapter/web-adapter.ts";

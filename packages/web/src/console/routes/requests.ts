@@ -1,4 +1,4 @@
-import { NotAwaitingApprovalError, type RequestRecord, UnknownRequestError } from "@switchboard/core";
+import { NotAwaitingApprovalError, type RequestRecord, UnknownRequestError } from "@switchboard/core/records";
 import type { Context, Hono } from "hono";
 import { html } from "hono/html";
 import { type ConsoleDeps, OPERATOR } from "../console-deps.ts";
