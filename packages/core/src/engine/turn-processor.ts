@@ -187,10 +187,13 @@ export class TurnProcessor {
     // The outbox holds the final text; what was streamed is replaced by it, chunk by chunk.
     const placeholders = (await stream?.close()) ?? [];
     // What the sender must know about their files (a limit, a refused download) ends the answer.
-    const finalText = [answer.text.trim(), ...(attachments?.notices ?? []).map((notice) => `_${notice}_`)]
-      .filter((part) => part !== "")
-      .join("\n\n");
-    if (finalText !== "" || (answer.files?.length ?? 0) > 0)
+    // The answer is posted exactly as written (what was streamed must end the same).
+    const notices = (attachments?.notices ?? []).map((notice) => `_${notice}_`);
+    const finalText =
+      notices.length === 0
+        ? answer.text
+        : [answer.text.trim(), ...notices].filter((part) => part !== "").join("\n\n");
+    if (finalText.trim() !== "" || (answer.files?.length ?? 0) > 0)
       await outbox.deliver(
         {
           ...this.#delivery(turn, finalText, answer.agent),
