@@ -48,8 +48,8 @@ export const GROUPS = {
   acks: { measure: measureAcks, limitSeconds: 180 },
   streaming: { measure: measureStreaming, limitSeconds: 180 },
   "slack-side-by-side": {
-    measure: () => measureSlackSideBySide({ rounds: 2, sequentialBoxMs: 5_000, concurrentBoxMs: 8_000 }),
-    limitSeconds: 300,
+    measure: () => measureSlackSideBySide({ rounds: 3, sequentialBoxMs: 5_000, concurrentBoxMs: 8_000 }),
+    limitSeconds: 600,
   },
   "store-growth": { measure: () => measureStoreGrowth({ timeBoxMs: 20_000 }), limitSeconds: 240 },
   "mcp-tools": { measure: () => measureMcpTools({ timeBoxMs: 30_000 }), limitSeconds: 120 },
