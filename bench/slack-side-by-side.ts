@@ -27,7 +27,7 @@ export interface SideBySideOptions {
   readonly concurrentBoxMs: number;
 }
 
-interface RunResult {
+export interface RunResult {
   readonly p50: number;
   readonly p99: number;
   /** Events answered per second at IN_FLIGHT, until the bot was quiet again. */
@@ -40,12 +40,17 @@ interface RunResult {
   readonly concurrent: number;
 }
 
-type Setup = "chat-sdk" | "defaults" | "memory-off" | "chat-sdk-redis" | "redis";
+export type Setup = "chat-sdk" | "defaults" | "memory-off" | "chat-sdk-redis" | "redis";
 const SETUPS: readonly Setup[] = ["chat-sdk", "defaults", "memory-off", "chat-sdk-redis", "redis"];
 
 /** Starts the bot of `setup` against `load`'s workspace and `model`; returns it and how to clean up after it. */
-async function startBot(setup: Setup, load: SlackLoad, model: ModelStub, dir: string) {
-  const common = { dir, slackApiUrl: load.slack.api.apiUrl, modelBaseUrl: model.baseUrl };
+async function startBot(setup: Setup, load: SlackLoad, model: ModelStub, dir: string, cli?: string) {
+  const common = {
+    dir,
+    slackApiUrl: load.slack.api.apiUrl,
+    modelBaseUrl: model.baseUrl,
+    ...(cli ? { cli } : {}),
+  };
   const prefix = uniqueRedisPrefix("slack");
   let bot: BotUnderTest;
   if (setup === "chat-sdk") bot = await startChatSdkProcess(common);
@@ -68,13 +73,16 @@ async function startBot(setup: Setup, load: SlackLoad, model: ModelStub, dir: st
   };
 }
 
-/** One system, fresh process, workspace and store: warm-up, sequential latency, then throughput at IN_FLIGHT. */
-async function runOnce(setup: Setup, options: SideBySideOptions): Promise<RunResult> {
+/**
+ * One system, fresh process, workspace and store: warm-up, sequential latency, then throughput at
+ * IN_FLIGHT. `cli`: another checkout's CLI (slack/compare-versions.ts), this one's by default.
+ */
+export async function runSetup(setup: Setup, options: SideBySideOptions, cli?: string): Promise<RunResult> {
   const dir = tempDir("slack");
   let answers = 0;
   const model = await ModelStub.start(() => ({ kind: "answer", text: message200("answer", ++answers) }));
   const load = await SlackLoad.start();
-  const { bot, cleanUp } = await startBot(setup, load, model, dir.path);
+  const { bot, cleanUp } = await startBot(setup, load, model, dir.path, cli);
   try {
     await driveLoad(WARM_UP, 10, 20_000, (i) => load.ask(`warm ${i}`));
     await bot.process.quiet();
@@ -97,7 +105,7 @@ async function runOnce(setup: Setup, options: SideBySideOptions): Promise<RunRes
     const cpuMs = (bot.process.cpuMs() - cpu) / concurrent.latencies.length;
     const loadUsed = process.cpuUsage(loadCpu);
     process.stderr.write(
-      `bench: slack ${setup}: ${sequential.latencies.length} sequential (p50 ${round(percentile(sequential.latencies, 50))} ms), ` +
+      `bench: slack ${setup}${cli ? ` (${cli})` : ""}: ${sequential.latencies.length} sequential (p50 ${round(percentile(sequential.latencies, 50))} ms), ` +
         `${concurrent.latencies.length} at ${IN_FLIGHT} in flight in ${seconds.toFixed(1)} s, ` +
         `CPU ${round(cpuMs)} ms/event (sequential ${round(cpuMsSequential)}); ` +
         `the load process ${round((loadUsed.user + loadUsed.system) / 1000 / concurrent.latencies.length)} ms/event\n`,
@@ -122,7 +130,7 @@ async function runOnce(setup: Setup, options: SideBySideOptions): Promise<RunRes
 export async function measureSlackSideBySide(options: SideBySideOptions): Promise<Figure[]> {
   const results = new Map<Setup, RunResult[]>(SETUPS.map((setup) => [setup, []]));
   for (let round = 0; round < options.rounds; round += 1) {
-    for (const setup of SETUPS) results.get(setup)?.push(await runOnce(setup, options));
+    for (const setup of SETUPS) results.get(setup)?.push(await runSetup(setup, options));
   }
   const mid = (setup: Setup, pick: (run: RunResult) => number) =>
     median((results.get(setup) ?? []).map(pick));

@@ -64,6 +64,10 @@ export class BotProcess {
     return bot;
   }
 
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
   get output(): string {
     return this.#output;
   }

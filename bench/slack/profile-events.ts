@@ -3,7 +3,7 @@
  * Slack load: warm-up, then `events` events at `inFlight` at once; the profile is written when the
  * CLI stops on SIGTERM.
  *
- *   node bench/slack/profile-events.ts [events] [inFlight] [memory-off|redis] [outDir]
+ *   node bench/slack/profile-events.ts [events] [inFlight] [defaults|memory-off|redis|chat-sdk] [outDir]
  *   node bench/slack/summarize-profile.ts <outDir>/*.cpuprofile
  */
 import { ModelStub } from "../../test/support/model/model-stub.ts";
@@ -11,7 +11,7 @@ import { BENCH_REDIS, deleteKeysUnder, uniqueRedisPrefix } from "../support/redi
 import { tempDir } from "../support/temp-dir.ts";
 import { message200 } from "../support/text.ts";
 import { driveLoad, SlackLoad } from "./slack-load.ts";
-import { startSwitchboardCli } from "./start-bots.ts";
+import { startChatSdkProcess, startSwitchboardCli } from "./start-bots.ts";
 
 const [eventsArg = "2000", inFlightArg = "50", setup = "defaults", outDir = "/tmp/sb-prof"] =
   process.argv.slice(2);
@@ -28,13 +28,15 @@ const config =
     : setup === "redis"
       ? { store: `${BENCH_REDIS}/?prefix=${prefix}` }
       : {};
-const bot = await startSwitchboardCli({
+const common = {
   dir: dir.path,
   slackApiUrl: load.slack.api.apiUrl,
   modelBaseUrl: model.baseUrl,
-  config,
   nodeFlags: ["--cpu-prof", `--cpu-prof-dir=${outDir}`],
-});
+};
+// The Chat SDK bot profiled the same way shows what the same events cost without us.
+const bot =
+  setup === "chat-sdk" ? await startChatSdkProcess(common) : await startSwitchboardCli({ ...common, config });
 load.slack.connectHttp(bot.port, bot.path);
 await driveLoad(200, 10, 60_000, (i) => load.ask(`warm ${i}`));
 await bot.process.quiet();

@@ -40,6 +40,8 @@ export interface SwitchboardCliOptions {
   readonly config?: Record<string, unknown>;
   /** Node flags before the CLI (a CPU profile). */
   readonly nodeFlags?: readonly string[];
+  /** Another checkout's `packages/cli/src/main.ts`, to compare two versions; this one's by default. */
+  readonly cli?: string;
 }
 
 /** `switchboard start --config <dir>/switchboard.yaml`, secrets in the environment as the docs advise. */
@@ -58,7 +60,7 @@ export async function startSwitchboardCli(options: SwitchboardCliOptions): Promi
     args: [
       ...(options.nodeFlags ?? []),
       "--disable-warning=ExperimentalWarning",
-      CLI,
+      options.cli ?? CLI,
       "start",
       "--config",
       file,
@@ -78,6 +80,8 @@ export interface ChatSdkProcessOptions {
   readonly slackApiUrl: string;
   readonly modelBaseUrl: string;
   readonly redis?: { readonly url: string; readonly keyPrefix: string };
+  /** Node flags before the script (a CPU profile). */
+  readonly nodeFlags?: readonly string[];
 }
 
 export async function startChatSdkProcess(options: ChatSdkProcessOptions): Promise<BotUnderTest> {
@@ -88,7 +92,12 @@ export async function startChatSdkProcess(options: ChatSdkProcessOptions): Promi
   };
   const process = await BotProcess.start({
     name: "Chat SDK bot",
-    args: ["--disable-warning=ExperimentalWarning", CHAT_SDK_BOT, JSON.stringify(args)],
+    args: [
+      ...(options.nodeFlags ?? []),
+      "--disable-warning=ExperimentalWarning",
+      CHAT_SDK_BOT,
+      JSON.stringify(args),
+    ],
     cwd: options.dir,
     env: cleanEnv({}),
     ready: /listening on \d+/,
