@@ -74,9 +74,12 @@ export class RunStepsLog implements RunStepsReader {
       costUsd: 0,
     };
     this.#track(summary);
-    await this.#saveSummary(summary);
-    await this.#index.append(conversationBucket(identity.conversationKey), identity.runId);
-    await this.#index.append(hourBucket(at), identity.runId);
+    // Three separate keys, written side by side (one commit on SQLite).
+    await Promise.all([
+      this.#saveSummary(summary),
+      this.#index.append(conversationBucket(identity.conversationKey), identity.runId),
+      this.#index.append(hourBucket(at), identity.runId),
+    ]);
   }
 
   /** Appends one step to the run's history (and its totals, while the run is open here). */
