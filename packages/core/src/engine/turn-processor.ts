@@ -182,7 +182,8 @@ export class TurnProcessor {
     await stream?.forget();
     if (answer.text.trim() === "")
       logger.warn("the team's answer was empty: nothing was posted", { key: turn.key, agent: answer.agent });
-    logger.info("turn answered", { key: turn.key, agent: answer.agent, chars: answer.text.length });
+    // Debug: the "run finished" line (observability/log-listener.ts) tells an operator the same at info.
+    logger.debug("turn answered", { key: turn.key, agent: answer.agent, chars: answer.text.length });
     for (const observer of observers) {
       try {
         observer.afterDelivery?.({ ...turn, text }, answer);
