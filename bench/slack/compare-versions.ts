@@ -7,7 +7,8 @@
  *   node bench/slack/compare-versions.ts before=/tmp/a after=/tmp/b [--rounds 3] [--setups memory-off,defaults]
  *
  * Prints, per set-up and version, the medians over rounds: sequential p50, events/s at 50 in
- * flight, CPU ms per event — each also as a ratio to the Chat SDK's in the same rounds.
+ * flight, CPU ms per event — each also as a ratio to the Chat SDK's in the same rounds (on Redis,
+ * the Chat SDK with its state on Redis).
  */
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -29,8 +30,11 @@ const setups = values.setups.split(",") as Setup[];
 const options = { rounds: 1, sequentialBoxMs: 5_000, concurrentBoxMs: 8_000 };
 const runs = new Map<string, RunResult[]>();
 const add = (label: string, result: RunResult) => runs.set(label, [...(runs.get(label) ?? []), result]);
+/** The Chat SDK set-up each of ours is compared with: on Redis, the Chat SDK with its state on Redis. */
+const baselineOf = (setup: Setup): Setup => (setup === "redis" ? "chat-sdk-redis" : "chat-sdk");
+const baselines = [...new Set(setups.map(baselineOf))];
 for (let roundIndex = 0; roundIndex < Number(values.rounds); roundIndex++) {
-  add("chat-sdk", await runSetup("chat-sdk", options));
+  for (const baseline of baselines) add(baseline, await runSetup(baseline, options));
   for (const setup of setups) {
     const shift = roundIndex % versions.length;
     for (const version of [...versions.slice(shift), ...versions.slice(0, shift)])
@@ -38,20 +42,25 @@ for (let roundIndex = 0; roundIndex < Number(values.rounds); roundIndex++) {
   }
 }
 const mid = (label: string, pick: (run: RunResult) => number) => median((runs.get(label) ?? []).map(pick));
-const chat = {
-  p50: mid("chat-sdk", (run) => run.p50),
-  perSec: mid("chat-sdk", (run) => run.perSec),
-  cpu: mid("chat-sdk", (run) => run.cpuMs),
-};
-console.log(
-  `chat-sdk: p50 ${round(chat.p50)} ms, ${round(chat.perSec, 1)} events/s, CPU ${round(chat.cpu)} ms/event (${values.rounds} rounds)`,
-);
-for (const label of [...runs.keys()].filter((label) => label !== "chat-sdk")) {
-  const p50 = mid(label, (run) => run.p50);
-  const perSec = mid(label, (run) => run.perSec);
-  const cpu = mid(label, (run) => run.cpuMs);
+const figures = (label: string) => ({
+  p50: mid(label, (run) => run.p50),
+  perSec: mid(label, (run) => run.perSec),
+  cpu: mid(label, (run) => run.cpuMs),
+});
+for (const baseline of baselines) {
+  const chat = figures(baseline);
   console.log(
-    `${label}: p50 ${round(p50)} ms (${round(p50 / chat.p50)}×), ${round(perSec, 1)} events/s (${round(perSec / chat.perSec)}×), ` +
-      `CPU ${round(cpu)} ms/event (${round(cpu / chat.cpu)}×)`,
+    `${baseline}: p50 ${round(chat.p50)} ms, ${round(chat.perSec, 1)} events/s, CPU ${round(chat.cpu)} ms/event (${values.rounds} rounds)`,
   );
+}
+for (const setup of setups) {
+  const chat = figures(baselineOf(setup));
+  for (const version of versions) {
+    const ours = figures(`${setup} ${version.label}`);
+    console.log(
+      `${setup} ${version.label}: p50 ${round(ours.p50)} ms (${round(ours.p50 / chat.p50)}×), ` +
+        `${round(ours.perSec, 1)} events/s (${round(ours.perSec / chat.perSec)}×), ` +
+        `CPU ${round(ours.cpu)} ms/event (${round(ours.cpu / chat.cpu)}×)`,
+    );
+  }
 }
