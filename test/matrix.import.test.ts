@@ -19,7 +19,7 @@ async function node(script: string): Promise<string> {
   return stdout.trim();
 }
 
-describe("@switchboard/matrix without the native crypto binding", () => {
+describe("@switchboard/matrix without the native crypto binding (it never loads)", () => {
   it("imports, and builds an adapter, without touching the SDK", async () => {
     const out = await node(
       `const m = await import(${JSON.stringify(entry)});
@@ -29,17 +29,12 @@ describe("@switchboard/matrix without the native crypto binding", () => {
     expect(out).toBe("createMatrixAdapter,matrixAdapterConfigSchema matrix 4000");
   });
 
-  it("loads matrix-bot-sdk and reports why end-to-end encryption is unavailable", async () => {
+  it("loads matrix-bot-sdk, and the WASM crypto on demand, in plain Node", async () => {
     const out = await node(
-      `const { loadMatrixSdk } = await import(${JSON.stringify(loader)});
-       const { sdk, crypto } = loadMatrixSdk();
-       console.log(typeof sdk.MatrixClient, JSON.stringify(crypto));`,
+      `const { loadMatrixSdk, loadWasmCrypto } = await import(${JSON.stringify(loader)});
+       const { sdk } = loadMatrixSdk();
+       console.log(typeof sdk.MatrixClient, JSON.stringify(await loadWasmCrypto()));`,
     );
-    const [clientType, crypto] = [
-      out.slice(0, out.indexOf(" ")),
-      JSON.parse(out.slice(out.indexOf(" ") + 1)),
-    ];
-    expect(clientType).toBe("function");
-    if (!crypto.available) expect(crypto.reason).toMatch(/matrix-sdk-crypto-nodejs did not load/);
+    expect(out).toBe(`function ${JSON.stringify({ available: true })}`);
   });
 });

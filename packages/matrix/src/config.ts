@@ -49,10 +49,45 @@ export const matrixAdapterConfigSchema = z
     directRooms: z.enum(["marked", "marked-or-two-members"]).default("marked"),
     /** Send a read receipt for each message the bot answers (people see the bot has read it). */
     readReceipts: z.boolean().default(true),
-    /** Use end-to-end encryption when the native crypto binding is installed. */
-    encryption: z.boolean().default(false),
-    /** Where the end-to-end encryption store lives (under `matrix-crypto/`). */
-    dataDir: z.string().min(1).default("./data"),
+    /**
+     * End-to-end encryption on the WASM crypto. `true` / `false`, or the settings below (an object
+     * turns it on unless `enabled: false`).
+     */
+    encryption: z
+      .union([
+        z.boolean(),
+        z
+          .object({
+            enabled: z.boolean().default(true).describe("Turn end-to-end encryption on."),
+            trust: z
+              .enum(["allow-unverified", "verified-only"])
+              .default("allow-unverified")
+              .describe(
+                "allow-unverified: room keys go to every device of a room's members and messages from any device are read. verified-only: only devices their owner has cross-signed get keys, and only their messages are read.",
+              ),
+            storePassphrase: z
+              .string()
+              .min(8)
+              .optional()
+              .describe(
+                "Encrypts the bot's crypto state (its keys and sessions) inside the store. Losing it loses the device: keep it with the store's backups. Cannot be added or changed for a device that already has state.",
+              ),
+          })
+          .strict(),
+      ])
+      .default(false)
+      .transform((value) =>
+        typeof value === "boolean"
+          ? { enabled: value, trust: "allow-unverified" as const, storePassphrase: undefined }
+          : value,
+      )
+      .describe("End-to-end encryption (Element encrypts new DMs and private rooms by default)."),
+    /** No longer used: the crypto state lives in the store. Accepted so that older files still load. */
+    dataDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Unused (the crypto state lives in the store); accepted for older files."),
     /** Longest markdown chunk per event; the HTML + JSON event stays far below Matrix's 65,536 bytes. */
     maxMessageLength: z.number().int().min(500).max(16_000).default(4_000),
     /**

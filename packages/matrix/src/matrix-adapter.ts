@@ -27,7 +27,8 @@ import { MatrixSendOnlyEncryptionError } from "./errors.ts";
 import { openConnection } from "./matrix-connection.ts";
 import { openSendOnlyConnection } from "./matrix-send-only.ts";
 import type { MatrixSending } from "./matrix-sending.ts";
-import { loadMatrixSdk } from "./sdk/load-sdk.ts";
+import { loadMatrixSdk, loadWasmCrypto } from "./sdk/load-sdk.ts";
+import { describeRequestFailure } from "./sdk/request-failure.ts";
 import { routeSdkLogs } from "./sdk/sdk-logging.ts";
 
 export interface MatrixAdapterDeps {
@@ -74,22 +75,52 @@ export class MatrixAdapter implements Adapter {
 
   /** Uses the login `start` kept in the store, so a check never leaves a new device behind. */
   async check(): Promise<AdapterCheck> {
-    const loaded = loadMatrixSdk();
-    routeSdkLogs(loaded.sdk, this.#logger);
-    const credentials = await obtainCredentials(loaded.sdk, this.#config, this.#kv, this.#logger);
-    const encryption = decideEncryption(this.#config.encryption, loaded.crypto);
+    const { sdk } = loadMatrixSdk();
+    routeSdkLogs(sdk, this.#logger);
+    const credentials = await obtainCredentials(sdk, this.#config, this.#kv, this.#logger);
+    const settings = this.#config.encryption;
+    const encryption = decideEncryption(
+      settings.enabled,
+      settings.enabled ? await loadWasmCrypto() : undefined,
+    );
     this.#logger.info("Matrix credentials work", {
       userId: credentials.userId,
       homeserver: this.#config.homeserverUrl,
       encryption: encryption.active ? "on" : `off (${encryption.reason})`,
     });
-    const warnings =
-      this.#config.encryption && !encryption.active
-        ? [
-            `matrix.encryption is on, but end-to-end encryption cannot work here (${encryption.reason}); encrypted rooms get a notice and are not answered — install the binding, or set encryption: false`,
-          ]
-        : [];
-    return { warnings };
+    if (!settings.enabled) return { warnings: [] };
+    if (!encryption.active || credentials.deviceId === undefined) {
+      const reason = encryption.active
+        ? "the homeserver does not name the access token's device"
+        : encryption.reason;
+      return {
+        warnings: [
+          `matrix.encryption is on, but end-to-end encryption cannot work here (${reason}); encrypted rooms get a notice and are not answered`,
+        ],
+      };
+    }
+    if (!this.#kv)
+      return {
+        warnings: ["matrix.encryption is on without a store: the crypto state is lost at every restart"],
+      };
+    const { readCryptoStatus, describeCryptoStatus } = await import("./crypto/crypto-status.ts");
+    const client = new sdk.MatrixClient(this.#config.homeserverUrl, credentials.accessToken);
+    try {
+      const status = await readCryptoStatus({
+        kv: this.#kv,
+        userId: credentials.userId,
+        deviceId: credentials.deviceId,
+        passphrase: settings.storePassphrase ?? "",
+        request: (method, path, query, body) => client.doRequest(method, path, query, body),
+      });
+      return describeCryptoStatus(status);
+    } catch (error) {
+      return {
+        warnings: [
+          `could not read the end-to-end encryption state of device ${credentials.deviceId} (${describeRequestFailure(error).message})`,
+        ],
+      };
+    }
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -108,7 +139,7 @@ export class MatrixAdapter implements Adapter {
   /** A worker cannot encrypt: the bot device's keys live with the process that syncs. */
   checkSendOnly(): SendOnlyCheck {
     return {
-      problems: this.#config.encryption ? [new MatrixSendOnlyEncryptionError().message] : [],
+      problems: this.#config.encryption.enabled ? [new MatrixSendOnlyEncryptionError().message] : [],
       warnings: [],
     };
   }

@@ -1,4 +1,5 @@
 import type { ApprovalDecider, InboundSink, Logger } from "@switchboard/core";
+import type { CryptoClient } from "matrix-bot-sdk";
 import type { ResolvedMatrixConfig } from "./config.ts";
 import { obtainCredentials } from "./connect/credentials.ts";
 import { setUpEncryption } from "./connect/encryption.ts";
@@ -47,8 +48,7 @@ export async function openConnection(
   deps: ConnectionDeps,
 ): Promise<MatrixConnection> {
   const { logger, kv, sink } = deps;
-  const loaded = loadMatrixSdk();
-  const { sdk } = loaded;
+  const { sdk } = loadMatrixSdk();
   routeSdkLogs(sdk, logger);
   if (!kv) {
     logger.warn(
@@ -57,11 +57,7 @@ export async function openConnection(
   }
   const credentials = await obtainCredentials(sdk, config, kv, logger);
   const { userId } = credentials;
-  const encryption = setUpEncryption(
-    loaded,
-    { requested: config.encryption, dataDir: config.dataDir, userId },
-    logger,
-  );
+  const encryption = await setUpEncryption(sdk, config.encryption, { kv, credentials, logger });
   const storage = kv ? new StoreStorageProvider(kv, userId) : new sdk.MemoryStorageProvider();
   const tokens: SyncTokenStore = {
     getSyncToken: async () => (await storage.getSyncToken()) ?? null,
@@ -74,13 +70,14 @@ export async function openConnection(
     config.homeserverUrl,
     credentials.accessToken,
     storage,
-    encryption.cryptoStore,
+    encryption.backend?.cryptoStore ?? null,
   );
 
   // The SDK forgets the sync token whenever it creates a new filter (first start, or SYNC_FILTER
   // changed). A token stays valid under any filter, and forgetting it would leave the downtime
   // unanswered, so it is put back.
   const tokenBefore = await tokens.getSyncToken();
+  if (client.crypto) guardCryptoListeners(client.crypto, logger);
   await client.start(SYNC_FILTER);
   if (tokenBefore !== null && (await tokens.getSyncToken()) === null) await tokens.setSyncToken(tokenBefore);
 
@@ -151,9 +148,28 @@ export async function openConnection(
       await loop.stop();
       await clearTyping(sending, logger);
       client.stop();
+      await encryption.backend?.close();
       logger.info("Matrix adapter stopped", { userId });
     },
   };
+}
+
+/**
+ * matrix-bot-sdk calls its crypto client's room-event and join handlers from event listeners
+ * without awaiting them, so a failed homeserver request in one (reading a room's members) would be
+ * an unhandled rejection, which ends the process. They are wrapped to log instead; the next event
+ * in the room tracks its members again.
+ */
+function guardCryptoListeners(crypto: CryptoClient, logger: Logger): void {
+  const onRoomEvent = crypto.onRoomEvent.bind(crypto);
+  const onRoomJoin = crypto.onRoomJoin.bind(crypto);
+  const log = (roomId: string) => (error: unknown) =>
+    logger.warn("Matrix crypto could not update a room's tracked devices", {
+      roomId,
+      error: describeRequestFailure(error).message,
+    });
+  crypto.onRoomEvent = (roomId, event) => onRoomEvent(roomId, event).catch(log(roomId));
+  crypto.onRoomJoin = (roomId) => onRoomJoin(roomId).catch(log(roomId));
 }
 
 async function profileName(

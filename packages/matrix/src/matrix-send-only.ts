@@ -30,9 +30,8 @@ export async function openSendOnlyConnection(
   deps: { readonly logger: Logger; readonly kv: KeyValue | undefined },
 ): Promise<MatrixSendOnlyConnection> {
   const { logger, kv } = deps;
-  if (config.encryption) throw new MatrixSendOnlyEncryptionError();
-  const loaded = loadMatrixSdk();
-  const { sdk } = loaded;
+  if (config.encryption.enabled) throw new MatrixSendOnlyEncryptionError();
+  const { sdk } = loadMatrixSdk();
   routeSdkLogs(sdk, logger);
   const { userId, accessToken } = await obtainCredentials(sdk, config, kv, logger);
   const client = new sdk.MatrixClient(config.homeserverUrl, accessToken, new sdk.MemoryStorageProvider());
@@ -43,7 +42,7 @@ export async function openSendOnlyConnection(
     client,
     rooms,
     userId,
-    encryption: decideEncryption(false, loaded.crypto),
+    encryption: decideEncryption(false, undefined),
     kv,
     // Reactions reach the process that syncs; none is ever decided here.
     decider: () => undefined,

@@ -59,9 +59,14 @@ export class CliProcess {
 
   /** Starts the process and waits until it is ready (or fails, with its output in the error). */
   static async start(options: CliProcessOptions, timeoutMs = 40_000): Promise<CliProcess> {
-    const cli = new CliProcess(options);
+    const cli = CliProcess.launch(options);
     await cli.waitForOutput(options.readyText ?? "running on slack", timeoutMs);
     return cli;
+  }
+
+  /** Starts the process without waiting for it to be ready (to kill it during its start-up). */
+  static launch(options: CliProcessOptions): CliProcess {
+    return new CliProcess(options);
   }
 
   get stderr(): string {

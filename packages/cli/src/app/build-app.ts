@@ -5,6 +5,8 @@
  */
 import {
   type Adapter,
+  AttachmentReader,
+  type BlobStore,
   componentLogger,
   createMemory,
   createObservability,
@@ -13,10 +15,12 @@ import {
   type Logger,
   modelCallPolicy,
   type Observability,
+  openBlobStore,
   openStore,
   RequestTracking,
   type Store,
   SwitchboardMetrics,
+  spaceOf,
   systemClock,
   type Team,
   WorkQueueMetrics,
@@ -32,6 +36,7 @@ import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
 import type { MountedConsole } from "./operator-console.ts";
 import { createPlatformAdapters } from "./platform-adapters.ts";
 import { openScaleOutFor, platformAdaptersForRole } from "./role.ts";
+import { createConfiguredTasks } from "./tasks.ts";
 import { createTeam, memoryModel } from "./team.ts";
 import { type OpenedTools, openTools } from "./tools.ts";
 
@@ -65,6 +70,8 @@ export interface App {
   readonly scaleOut: string | undefined;
   /** The MCP servers and their state (`states()`, `onChange`), for health and metrics. */
   readonly toolServers: OpenedTools["mcp"];
+  /** Where file bytes are kept (absent when `attachments.enabled` is off). */
+  readonly blobs: BlobStore | undefined;
   /** Starts the engine (adapters, queued work), the sweepers (a worker: its sweep rounds), request tracking, HTTP. */
   start(): Promise<void>;
   /** Resolves when no turn is running and memory has recorded every answered turn. */
@@ -95,7 +102,18 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   let checkpointer: OpenedCheckpointer | undefined;
   let tools: OpenedTools | undefined;
   let scaleOut: ScaleOut | undefined;
+  let blobs: BlobStore | undefined;
   try {
+    blobs = config.attachments.enabled
+      ? await openBlobStore({
+          ...(config.attachments.blobs ? { blobsUrl: config.attachments.blobs } : {}),
+          storeUrl: config.store,
+          cwd,
+          retainDays: config.attachments.retainDays,
+          onBackgroundError: (error) => logger.error(error.message, { cause: error.cause }),
+        })
+      : undefined;
+    const openedBlobs = blobs;
     scaleOut = await openScaleOutFor(config, { cwd, logger: componentLogger(logger, "scale-out") });
     checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
     tools = await openTools(config, { store, logger });
@@ -138,6 +156,24 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       // The offline model writes no memory entries: memory then stays extractive.
       ...memoryModel(config, models),
       ...(config.memory.summaryModel ? { summaryModel: models.modelFor(config.memory.summaryModel) } : {}),
+      ...(openedBlobs ? { forgetAlso: (key: string) => openedBlobs.deleteSpace(spaceOf(key)) } : {}),
+    });
+    let builtTeam: Team | undefined;
+    const tasks = createConfiguredTasks(config, {
+      store,
+      models,
+      checkpointer,
+      tools,
+      memory,
+      tracking,
+      observability,
+      modelCalls,
+      team: () => {
+        if (!builtTeam) throw new Error("the team is not built yet");
+        return builtTeam;
+      },
+      logger: componentLogger(logger, "tasks"),
+      ...(operatorConsole ? { observer: operatorConsole.taskObserver } : {}),
     });
     const team = createTeam(config, {
       store,
@@ -149,7 +185,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       tracking,
       observability,
       modelCalls,
+      blobs: openedBlobs,
+      tasks,
     });
+    builtTeam = team;
     memory.attach(team);
     const tracked = tracking.track(team);
     const responder = observability.observe(tracked);
@@ -174,13 +213,23 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ...(operatorConsole ? [operatorConsole.chat] : []),
     ];
     const adapters = baseAdapters.map((adapter) => operatorConsole?.record(adapter) ?? adapter);
+    const attachments = openedBlobs
+      ? new AttachmentReader({
+          config: config.attachments,
+          blobs: openedBlobs,
+          store,
+          sourceFor: (platform) => adapters.find((adapter) => adapter.platform === platform)?.attachments,
+          logger: componentLogger(logger, "attachments"),
+        })
+      : undefined;
     const engine = new Engine({
       store,
       adapters,
       responder,
-      continuations: responder,
+      continuations: tasks.continuations(responder),
       commands: observability.recordCommands([
         ...team.commands,
+        ...tasks.commands,
         ...memory.commands,
         ...tracking.commands(),
         ...observability.commands,
@@ -190,6 +239,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       deliveryObserver: observability.deliveryObserver,
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
       ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
+      ...(attachments && openedBlobs
+        ? {
+            readAttachments: async (messages, { key, signal }) =>
+              attachments.read(messages, { key, signal, imagesAccepted: await team.imagesAccepted(key) }),
+            openFile: (blob) => openedBlobs.open(blob),
+          }
+        : {}),
       settings: {
         commandPrefixes: config.engine.commandPrefixes,
         midRunPolicy: config.engine.midRunPolicy,
@@ -221,6 +277,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       platforms: platformAdapters.map((entry) => entry.platform),
       observability,
       toolServers: openedTools.mcp,
+      blobs: openedBlobs,
       role: config.role,
       scaleOut: openedScaleOut?.description,
       async start() {
@@ -228,8 +285,11 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         // One process sweeps (requests, idle memory sessions) on its own timers; a cluster runs each
         // sweep once per cluster, as BullMQ rounds its workers take.
         tracking.bind(engine, { sweep: !openedScaleOut });
+        tasks.bind(engine);
+        if (openedScaleOut) tasks.useScheduler(openedScaleOut.taskSteps);
+        else tasks.startDriving();
         if (!openedScaleOut) memory.start();
-        await openedScaleOut?.startWorking(engine, { tracking, memory }, queueMetrics);
+        await openedScaleOut?.startWorking(engine, { tracking, memory, tasks }, queueMetrics);
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
         if (config.http) {
           mounted = await operatorConsole?.mount(
@@ -238,6 +298,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
               team,
               tracking,
               memory: config.memory.enabled ? memory : undefined,
+              tasks,
               ...(observability.steps ? { steps: observability.steps } : {}),
               ...(observability.usage ? { usage: observability.usage } : {}),
               ...(workQueue ? { workQueue: () => workQueue.counts() } : {}),
@@ -254,6 +315,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       },
       async idle() {
         await engine.idle();
+        // A task's ending is queued work of its thread: answered once the task ends.
+        await tasks.idle();
+        await engine.idle();
         await memory.idle();
         await observability.flushed();
       },
@@ -265,6 +329,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           await http?.close();
           // Workers stop taking drains while the engine cancels running turns (left queued, retried elsewhere).
           const stopping = openedScaleOut?.stopWorking();
+          // Running task steps end first (each continues from its last step at the next start).
+          await tasks.stop();
           await engine.stop();
           await stopping;
           for (const adapter of adapters) metrics?.platformConnected(adapter.platform, false);
@@ -275,6 +341,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           await openedScaleOut?.close();
           await openedTools.close();
           await opened.close();
+          await openedBlobs?.close();
           await store.close();
         }
       },
@@ -283,6 +350,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     await scaleOut?.close();
     await tools?.close();
     await checkpointer?.close();
+    await blobs?.close();
     await store.close();
     throw error;
   }

@@ -23,6 +23,7 @@ export async function openScaleOutFor(
     lockTtlMs: config.engine.lockTtlSeconds * 1000,
     sweepEveryMs: config.scaleOut.sweepSeconds * 1000,
     leaderLeaseMs: config.scaleOut.leaderLeaseSeconds * 1000,
+    taskConcurrency: config.tasks.maxConcurrent,
   });
 }
 

@@ -125,7 +125,14 @@ export async function checkPlatforms(
             fix: `see packages/${platform}/README.md`,
           }),
         );
-        return [{ name: platform, status: "ok", detail: `${title} credentials accepted` }, ...warnings];
+        const notes = (outcome.notes ?? []).map(
+          (note): CheckResult => ({ name: platform, status: "ok", detail: note }),
+        );
+        return [
+          { name: platform, status: "ok", detail: `${title} credentials accepted` },
+          ...notes,
+          ...warnings,
+        ];
       } catch (error) {
         return [
           {

@@ -5,6 +5,7 @@
 import {
   ACCEPTED_CHECKPOINTER_URLS,
   ACCEPTED_STORE_URLS,
+  attachmentsConfigSchema,
   DEFAULT_ENGINE_SETTINGS,
   httpConfigSchema,
   httpToolConfigSchema,
@@ -17,6 +18,7 @@ import {
   requestsConfigSchema,
   routingConfigSchema,
   stepsConfigSchema,
+  tasksConfigSchema,
   teamConfigSchema,
   usageConfigSchema,
 } from "@switchboard/core";
@@ -110,7 +112,11 @@ export const CONFIG_SECTIONS = {
   routing: routingConfigSchema.prefault({}),
   limits: limitsConfigSchema.prefault({}),
   memory: memoryConfigSchema.prefault({}),
+  /** Files people send (images, documents, voice notes) and files the team sends back. */
+  attachments: attachmentsConfigSchema.prefault({}),
   requests: requestsConfigSchema.prefault({}),
+  /** Background tasks agents start (`start_task`), steered with /tasks and /task. */
+  tasks: tasksConfigSchema.prefault({}),
   /** The run-steps log: what every run did, kept `retentionDays`. */
   steps: stepsConfigSchema.prefault({}),
   /** Token and cost roll-ups: prices, daily limits, who may see the whole workspace's usage. */

@@ -14,6 +14,7 @@ import { LeaderLease } from "./leader-lease.ts";
 import { leaderOnly } from "./leader-only-adapter.ts";
 import { Leadership } from "./leadership.ts";
 import { clusterSweepsOf, type ProcessSweepers } from "./sweep-rounds.ts";
+import { TaskStepQueue, type TaskStepTarget, TaskStepWorker } from "./task-steps.ts";
 
 export { bullConnectionFor } from "./bullmq-connection.ts";
 export { DrainQueue, type DrainQueueCounts } from "./drain-queue.ts";
@@ -31,11 +32,15 @@ export interface ScaleOutOptions {
   readonly lockTtlMs: number;
   readonly sweepEveryMs: number;
   readonly leaderLeaseMs: number;
+  /** Task steps one worker runs at once (`tasks.maxConcurrent`). */
+  readonly taskConcurrency: number;
 }
 
 /** One process's part of the cluster: the queue it announces work to, and (workers) what drains it. */
 export interface ScaleOut {
   readonly queue: DrainQueue;
+  /** Where background tasks' steps are announced (every process: a task started or resumed anywhere). */
+  readonly taskSteps: TaskStepQueue;
   /** Where BullMQ lives (host only), for the start-up lines. */
   readonly description: string;
   /**
@@ -49,7 +54,11 @@ export interface ScaleOut {
    * Workers: starts draining conversations and taking the rounds of the cluster's sweeps (recovery,
    * `sweepers`), which no process runs on a timer of its own. Ingress: nothing to start.
    */
-  startWorking(engine: DrainTarget, sweepers: ProcessSweepers, observer?: DrainObserver): Promise<void>;
+  startWorking(
+    engine: DrainTarget,
+    sweepers: ProcessSweepers & { tasks: TaskStepTarget },
+    observer?: DrainObserver,
+  ): Promise<void>;
   /** Stops taking jobs; resolves when running drains ended (their turns are cancelled by the engine). */
   stopWorking(): Promise<void>;
   close(): Promise<void>;
@@ -66,7 +75,11 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
     await queue.close();
     throw new Error(`BullMQ cannot reach Redis at ${bull.host}`, { cause: error });
   }
+  const taskSteps = new TaskStepQueue(bull, (error) =>
+    options.logger.warn("BullMQ connection trouble (task steps); retrying", { error }),
+  );
   let worker: DrainWorker | undefined;
+  let stepWorker: TaskStepWorker | undefined;
   let sweeps: ClusterSweeps | undefined;
   // Leases get their own connection, opened on the first adapter that needs one.
   let leases: Redis | undefined;
@@ -74,6 +87,7 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
   const leaderships = new Map<string, Leadership>();
   return {
     queue,
+    taskSteps,
     description: `BullMQ on ${bull.host} (prefix ${bull.prefix})`,
     receiving(adapter) {
       if (!adapter.exclusiveInbound) return adapter;
@@ -104,6 +118,16 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
         ...(observer ? { observer } : {}),
       });
       worker.start();
+      stepWorker = new TaskStepWorker({
+        bull,
+        tasks: sweepers.tasks,
+        queue: taskSteps,
+        concurrency: options.taskConcurrency,
+        jobLockMs: options.jobLockMs,
+        leaseTtlMs: options.lockTtlMs,
+        logger: options.logger,
+      });
+      stepWorker.start();
       sweeps = new ClusterSweeps({
         bull,
         sweeps: clusterSweepsOf(engine, sweepers, options.sweepEveryMs),
@@ -113,12 +137,14 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
       await sweeps.start();
     },
     async stopWorking() {
-      await Promise.all([worker?.close(), sweeps?.close()]);
+      await Promise.all([worker?.close(), stepWorker?.close(), sweeps?.close()]);
       worker = undefined;
+      stepWorker = undefined;
       sweeps = undefined;
     },
     async close() {
       await queue.close();
+      await taskSteps.close();
       leases?.disconnect();
     },
   };

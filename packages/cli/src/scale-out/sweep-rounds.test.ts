@@ -118,7 +118,18 @@ describeWithRedis("the sweepers as cluster rounds", () => {
     };
     const sweeps = new ClusterSweeps({
       bull: bullConnectionFor(storeUrl, "/"),
-      sweeps: clusterSweepsOf(idleEngine, { tracking, memory: countingMemory }, 100),
+      sweeps: clusterSweepsOf(
+        idleEngine,
+        {
+          tracking,
+          memory: countingMemory,
+          tasks: {
+            healthIntervalMs: 60_000,
+            healthRound: async () => ({ announced: 0, stuck: 0, expired: 0, reported: 0, deleted: 0 }),
+          },
+        },
+        100,
+      ),
       jobLockMs: 5_000,
       logger,
     });

@@ -1,4 +1,4 @@
-import type { Memory, RequestTracking } from "@switchboard/core";
+import type { Memory, RequestTracking, Tasks } from "@switchboard/core";
 import type { ClusterSweep } from "./cluster-sweeps.ts";
 import type { DrainTarget } from "./drain-worker.ts";
 
@@ -8,6 +8,8 @@ export interface ProcessSweepers {
   readonly tracking: Pick<RequestTracking, "sweeper" | "sweepIntervalMs">;
   /** Archiving idle sessions. */
   readonly memory: Pick<Memory, "sweep" | "sweepIntervalMs">;
+  /** Background tasks: due ones announced, stuck ones failed, long pauses expired, endings queued. */
+  readonly tasks: Pick<Tasks, "healthRound" | "healthIntervalMs">;
 }
 
 /** Every cluster sweep, each at the interval its timer has in one process. */
@@ -31,6 +33,11 @@ export function clusterSweepsOf(
       name: "requests",
       everyMs: sweepers.tracking.sweepIntervalMs,
       round: async () => ({ ...(await sweepers.tracking.sweeper.sweep()) }),
+    },
+    {
+      name: "tasks",
+      everyMs: sweepers.tasks.healthIntervalMs,
+      round: async () => ({ ...(await sweepers.tasks.healthRound()) }),
     },
     {
       name: "memory",

@@ -1,4 +1,5 @@
 import type { ApprovalPrompt } from "./approvals.ts";
+import type { InboundAttachment } from "./files.ts";
 import type { ConversationRef } from "./ref.ts";
 
 export interface Author {
@@ -32,6 +33,8 @@ export interface InboundMessage {
   readonly isEdit: boolean;
   /** Epoch ms at which the platform says the message was sent. */
   readonly sentAt: number;
+  /** Files sent with the message (images, documents, voice notes), not downloaded yet. */
+  readonly attachments?: readonly InboundAttachment[];
   /** The platform's event, for adapters' own use when delivering. Never read by core. */
   readonly raw?: unknown;
 }

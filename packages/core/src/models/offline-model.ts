@@ -8,7 +8,10 @@
  *    turn has happened: it answers, so a turn can never bounce between agents.
  * 2. Else, if handoff tools (`transfer_to_<agent>`) are bound and the latest user message shares a
  *    word with one of their descriptions, it calls the best-matching one (see offline-routing.ts).
- * 3. Else it answers with a templated, clearly marked reply that quotes the user.
+ * 3. Else, if `start_task` is bound and the user asks for work "in the background", it starts a
+ *    task with the message as its instructions (so background tasks can be tried without a key).
+ * 4. Else it answers with a templated, clearly marked reply that quotes the user; inside a
+ *    background task (its system prompt says so) the reply is the task's templated result.
  *
  * The name it answers as: the `agentName` option if given, else the first line of the system
  * prompt when it reads `You are <name>…`, else "assistant".
@@ -91,11 +94,16 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
     const toolResultThisTurn = messages.slice(lastHumanIndex + 1).some((message) => message.type === "tool");
     const fingerprint = fingerprintOf(messages, tools);
 
+    const freshText = userText !== undefined && !toolResultThisTurn ? userText : undefined;
+    const backgroundTask = freshText !== undefined ? startTaskCall(freshText, tools, fingerprint) : undefined;
     const handoff =
-      userText !== undefined && !toolResultThisTurn ? pickHandoffTool(userText, tools) : undefined;
+      freshText !== undefined && !backgroundTask ? pickHandoffTool(freshText, tools) : undefined;
     const toolCalls: ToolCall[] = [];
     let content: string;
-    if (handoff !== undefined) {
+    if (backgroundTask) {
+      toolCalls.push(backgroundTask);
+      content = "";
+    } else if (handoff !== undefined) {
       const tool = tools.find((candidate) => candidate.name === handoff)!;
       toolCalls.push({
         type: "tool_call",
@@ -104,6 +112,10 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
         args: handoffArguments(tool, userText ?? ""),
       });
       content = "";
+    } else if (startedTask(messages, lastHumanIndex)) {
+      content = `[offline model] ${startedTask(messages, lastHumanIndex)}`;
+    } else if (inBackgroundTask(messages)) {
+      content = `[offline model] ${this.agentName ?? nameFromPrompt(messages)} finished the background task "${excerpt(userText ?? "")}". A real model would have worked through it step by step with its tools; configure one in switchboard.yaml.`;
     } else {
       content = replyText(this.agentName ?? nameFromPrompt(messages), userText, tools, toolResultThisTurn);
     }
@@ -173,9 +185,95 @@ async function* streamWordByWord(
   }
 }
 
+/** Work asked for "in the background", when the agent can start tasks: a start_task call. */
+function startTaskCall(
+  text: string,
+  tools: readonly OfflineTool[],
+  fingerprint: string,
+): ToolCall | undefined {
+  if (!tools.some((tool) => tool.name === "start_task")) return undefined;
+  if (!/\b(in the background|background task)\b/i.test(text)) return undefined;
+  const title = text
+    .replace(/\b(please|in the background|as a background task|background task)\b/gi, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .split(" ")
+    .slice(0, 8)
+    .join(" ");
+  return {
+    type: "tool_call",
+    id: `offline_call_${fingerprint}`,
+    name: "start_task",
+    args: { title: title === "" ? "Background task" : title, instructions: text },
+  };
+}
+
+/** What start_task answered in this turn, passed on to the user as is. */
+function startedTask(messages: readonly BaseMessage[], lastHumanIndex: number): string | undefined {
+  const result = messages
+    .slice(lastHumanIndex + 1)
+    .findLast((message) => message.type === "tool" && message.name === "start_task");
+  return result?.text;
+}
+
+/** The system prompt of a background task's step (tasks/task-prompt.ts). */
+function inBackgroundTask(messages: readonly BaseMessage[]): boolean {
+  const system = messages.find((message) => message.type === "system");
+  return system?.text.includes("working alone on a background task") === true;
+}
+
 function nameFromPrompt(messages: readonly BaseMessage[]): string {
   const system = messages.find((message) => message.type === "system");
   return (system && agentNameFromSystemPrompt(system.text)) ?? "assistant";
+}
+
+/**
+ * The header lines core's attachments put after the user's words (format owned by
+ * attachments/file-lines.ts): `[Image attached: shot.png · image/png · 34 KB — …]`, each optionally
+ * followed by its text between `<<<` and `>>>` lines.
+ */
+const FILE_HEADER = /^\[(?:Image|File|Voice note|Audio file) attached: (.+?) — (.+)\]$/;
+const FIRST_WORDS = 8;
+
+interface FileMention {
+  readonly about: string;
+  readonly note: string;
+  readonly firstWords?: string;
+}
+
+/** The user's own words, and the files the message carried. */
+function splitFiles(userText: string): { words: string; files: FileMention[] } {
+  const lines = userText.split("\n");
+  const first = lines.findIndex((line) => FILE_HEADER.test(line));
+  if (first === -1) return { words: userText, files: [] };
+  const files: FileMention[] = [];
+  for (let index = first; index < lines.length; index++) {
+    const match = FILE_HEADER.exec(lines[index] ?? "");
+    if (!match) continue;
+    let firstWords: string | undefined;
+    if (lines[index + 1] === "<<<") {
+      const end = lines.indexOf(">>>", index + 2);
+      const words = lines
+        .slice(index + 2, end === -1 ? undefined : end)
+        .join(" ")
+        .split(/\s+/)
+        .filter(Boolean);
+      firstWords = words.slice(0, FIRST_WORDS).join(" ") + (words.length > FIRST_WORDS ? "…" : "");
+    }
+    files.push({ about: match[1] ?? "", note: match[2] ?? "", ...(firstWords ? { firstWords } : {}) });
+  }
+  return { words: lines.slice(0, first).join("\n").trim(), files };
+}
+
+/** `I received shot.png · image/png · 34 KB (an image) and notes.txt · … (it begins: "…").` */
+function acknowledgeFiles(files: readonly FileMention[]): string {
+  if (files.length === 0) return "";
+  const each = files.map((file) => {
+    if (file.firstWords !== undefined) return `${file.about} (it begins: "${file.firstWords}")`;
+    if (file.note.startsWith("not read: ")) return `${file.about} (${file.note})`;
+    return `${file.about} (an image I cannot look at offline)`;
+  });
+  return ` I received ${each.join("; ")}.`;
 }
 
 function replyText(
@@ -184,8 +282,13 @@ function replyText(
   tools: readonly OfflineTool[],
   toolResultThisTurn: boolean,
 ): string {
+  const { words, files } = userText === undefined ? { words: undefined, files: [] } : splitFiles(userText);
   const said =
-    userText === undefined ? "There is no message to answer yet." : `You said: "${excerpt(userText)}".`;
+    words === undefined
+      ? "There is no message to answer yet."
+      : words === ""
+        ? "You sent files without words."
+        : `You said: "${excerpt(words)}".`;
   const specialists = tools
     .filter((tool) => isHandoffTool(tool.name))
     .map((tool) => handoffTarget(tool.name))
@@ -195,7 +298,7 @@ function replyText(
     specialists.length > 0 && !toolResultThisTurn
       ? ` No specialist matched your words (specialists: ${specialists.join(", ")}).`
       : "";
-  return `[offline model] ${agentName} here. ${said}${hint} Configure a real model in switchboard.yaml for real answers.`;
+  return `[offline model] ${agentName} here. ${said}${acknowledgeFiles(files)}${hint} Configure a real model in switchboard.yaml for real answers.`;
 }
 
 function excerpt(text: string): string {

@@ -7,8 +7,15 @@ import type { MemoryWorkRecorder } from "../memory/memory-work.ts";
 import type { SwitchboardMetrics } from "../metrics/switchboard-metrics.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { RunIdentity } from "../steps/run-step.ts";
 import { RunStepsLog } from "../steps/run-steps-log.ts";
-import { newRunId, type StepListener, StepRecorder, type TeamRunContext } from "../steps/step-recorder.ts";
+import {
+  newRunId,
+  type RunRecording,
+  type StepListener,
+  StepRecorder,
+  type TeamRunContext,
+} from "../steps/step-recorder.ts";
 import type { StepsConfig } from "../steps/steps-config.ts";
 import type { Store } from "../store/types.ts";
 import { LimitedResponder } from "../usage/limited-responder.ts";
@@ -43,6 +50,13 @@ export interface Observability {
   readonly teamCallbacks: ((context: TeamRunContext) => Callbacks | undefined) | undefined;
   /** Memory's `recorder`. */
   readonly memoryWork: MemoryWorkRecorder | undefined;
+  /**
+   * Records the model calls of a run that goes on over time (a background task's steps, in any
+   * process): its totals keep growing across steps and restarts. Undefined when steps are off.
+   */
+  readonly longRun: ((run: RunIdentity, agent: string) => Promise<RunRecording>) | undefined;
+  /** The sentence refusing more work to a user or conversation over a daily cap; undefined when under. */
+  usageRefusal(userId: string, conversationKey: string): Promise<string | undefined>;
   /** Engine `deliveryObserver`. */
   readonly deliveryObserver: DeliveryObserver;
   /** Engine `observers` to add. */
@@ -128,6 +142,17 @@ export function createObservability(options: ObservabilityOptions): Observabilit
           },
         }
       : undefined,
+    longRun:
+      recorder && log
+        ? async (run, agent) => {
+            await log.resumeRun(run);
+            return recorder.begin(run, { agent, finishWithGraph: false, resume: true });
+          }
+        : undefined,
+    async usageRefusal(userId, conversationKey) {
+      if (!limits?.active) return undefined;
+      return (await limits.refusal(userId, conversationKey))?.sentence;
+    },
     deliveryObserver,
     observers: metrics ? [metrics.turnObserver] : [],
     commands: usage ? [usageCommand({ book: usage, clock, admins: options.usage.admins })] : [],

@@ -9,7 +9,7 @@ export type RequestStatus =
   | "completed"
   | "failed"
   | "timed_out";
-export type RunTrigger = "user_message" | "tools_attached" | "approval" | "webhook" | "retry";
+export type RunTrigger = "user_message" | "tools_attached" | "approval" | "webhook" | "retry" | "task";
 export type RunStatus = "running" | "completed" | "interrupted" | "failed" | "cancelled";
 
 export interface RunRecord {

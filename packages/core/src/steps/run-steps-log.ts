@@ -96,6 +96,17 @@ export class RunStepsLog implements RunStepsReader {
     ]);
   }
 
+  /**
+   * Continues recording a run started earlier, perhaps by another process or before a restart (a
+   * background task's steps): its stored totals go on growing; a run never started is started.
+   */
+  async resumeRun(identity: RunIdentity, at: number = this.#clock.now()): Promise<void> {
+    if (this.#active.has(identity.runId)) return;
+    const stored = await this.#summaries.get(identity.runId);
+    if (stored) this.#track({ ...stored, status: "running" });
+    else await this.startRun(identity, at);
+  }
+
   /** Appends one step to the run's history (and its totals, while the run is open here). */
   async record(runId: string, detail: StepDetail, at: number = this.#clock.now()): Promise<void> {
     // Totals first, synchronously: a finishRun that starts while the step is written still sees it.

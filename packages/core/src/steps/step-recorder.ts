@@ -77,11 +77,18 @@ export class StepRecorder {
   }
 
   /** Starts recording a run; its graph's end (through `callbacks`) or `finish` closes it. */
-  begin(run: RunIdentity, options: { agent?: string; finishWithGraph?: boolean } = {}): RunRecording {
+  begin(
+    run: RunIdentity,
+    options: { agent?: string; finishWithGraph?: boolean; resume?: boolean } = {},
+  ): RunRecording {
     this.#latest.delete(run.conversationKey);
     this.#latest.set(run.conversationKey, run);
     if (this.#latest.size > 10_000) this.#latest.delete(this.#latest.keys().next().value ?? "");
-    this.#write(() => this.#options.log.startRun(run, this.#options.clock.now()));
+    const at = this.#options.clock.now();
+    // A resumed run (a task's next step) adds to the totals it has, wherever they were recorded.
+    this.#write(() =>
+      options.resume ? this.#options.log.resumeRun(run, at) : this.#options.log.startRun(run, at),
+    );
     let finished = false;
     const finish = (status: Exclude<RunStatus, "running">, error?: string) => {
       if (finished) return;

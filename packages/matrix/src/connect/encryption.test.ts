@@ -1,28 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { decideEncryption } from "./encryption.ts";
 
-const missing = { available: false, reason: "the native binding did not load" } as const;
+const missing = { available: false, reason: "the WASM crypto did not load" } as const;
 
 describe("decideEncryption", () => {
   it.each([
-    ["asked for, binding present", true, { available: true } as const, { active: true }],
+    ["asked for, crypto loaded", true, { available: true } as const, { active: true }],
+    ["asked for, crypto missing", true, missing, { active: false, reason: "the WASM crypto did not load" }],
     [
-      "asked for, binding missing",
-      true,
-      missing,
-      { active: false, reason: "the native binding did not load" },
-    ],
-    [
-      "not asked for, binding present",
+      "not asked for (crypto not loaded)",
       false,
-      { available: true } as const,
+      undefined,
       { active: false, reason: "matrix.encryption is off" },
-    ],
-    [
-      "not asked for, binding missing",
-      false,
-      missing,
-      { active: false, reason: "matrix.encryption is off; besides, the native binding did not load" },
     ],
   ])("%s", (_name, requested, support, state) => {
     expect(decideEncryption(requested, support)).toEqual(state);

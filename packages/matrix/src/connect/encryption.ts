@@ -1,46 +1,78 @@
-import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Logger } from "@switchboard/core";
-import type { ICryptoStorageProvider, RustSdkCryptoStoreType } from "matrix-bot-sdk";
-import type { CryptoSupport, LoadedSdk } from "../sdk/load-sdk.ts";
+import type { ResolvedMatrixConfig } from "../config.ts";
+import type { CryptoBackend } from "../crypto/crypto-backend.ts";
+import { type CryptoSupport, loadWasmCrypto, type MatrixSdk } from "../sdk/load-sdk.ts";
+import type { Credentials } from "./credentials.ts";
+import type { KeyValue } from "./key-value.ts";
 
 export type EncryptionState = { readonly active: true } | { readonly active: false; readonly reason: string };
 
-/** Encryption runs only when asked for and the native binding loaded; otherwise the reason is kept for the logs. */
-export function decideEncryption(requested: boolean, support: CryptoSupport): EncryptionState {
-  if (requested && support.available) return { active: true };
-  if (requested && !support.available) return { active: false, reason: support.reason };
-  const binding = support.available ? "" : `; besides, ${support.reason}`;
-  return { active: false, reason: `matrix.encryption is off${binding}` };
+/** Encryption runs only when asked for and the WASM crypto loaded; otherwise the reason is kept for the logs. */
+export function decideEncryption(requested: boolean, support: CryptoSupport | undefined): EncryptionState {
+  if (!requested) return { active: false, reason: "matrix.encryption is off" };
+  if (support === undefined || !support.available)
+    return { active: false, reason: support?.reason ?? "the WASM crypto was not loaded" };
+  return { active: true };
 }
 
-/** `@bot:example.org` → `bot_example.org`: one crypto store per account, safe as a directory name. */
-function directoryNameFor(userId: string): string {
-  return userId.replace(/^@/, "").replace(/[^A-Za-z0-9._-]/g, "_");
+/** An in-process map, for a bot started without a store (tests, one-off runs). */
+function memoryKeyValue(): KeyValue {
+  const map = new Map<string, string>();
+  return {
+    get: async (key) => map.get(key),
+    set: async (key, value) => map.set(key, value),
+    delete: async (key) => map.delete(key),
+  };
+}
+
+export interface EncryptionSetup {
+  readonly state: EncryptionState;
+  /** Present when encryption is active. */
+  readonly backend: CryptoBackend | undefined;
 }
 
 /**
- * The crypto store for the SDK when encryption is active (the Rust store under
- * `<dataDir>/matrix-crypto/<account>/`), and a start-up log line saying which it is and why.
+ * Loads the WASM crypto and restores the bot device's crypto state from the store when
+ * `matrix.encryption` is on, and logs which it is and why.
  */
-export function setUpEncryption(
-  loaded: LoadedSdk,
-  options: { readonly requested: boolean; readonly dataDir: string; readonly userId: string },
-  logger: Logger,
-): { readonly state: EncryptionState; readonly cryptoStore: ICryptoStorageProvider | null } {
-  const state = decideEncryption(options.requested, loaded.crypto);
-  if (!state.active) {
-    const log = options.requested ? logger.warn : logger.info;
-    log("Matrix end-to-end encryption is unavailable; encrypted rooms are logged and skipped", {
-      reason: state.reason,
-    });
-    return { state, cryptoStore: null };
+export async function setUpEncryption(
+  sdk: MatrixSdk,
+  settings: ResolvedMatrixConfig["encryption"],
+  parts: { readonly kv: KeyValue | undefined; readonly credentials: Credentials; readonly logger: Logger },
+): Promise<EncryptionSetup> {
+  const { kv, credentials, logger } = parts;
+  let state = decideEncryption(settings.enabled, settings.enabled ? await loadWasmCrypto() : undefined);
+  if (state.active && credentials.deviceId === undefined) {
+    state = {
+      active: false,
+      reason:
+        "the homeserver does not say which device the access token belongs to, and the keys belong to a device",
+    };
   }
-  const path = resolve(options.dataDir, "matrix-crypto", directoryNameFor(options.userId));
-  mkdirSync(path, { recursive: true });
-  // StoreType is a const enum in the binding's types, absent at run time: Sqlite is 0.
-  const sqlite = 0 as RustSdkCryptoStoreType;
-  const cryptoStore = new loaded.sdk.RustSdkCryptoStorageProvider(path, sqlite);
-  logger.info("Matrix end-to-end encryption is on", { cryptoStore: path });
-  return { state, cryptoStore };
+  if (!state.active || credentials.deviceId === undefined) {
+    const log = settings.enabled ? logger.warn : logger.info;
+    log("Matrix end-to-end encryption is not active; encrypted rooms are not answered", {
+      reason: state.active ? undefined : state.reason,
+    });
+    return { state, backend: undefined };
+  }
+  if (!kv) {
+    logger.warn(
+      "no store given: the Matrix crypto state is kept in memory only, so after a restart the bot cannot read what was encrypted for it before",
+    );
+  }
+  const { openCryptoBackend } = await import("../crypto/crypto-backend.ts");
+  const backend = await openCryptoBackend(sdk, {
+    kv: kv ?? memoryKeyValue(),
+    userId: credentials.userId,
+    deviceId: credentials.deviceId,
+    passphrase: settings.storePassphrase ?? "",
+    trust: settings.trust,
+  });
+  logger.info("Matrix end-to-end encryption is on", {
+    deviceId: credentials.deviceId,
+    cryptoState: backend.restored ? "restored from the store" : "new device: created and kept in the store",
+    trust: settings.trust,
+  });
+  return { state, backend };
 }

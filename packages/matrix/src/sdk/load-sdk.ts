@@ -1,21 +1,22 @@
 import Module, { createRequire } from "node:module";
 import type * as MatrixSdkModule from "matrix-bot-sdk";
+import { fetchRequest } from "./fetch-request.ts";
 
 export type MatrixSdk = typeof MatrixSdkModule;
 
-/** Whether the native end-to-end encryption binding could be loaded, and if not, why. */
+/** Whether end-to-end encryption can run (the WASM crypto loaded), and if not, why. */
 export type CryptoSupport =
   | { readonly available: true }
   | { readonly available: false; readonly reason: string };
 
 export interface LoadedSdk {
   readonly sdk: MatrixSdk;
-  readonly crypto: CryptoSupport;
 }
 
 const CRYPTO_BINDING = "@matrix-org/matrix-sdk-crypto-nodejs";
+const REQUEST_PACKAGE = "request";
 
-/** Thrown when code reaches into the crypto binding although it could not be loaded. */
+/** Thrown when code reaches into the crypto binding while end-to-end encryption is not running. */
 export class E2eeUnavailableError extends Error {
   constructor(member: string, reason: string) {
     super(`end-to-end encryption is unavailable (${reason}); cannot use ${CRYPTO_BINDING}.${member}`);
@@ -24,29 +25,47 @@ export class E2eeUnavailableError extends Error {
 }
 
 let loaded: LoadedSdk | undefined;
+/** The WASM-backed binding, once `loadWasmCrypto` has loaded it. */
+let binding: Record<string, unknown> | undefined;
 
 /**
- * Loads matrix-bot-sdk on first use. The SDK requires its native crypto binding at load time, even
- * for clients that never encrypt, and that binding is a binary its install script downloads — so it
- * is often missing. When it is, a stand-in that throws E2eeUnavailableError on any use is put in its
- * place in the require cache, so the rest of the SDK loads and unencrypted rooms work. This is why
- * nothing else in the package imports the SDK's values directly.
+ * Loads matrix-bot-sdk on first use, with two modules it would require replaced in the require
+ * cache before it loads:
+ * - its native crypto binding (`@matrix-org/matrix-sdk-crypto-nodejs`, a binary its install
+ *   script downloads, for Node ≥ 24) by our binding on the WASM crypto, which `loadWasmCrypto`
+ *   loads when encryption is on; until then any use throws E2eeUnavailableError;
+ * - the deprecated `request` package by a stand-in that throws if called: every request goes
+ *   through `setRequestFn(fetchRequest)` (Node's fetch), so `request` is never loaded.
+ * This is why nothing else in the package imports the SDK's values directly.
  */
 export function loadMatrixSdk(): LoadedSdk {
   if (loaded) return loaded;
   const require = createRequire(import.meta.url);
   const sdkRequire = createRequire(require.resolve("matrix-bot-sdk"));
-  let crypto: CryptoSupport = { available: true };
+  installModule(sdkRequire, sdkRequire.resolve(CRYPTO_BINDING), cryptoBindingStandIn());
+  installModule(sdkRequire, sdkRequire.resolve(REQUEST_PACKAGE), () => {
+    throw new Error("the request package is not used: matrix-bot-sdk's requests go through fetch");
+  });
+  const sdk = require("matrix-bot-sdk") as MatrixSdk;
+  sdk.setRequestFn(fetchRequest);
+  loaded = { sdk };
+  return loaded;
+}
+
+/** Loads the WASM crypto (about 8 MB of WebAssembly) on first use; says why when it cannot. */
+export async function loadWasmCrypto(): Promise<CryptoSupport> {
+  if (binding) return { available: true };
   try {
-    sdkRequire(CRYPTO_BINDING);
+    const { olmBinding } = await import("../crypto/olm-binding.ts");
+    binding = olmBinding;
+    return { available: true };
   } catch (error) {
     const detail = (error instanceof Error ? error.message : String(error)).split("\n")[0];
-    const reason = `the native binding ${CRYPTO_BINDING} did not load: ${detail}`;
-    crypto = { available: false, reason };
-    installUnavailableBinding(sdkRequire, sdkRequire.resolve(CRYPTO_BINDING), reason);
+    return {
+      available: false,
+      reason: `the WASM crypto (@matrix-org/matrix-sdk-crypto-wasm) did not load: ${detail}`,
+    };
   }
-  loaded = { sdk: require("matrix-bot-sdk") as MatrixSdk, crypto };
-  return loaded;
 }
 
 /** Any use — call, `new`, or a static member like `OlmMachine.initialize` — throws E2eeUnavailableError. */
@@ -62,19 +81,23 @@ function unavailableMember(name: string, reason: string): unknown {
   });
 }
 
-function installUnavailableBinding(require: NodeJS.Require, path: string, reason: string): void {
-  const standIn = new Module(path);
-  standIn.filename = path;
-  standIn.loaded = true;
-  standIn.exports = new Proxy(
+function cryptoBindingStandIn(): object {
+  return new Proxy(
     {},
     {
       get(_target, member) {
         // Module-loader probes (`__esModule`, `then`, symbols) must see "absent", not a member.
         if (typeof member === "symbol" || member === "then" || member === "__esModule") return undefined;
-        return unavailableMember(member, reason);
+        return binding ? binding[member] : unavailableMember(member, "matrix.encryption is off");
       },
     },
   );
+}
+
+function installModule(require: NodeJS.Require, path: string, exports: unknown): void {
+  const standIn = new Module(path);
+  standIn.filename = path;
+  standIn.loaded = true;
+  standIn.exports = exports;
   require.cache[path] = standIn;
 }

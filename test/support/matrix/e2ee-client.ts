@@ -1,0 +1,173 @@
+/**
+ * A real end-to-end-encrypting Matrix user for tests against a real homeserver: matrix-js-sdk with
+ * its Rust crypto (the same WASM build the bot uses), its crypto state in memory. It creates
+ * encrypted rooms, invites, sends (encrypting), and reads what others sent (decrypting).
+ */
+import { waitFor } from "@switchboard/core/testing";
+import {
+  ClientEvent,
+  createClient,
+  type MatrixClient,
+  type MatrixEvent,
+  RoomEvent,
+  SyncState,
+} from "matrix-js-sdk";
+import type { Logger } from "matrix-js-sdk/lib/logger.js";
+import type { RegisteredUser } from "../../services/synapse-service.ts";
+
+/** The SDK logs every sync and key exchange; a test reads what the client saw instead. */
+const quiet: Logger = {
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+  getChild: () => quiet,
+};
+
+const ENCRYPTION = {
+  type: "m.room.encryption",
+  state_key: "",
+  content: { algorithm: "m.megolm.v1.aes-sha2" },
+};
+
+/** A message as its reader sees it after decryption. */
+export interface SeenEvent {
+  readonly eventId: string;
+  readonly sender: string;
+  /** Type on the wire: `m.room.encrypted` for anything sent encrypted. */
+  readonly wireType: string;
+  /** Type after decryption. */
+  readonly type: string;
+  readonly content: Record<string, unknown>;
+  readonly decryptionFailed: boolean;
+}
+
+export class E2eeClient {
+  readonly userId: string;
+  readonly client: MatrixClient;
+  readonly #events = new Map<string, MatrixEvent[]>();
+
+  private constructor(user: RegisteredUser, baseUrl: string) {
+    this.userId = user.userId;
+    this.client = createClient({
+      baseUrl,
+      accessToken: user.accessToken,
+      userId: user.userId,
+      deviceId: user.deviceId,
+      logger: quiet,
+    });
+    this.client.on(RoomEvent.Timeline, (event, room) => {
+      const roomId = room?.roomId ?? event.getRoomId();
+      if (roomId === undefined) return;
+      const list = this.#events.get(roomId) ?? [];
+      list.push(event);
+      this.#events.set(roomId, list);
+    });
+  }
+
+  static async start(user: RegisteredUser, baseUrl: string): Promise<E2eeClient> {
+    const e2ee = new E2eeClient(user, baseUrl);
+    await e2ee.client.initRustCrypto({ useIndexedDB: false });
+    const prepared = new Promise<void>((resolve) => {
+      const onSync = (state: SyncState) => {
+        if (state === SyncState.Prepared || state === SyncState.Syncing) {
+          e2ee.client.off(ClientEvent.Sync, onSync);
+          resolve();
+        }
+      };
+      e2ee.client.on(ClientEvent.Sync, onSync);
+    });
+    await e2ee.client.startClient({ initialSyncLimit: 20 });
+    await prepared;
+    return e2ee;
+  }
+
+  /** An encrypted room with `invite` invited: a DM (`is_direct`, in our `m.direct`) or a private group. */
+  async createEncryptedRoom(
+    invite: readonly string[],
+    options: { direct?: boolean; name?: string } = {},
+  ): Promise<string> {
+    const { room_id: roomId } = await this.client.createRoom({
+      invite: [...invite],
+      is_direct: options.direct === true,
+      ...(options.name ? { name: options.name } : {}),
+      initial_state: [ENCRYPTION],
+    });
+    if (options.direct) {
+      const direct: Record<string, string[]> = {};
+      for (const user of invite) direct[user] = [roomId];
+      await this.client.setAccountData("m.direct" as never, direct as never);
+    }
+    return roomId;
+  }
+
+  async waitForJoin(roomId: string, userId: string): Promise<void> {
+    await waitFor(
+      `${userId} to join ${roomId}`,
+      () => this.client.getRoom(roomId)?.getMember(userId)?.membership === "join" || undefined,
+      60_000,
+    );
+  }
+
+  /** Sends a text message (encrypted in an encrypted room); `thread`: as a reply in that thread. */
+  async send(
+    roomId: string,
+    body: string,
+    options: { thread?: string; mentions?: readonly string[] } = {},
+  ): Promise<string> {
+    const content: Record<string, unknown> = {
+      msgtype: "m.text",
+      body,
+      "m.mentions": options.mentions ? { user_ids: [...options.mentions] } : {},
+    };
+    if (options.thread) {
+      content["m.relates_to"] = {
+        rel_type: "m.thread",
+        event_id: options.thread,
+        is_falling_back: true,
+        "m.in_reply_to": { event_id: options.thread },
+      };
+    }
+    const { event_id } = await this.client.sendEvent(roomId, "m.room.message" as never, content as never);
+    return event_id;
+  }
+
+  /** Every event this client saw in the room, decrypted where it could. */
+  async seen(roomId: string): Promise<SeenEvent[]> {
+    const events = this.#events.get(roomId) ?? [];
+    const out: SeenEvent[] = [];
+    for (const event of events) {
+      await this.client.decryptEventIfNeeded(event);
+      out.push({
+        eventId: event.getId() ?? "",
+        sender: event.getSender() ?? "",
+        wireType: event.getWireType(),
+        type: event.getType(),
+        content: event.getContent() as Record<string, unknown>,
+        decryptionFailed: event.isDecryptionFailure(),
+      });
+    }
+    return out;
+  }
+
+  /** Waits for a decrypted message from `sender` whose body matches. */
+  async waitForMessage(roomId: string, sender: string, body: RegExp, timeoutMs = 60_000): Promise<SeenEvent> {
+    return waitFor(
+      `a message from ${sender} matching ${body} in ${roomId}`,
+      async () =>
+        (await this.seen(roomId)).find(
+          (event) =>
+            event.sender === sender &&
+            event.type === "m.room.message" &&
+            typeof event.content.body === "string" &&
+            body.test(event.content.body),
+        ),
+      timeoutMs,
+    );
+  }
+
+  stop(): void {
+    this.client.stopClient();
+  }
+}
