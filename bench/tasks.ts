@@ -2,7 +2,7 @@
  * Background tasks: what the engine adds to one task step (store, checkpoint, lease, steps log —
  * everything but the model), and whether a thread stays as quick for follow-ups while its task works.
  */
-import { AIMessage, type BaseMessage, SystemMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import {
   createTasks,
@@ -38,11 +38,6 @@ const work = tool(async ({ topic }: { topic: string }) => `notes on ${topic}`, {
   description: "does a piece of work",
   schema: z.object({ topic: z.string() }),
 });
-
-const inTask = (messages: BaseMessage[]) =>
-  messages.some(
-    (message) => SystemMessage.isInstance(message) && String(message.content).includes("background task"),
-  );
 
 /** Every step calls `work` until `steps`, then answers. */
 function stepScript(steps: number) {

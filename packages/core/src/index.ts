@@ -52,6 +52,7 @@ export type {
 export type { DrainScheduler, MidRunPolicy, ScheduledDrainOutcome } from "./engine/serializer.ts";
 export { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine/settings.ts";
 export type { RecoveryReport } from "./health/recovery-loop.ts";
+export * from "./humans/index.ts";
 export * from "./memory/index.ts";
 export * from "./metrics/index.ts";
 export * from "./models/index.ts";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { ModelEndpoints } from "@switchboard/core";
 import type { ModelCatalog } from "../../../packages/cli/src/app/model-catalog.ts";
 import { scriptedTeamModel } from "../memory-harness.ts";
 import { PacedTeamModel } from "./paced-team-model.ts";
@@ -77,5 +78,6 @@ export function scriptedCatalog(options: { paceMs?: number } = {}): ModelCatalog
     specFor: () => ({ provider: "offline" }),
     modelFor: () => model,
     describe: () => "scripted",
+    endpoints: new ModelEndpoints(),
   };
 }

@@ -10,6 +10,7 @@ import {
   componentLogger,
   createMemory,
   createObservability,
+  DEFAULT_ENGINE_SETTINGS,
   Engine,
   handoffTarget,
   type Logger,
@@ -239,6 +240,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       deliveryObserver: observability.deliveryObserver,
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
       ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
+      modelEndpoints: () => models.endpoints.states(),
       ...(attachments && openedBlobs
         ? {
             readAttachments: async (messages, { key, signal }) =>
@@ -252,6 +254,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         lockTtlMs: config.engine.lockTtlSeconds * 1000,
         typingDelayMs: config.engine.typingDelayMs,
         maxConcurrentTurns: config.engine.maxConcurrentTurns,
+        cpuSlots: {
+          ...DEFAULT_ENGINE_SETTINGS.cpuSlots,
+          targetDelayMs: config.engine.eventLoopDelayTargetMs,
+        },
         // Past the team's own wall time: a safety net for work that hangs outside a model call.
         maxTurnMs: (config.limits.wallTimeSeconds + 60) * 1000,
       },
@@ -310,6 +316,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
             logger: componentLogger(logger, "http"),
             metrics,
             mounts: mounted ? [mounted] : [],
+            engineHealth: () => engine.health(),
           });
         }
       },

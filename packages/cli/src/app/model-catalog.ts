@@ -2,6 +2,7 @@ import {
   apiKeyEnvVar,
   describeModel,
   loadChatModelFactory,
+  ModelEndpoints,
   type ModelSpec,
   parseModelString,
   type ToolCallingChatModel,
@@ -20,6 +21,8 @@ export interface ModelCatalog {
    */
   modelFor(model: string | undefined): ToolCallingChatModel;
   describe(model: string | undefined): string;
+  /** Every model endpoint's limiter: all the catalog's models (and any built later) share them. */
+  readonly endpoints: ModelEndpoints;
 }
 
 /**
@@ -29,9 +32,14 @@ export interface ModelCatalog {
 export async function loadModelCatalog(loaded: LoadedConfig): Promise<ModelCatalog> {
   const { config } = loaded;
   const specFor = modelSpecResolver(config.model, loaded.providerKeys);
-  const build = await loadChatModelFactory(configuredModels(config).map((model) => specFor(model).provider));
+  const endpoints = new ModelEndpoints(config.modelEndpoints);
+  const build = await loadChatModelFactory(
+    configuredModels(config).map((model) => specFor(model).provider),
+    { endpoints },
+  );
   return {
     defaultSpec: config.model,
+    endpoints,
     specFor,
     modelFor: (model) => build(specFor(model)),
     describe: (model) => describeModel(specFor(model)),

@@ -13,6 +13,7 @@ import {
   ModelConfigError,
   mcpConfigSchema,
   memoryConfigSchema,
+  modelEndpointsConfigSchema,
   parseModelSpec,
   parseModelString,
   requestsConfigSchema,
@@ -64,8 +65,24 @@ const engineSection = z.strictObject({
     .default(DEFAULT_ENGINE_SETTINGS.lockTtlMs / 1000),
   /** A turn still running after this long shows the working indicator; quicker answers show none. */
   typingDelayMs: z.number().int().min(0).max(60_000).default(DEFAULT_ENGINE_SETTINGS.typingDelayMs),
-  /** Turns running at once in this process; more conversations wait, queued (acks stay quick). */
-  maxConcurrentTurns: z.number().int().min(1).max(1_000).default(DEFAULT_ENGINE_SETTINGS.maxConcurrentTurns),
+  maxConcurrentTurns: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(DEFAULT_ENGINE_SETTINGS.maxConcurrentTurns)
+    .describe(
+      "Turns in progress at once in this process, those waiting on a model or a tool included; more conversations wait, queued. A ceiling for memory, not a speed limit: each turn in progress holds its conversation's history, prompt and partial answer (tens to hundreds of KB), so the default 2,000 keeps them within a few hundred MB. How many turns use the CPU at once follows the event loop (eventLoopDelayTargetMs).",
+    ),
+  eventLoopDelayTargetMs: z
+    .number()
+    .int()
+    .min(5)
+    .max(1_000)
+    .default(DEFAULT_ENGINE_SETTINGS.cpuSlots.targetDelayMs)
+    .describe(
+      "Turns compute (store calls, graph steps) only in CPU slots, and a turn waiting on a model or a tool holds none. The slots grow while the event loop's delay (p99 over 250 ms) stays under half this and shrink by a quarter when it goes over: that delay is what a platform's acknowledgement waits for, so intake and acks stay first under any load.",
+    ),
 });
 
 /** Which part of the work this process does; see the README's "Scaling out". */
@@ -73,8 +90,15 @@ export const ROLES = ["all", "ingress", "worker"] as const;
 export type Role = (typeof ROLES)[number];
 
 const scaleOutSection = z.strictObject({
-  /** Conversations one worker drains at once (each runs one turn at a time). */
-  concurrency: z.number().int().min(1).max(1_000).default(DEFAULT_ENGINE_SETTINGS.maxConcurrentTurns),
+  concurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(DEFAULT_ENGINE_SETTINGS.maxConcurrentTurns)
+    .describe(
+      "Conversations one worker drains at once (each runs one turn at a time). Like engine.maxConcurrentTurns, a ceiling for memory: turns waiting on a model hold no CPU slot, so it is sized in the thousands.",
+    ),
   /**
    * A drain job whose worker stopped renewing it for this long (it died) is given to another
    * worker; the conversation's own lock (engine.lockTtlSeconds) must expire too before it runs.
@@ -108,6 +132,8 @@ export const CONFIG_SECTIONS = {
   /** BullMQ settings of the ingress and worker roles (unused by `all`). */
   scaleOut: scaleOutSection.prefault({}),
   engine: engineSection.prefault({}),
+  /** Concurrency per model endpoint: adaptive (grows while calls succeed, halves on 429/503/timeouts), with optional caps. */
+  modelEndpoints: modelEndpointsConfigSchema.prefault({}),
   team: teamConfigSchema.prefault({}),
   routing: routingConfigSchema.prefault({}),
   limits: limitsConfigSchema.prefault({}),

@@ -222,6 +222,12 @@ export class TrackedTeam implements Responder, ContinuationHandler {
           agent: outcome.agent,
           approval: { requestId: request.id, requesterId: request.origin.authorId },
         };
+      case "with-person":
+        await this.#tracker.settleRun(request.id, run.runId, { status: "completed" }, "completed", {
+          agent: outcome.agent,
+          note: "a person has this thread; the bot recorded the message and did not answer",
+        });
+        return { text: "", agent: outcome.agent, silent: true };
       case "stopped-for-tool":
         await this.#tracker.settleRun(request.id, run.runId, { status: "completed" }, "active", {
           agent: outcome.agent,

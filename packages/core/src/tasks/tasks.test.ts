@@ -361,6 +361,36 @@ describe("background tasks", () => {
     expect(w.queued.map((c) => c.data?.taskId)).toEqual([paused]);
   });
 
+  it("the health round fails a task a live process holds without progress, and queues an ending a crash left unqueued", async () => {
+    const w = await world({ config: { maxIterations: 10, wallTimeMinutes: 10 } });
+    w.model.respondWithTools([search("a")]);
+    const id = taskIdIn(await w.start());
+    expect(await w.tasks.runStep(id)).toBe("stepped");
+    // Another process holds the task's lease and makes no progress for longer than 2 × 10 min / 10.
+    const lease = await w.store.atomic.acquireLock(`task-lease:${id}`, 3_600_000);
+    w.clock.advance(2 * 60_000 + 1);
+    expect((await w.tasks.healthRound()).stuck).toBe(1);
+    // Its holder's heartbeat hears the control; here the lease is let go and the control applied.
+    await w.store.atomic.releaseLock(`task-lease:${id}`, lease ?? "");
+    expect(await w.tasks.runStep(id)).toBe("idle");
+    expect(await w.tasks.store.get(id)).toMatchObject({
+      status: "failed",
+      lastError: "it made no progress for 2 minutes (stuck)",
+    });
+    expect(w.queued.map((c) => c.data?.taskId)).toEqual([id]);
+
+    // A task that ended while its ending was never queued (a crash between the two): the round queues it.
+    const other = taskIdIn(await w.start({ callId: "other" }));
+    const record = await w.tasks.store.get(other);
+    await w.tasks.store.save(
+      { ...record!, status: "completed", result: "r", finishedAt: w.clock.now(), reported: false },
+      record,
+    );
+    expect((await w.tasks.healthRound()).reported).toBe(1);
+    expect(w.queued.map((c) => c.data?.taskId)).toEqual([id, other]);
+    expect((await w.tasks.store.get(other))?.reported).toBe(true);
+  });
+
   it("milestones: one progress message in the thread, edited in place, never one per step", async () => {
     const slack = new EditingAdapter({ platform: "slack" });
     const store = await openStore("memory:", { logger: silentLogger });

@@ -5,6 +5,9 @@ export { TeamLimitError } from "./limits.ts";
 export { approvalPrompt, outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 export { type AgentSummary, Team, type TeamOptions } from "./team.ts";
 export {
+  HUMAN,
+  type HumansConfig,
+  humansConfigSchema,
   type LimitsConfig,
   limitsConfigSchema,
   type RoutingConfig,

@@ -8,13 +8,37 @@ const agentName = z
   );
 
 export const specialistConfigSchema = z.strictObject({
-  name: agentName.refine((name) => name !== "supervisor", "the name supervisor is reserved"),
+  name: agentName
+    .refine((name) => name !== "supervisor", "the name supervisor is reserved")
+    .refine((name) => name !== "human", "the name human is reserved (a person who took the thread over)"),
   description: z.string().min(1, "say what this agent is for: the supervisor hands off by it"),
   prompt: z.string().min(1),
   /** Model string for this agent; the default model when absent. */
   model: z.string().optional(),
   /** Names of tools from the tool registry. */
   tools: z.array(z.string()).default([]),
+});
+
+/** Handing a thread to a person (`hand_to_human`, `/human`). */
+export const humansConfigSchema = z.strictObject({
+  /**
+   * Where people are told that a thread wants one of them: the conversation key of a channel or
+   * room (`slack:T0123:C0456`, `discord:<guild>:<channel>`, `matrix:!room:server`). Absent: only
+   * the thread says so (and the console lists open handoffs).
+   */
+  notify: z
+    .string()
+    .regex(/^[a-z]+:.+/, "a conversation key such as slack:T0123:C0456")
+    .optional()
+    .describe("where people are told a thread wants one of them (a channel's conversation key)"),
+  /** Who the notice names, as the platform writes a mention: `<!subteam^S012>`, `@support`, `<@U123>`. */
+  mention: z.string().optional().describe("who the notice names, written as the platform writes a mention"),
+  /** A thread nobody handed back is the bot's again after this long, with a line saying so. */
+  releaseAfterMinutes: z
+    .number()
+    .positive()
+    .default(240)
+    .describe("a thread is handed back to the bot after this long"),
 });
 
 export const teamConfigSchema = z
@@ -31,6 +55,8 @@ export const teamConfigSchema = z
         tools: [],
       }),
     specialists: z.array(specialistConfigSchema).default([]),
+    /** Handing threads to people; read by the humans room (absent: its defaults). */
+    humans: humansConfigSchema.optional(),
   })
   .superRefine((team, context) => {
     const seen = new Set<string>();
@@ -65,3 +91,6 @@ export type RoutingConfig = z.output<typeof routingConfigSchema>;
 export type LimitsConfig = z.output<typeof limitsConfigSchema>;
 
 export const SUPERVISOR = "supervisor";
+/** The thread's "agent" while a person has taken it over: the bot records messages and answers none. */
+export const HUMAN = "human";
+export type HumansConfig = z.output<typeof humansConfigSchema>;

@@ -31,7 +31,7 @@ import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
 import { teamCommands } from "./team-commands.ts";
-import { type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
+import { HUMAN, type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
 import { type ApprovalRequest, buildTeamGraph, type GraphAgent } from "./team-graph.ts";
 import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
 import { unknownToolReferences } from "./tool-references.ts";
@@ -160,6 +160,7 @@ export class Team implements Responder {
     return {
       text: outcomeText(outcome, turn.commandPrefix),
       agent: outcome.agent,
+      ...(outcome.kind === "with-person" ? { silent: true } : {}),
       ...(historyTokens !== undefined ? { historyTokens } : {}),
       ...(files?.length ? { files } : {}),
     };
@@ -180,7 +181,14 @@ export class Team implements Responder {
    * `user_id` and, when tracked, `request_id`/`run_id` from the run's configurable.
    */
   async run(input: RunInput): Promise<RunOutcome> {
-    const active = this.sticky ? await this.activeAgents.get(input.key) : undefined;
+    const holder = await this.activeAgents.get(input.key);
+    // A person has the thread: what was said joins its history (the bot reads it when it is back),
+    // and nobody else answers.
+    if (holder?.agent === HUMAN) {
+      if (input.text !== undefined) await this.#appendHuman(input.key, input.text);
+      return { kind: "with-person", agent: HUMAN };
+    }
+    const active = this.sticky ? holder : undefined;
     const wallSeconds = this.#options.limits.wallTimeSeconds;
     // Not AbortSignal.timeout: its timer, and the signals listening to it, would outlive the run
     // by the whole wall time (kilobytes per turn held for minutes); this one is cleared below.
@@ -310,6 +318,14 @@ export class Team implements Responder {
       messages: [new AIMessage({ id: message.id, name: message.agent, content: message.text })],
     };
     await this.#graph.updateState({ configurable: { thread_id: key } }, update);
+  }
+
+  async #appendHuman(key: string, text: string): Promise<void> {
+    if (!(await this.conversationState(key))) return;
+    await this.#graph.updateState(
+      { configurable: { thread_id: key } },
+      { messages: [new HumanMessage(text)] },
+    );
   }
 
   /** Replaces the conversation's model history (memory compaction and archiving); the active agent stays. */
