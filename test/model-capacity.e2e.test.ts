@@ -6,20 +6,14 @@
 
 import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
+import { createChatModel, Engine, openStore, type Store, Team } from "@switchboard/core";
 import {
-  createChatModel,
   DEFAULT_ENGINE_SETTINGS,
-  Engine,
-  loadChatModelFactory,
-  ModelEndpoints,
-  modelCallPolicy,
   modelEndpointsConfigSchema,
-  openStore,
   parseModelSpec,
-  type Store,
-  Team,
   teamConfigSchema,
-} from "@switchboard/core";
+} from "@switchboard/core/config";
+import { loadChatModelFactory, ModelEndpoints, modelCallPolicy } from "@switchboard/core/host";
 import { RecordingAdapter, waitFor } from "@switchboard/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { answer, hang } from "./support/model/chat-request.ts";

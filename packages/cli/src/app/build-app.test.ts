@@ -1,7 +1,8 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { signWebhook, silentLogger } from "@switchboard/core";
+import { silentLogger } from "@switchboard/core";
+import { signWebhook } from "@switchboard/core/host";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config/load-config.ts";
 import { buildApp } from "./build-app.ts";

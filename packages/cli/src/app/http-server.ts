@@ -1,12 +1,5 @@
-import {
-  type EngineHealth,
-  type HttpConfig,
-  type HttpServerOptions,
-  type Logger,
-  type RequestTracking,
-  type SwitchboardMetrics,
-  startHttpServer,
-} from "@switchboard/core";
+import type { EngineHealth, HttpConfig, Logger, RequestTracking } from "@switchboard/core";
+import { type HttpServerOptions, type SwitchboardMetrics, startHttpServer } from "@switchboard/core/host";
 
 export type HttpServer = Awaited<ReturnType<typeof startHttpServer>>;
 

@@ -1,12 +1,11 @@
+import type { ModelSpec } from "@switchboard/core";
+import { apiKeyEnvVar, parseModelString } from "@switchboard/core/config";
 import {
-  apiKeyEnvVar,
   describeModel,
   loadChatModelFactory,
   ModelEndpoints,
-  type ModelSpec,
-  parseModelString,
   type ToolCallingChatModel,
-} from "@switchboard/core";
+} from "@switchboard/core/host";
 import type { LoadedConfig, ProviderKeys } from "../config/load-config.ts";
 import type { SwitchboardConfig } from "../config/schema.ts";
 

@@ -55,6 +55,10 @@ export class HumanHandoffs {
   readonly #records: Keyv<Handoff>;
   readonly #sets: SortedSets;
   #queue: NoticeQueue | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  /** How often lapsed handoffs are looked for (this process's timer, or once per cluster). */
+  readonly sweepIntervalMs = 60_000;
 
   constructor(options: HumanHandoffsOptions) {
     this.#options = options;
@@ -148,6 +152,24 @@ export class HumanHandoffs {
       released += 1;
     }
     return released;
+  }
+
+  /** Role `all`: hands back lapsed handoffs on this process's timer. */
+  start(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(
+      () =>
+        void this.sweep().catch((error: unknown) =>
+          this.#options.logger.warn("handoff sweep failed", { error }),
+        ),
+      this.sweepIntervalMs,
+    );
+    this.#timer.unref?.();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 
   /** The engine's continuation handler: the notices here, everything else to `others`. */

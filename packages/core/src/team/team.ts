@@ -30,7 +30,7 @@ import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
 import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
-import { teamCommands } from "./team-commands.ts";
+import { type AgentSummary, type TeamControls, teamCommands } from "./team-commands.ts";
 import { HUMAN, type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
 import { type ApprovalRequest, buildTeamGraph, type GraphAgent } from "./team-graph.ts";
 import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
@@ -50,6 +50,8 @@ export interface TeamOptions {
   readonly tools?: Readonly<Record<string, StructuredToolInterface>>;
   /** Extra system context per conversation (memory). */
   readonly contextFor?: (key: string) => Promise<string | undefined>;
+  /** Who answers each conversation; shared with whatever else changes it (handing a thread to a person). */
+  readonly activeAgents?: ActiveAgentStore;
   /** Tools an agent has besides those its `tools:` list names (start_task, for the agents tasks allow). */
   readonly builtInTools?: (agent: string) => readonly StructuredToolInterface[];
   /** Tools attached to a conversation's agent at run time (find_tools). */
@@ -72,18 +74,12 @@ export interface TeamOptions {
   readonly logger?: Logger;
 }
 
-export interface AgentSummary {
-  readonly name: string;
-  readonly description: string;
-  readonly model: string;
-}
-
 /**
  * The agent team as a Responder: a supervisor and specialists in one checkpointed graph, with
  * sticky routing — after a handoff the specialist answers the conversation directly (one model
  * call per follow-up) until /supervisor or /reset.
  */
-export class Team implements Responder {
+export class Team implements Responder, TeamControls {
   readonly activeAgents: ActiveAgentStore;
   readonly commands: readonly Command[];
   readonly #options: TeamOptions;
@@ -96,7 +92,7 @@ export class Team implements Responder {
     const [unknownTool] = unknownToolReferences(options.config, Object.keys(options.tools ?? {}));
     if (unknownTool) throw unknownTool;
     this.#logger = options.logger ?? silentLogger;
-    this.activeAgents = new ActiveAgentStore(options.store);
+    this.activeAgents = options.activeAgents ?? new ActiveAgentStore(options.store);
     this.#journal = new RunJournal(options.store);
     this.#graph = buildTeamGraph({
       journal: this.#journal,

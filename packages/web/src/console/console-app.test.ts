@@ -1,11 +1,6 @@
-import {
-  ActiveAgentStore,
-  type Command,
-  openStore,
-  RequestTracker,
-  requestsConfigSchema,
-  type Store,
-} from "@switchboard/core";
+import { type Command, openStore, type Store } from "@switchboard/core";
+import { requestsConfigSchema } from "@switchboard/core/config";
+import { ActiveAgentStore, RequestTracker } from "@switchboard/core/records";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConversationLog } from "../activity/conversation-log.ts";
 import { LiveFeed } from "../activity/live-feed.ts";

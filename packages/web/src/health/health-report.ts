@@ -1,4 +1,6 @@
-import type { AtomicStore, EndpointState, EngineHealth, WorkQueueCounts } from "@switchboard/core";
+import type { EngineHealth } from "@switchboard/core";
+import type { EndpointState, WorkQueueCounts } from "@switchboard/core/host";
+import type { AtomicStore } from "@switchboard/core/records";
 import type { PlatformActivity, PlatformState } from "./platform-activity.ts";
 import type { LoggedProblem, RecentProblems } from "./recent-problems.ts";
 
