@@ -206,7 +206,8 @@ export class TurnProcessor {
     await stream?.forget();
     if (answer.text.trim() === "" && !answer.silent)
       logger.warn("the team's answer was empty: nothing was posted", { key: turn.key, agent: answer.agent });
-    logger.info("turn answered", { key: turn.key, agent: answer.agent, chars: answer.text.length });
+    // Debug: the "run finished" line (observability/log-listener.ts) tells an operator the same at info.
+    logger.debug("turn answered", { key: turn.key, agent: answer.agent, chars: answer.text.length });
     // Memory records what each file was (name, type, first words), so search finds it later.
     const remembered = attachments
       ? [text, ...attachments.summary].filter((line) => line !== "").join("\n")

@@ -82,7 +82,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
   if (usage) listeners.push(usageListener(usage, logger, () => clock.now()));
   if (metrics) listeners.push(metrics.stepListener);
   const log = enabled
-    ? new RunStepsLog(store, { retentionDays: options.steps.retentionDays, clock })
+    ? new RunStepsLog(store, { retentionDays: options.steps.retentionDays, clock, logger })
     : undefined;
   const recorder = log
     ? new StepRecorder({

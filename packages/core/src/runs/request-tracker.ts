@@ -81,8 +81,12 @@ export class RequestTracker {
       startedAt: this.#clock.now(),
     };
     const request = this.#newRequest(input, [run]);
-    await this.#originIndex.set(input.origin.messageId, request.id);
-    await this.#runIndex.set(run.runId, request.id);
+    // The ways to find the record land before the record: a crash in between leaves an index
+    // naming nothing (read as absent), never a record that a retry of its message cannot find.
+    await Promise.all([
+      this.#originIndex.set(input.origin.messageId, request.id),
+      this.#runIndex.set(run.runId, request.id),
+    ]);
     await this.#save(request, undefined);
     return { request, run };
   }

@@ -1,5 +1,6 @@
 import type Keyv from "keyv";
 import type { Clock } from "../runtime/clock.ts";
+import { type Logger, silentLogger } from "../runtime/logger.ts";
 import { PartitionedLog } from "../store/partitioned-log.ts";
 import type { Store } from "../store/types.ts";
 import type { RunIdentity, RunStatus, RunStep, RunSummary, StepDetail } from "./run-step.ts";
@@ -9,12 +10,20 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** A run left open longer than this in one process is dropped from its in-memory totals. */
 const MAX_ACTIVE_RUNS = 5_000;
+/**
+ * How long a running run's totals may wait in this process before they are written: a run that
+ * finishes sooner (most: one model call) writes its summary twice — started, finished — instead of
+ * once more per model call. Readers in this process see the totals at once (`#active`).
+ */
+const OPEN_TOTALS_DELAY_MS = 1_000;
 
 export interface RunStepsLogOptions {
   readonly retentionDays: number;
   readonly clock: Clock;
   /** This process's partition of the append-only lists (tests use fixed ids for two "processes"). */
   readonly writerId?: string;
+  /** Hears a failed write of a running run's totals (made from a timer, with no caller to tell). */
+  readonly logger?: Logger;
 }
 
 /** What later features (the operator console, `/usage`) read; nothing here writes. */
@@ -36,7 +45,8 @@ type StoredStep = StepDetail & { readonly runId: string; readonly at: number };
  * the whole store. Every key expires after the retention period.
  *
  * A run's totals are kept in this process while it runs (the process that runs it records its
- * model calls) and written after each model call and when it ends.
+ * model calls) and written when it starts, at most once per OPEN_TOTALS_DELAY_MS while it runs
+ * (after a model call), and when it ends.
  */
 export class RunStepsLog implements RunStepsReader {
   readonly #steps: PartitionedLog<StoredStep>;
@@ -44,10 +54,14 @@ export class RunStepsLog implements RunStepsReader {
   readonly #summaries: Keyv<RunSummary>;
   readonly #active = new Map<string, RunSummary>();
   readonly #summaryWrites = new Map<string, Promise<void>>();
+  /** Runs whose totals changed since their last write, and the timer that writes them. */
+  readonly #unsaved = new Map<string, NodeJS.Timeout>();
   readonly #ttlMs: number;
   readonly #clock: Clock;
+  readonly #logger: Logger;
 
   constructor(store: Store, options: RunStepsLogOptions) {
+    this.#logger = options.logger ?? silentLogger;
     this.#ttlMs = options.retentionDays * DAY_MS;
     this.#clock = options.clock;
     const partitions = { ttlMs: this.#ttlMs, ...(options.writerId ? { writerId: options.writerId } : {}) };
@@ -74,9 +88,12 @@ export class RunStepsLog implements RunStepsReader {
       costUsd: 0,
     };
     this.#track(summary);
-    await this.#saveSummary(summary);
-    await this.#index.append(conversationBucket(identity.conversationKey), identity.runId);
-    await this.#index.append(hourBucket(at), identity.runId);
+    // Three separate keys, written side by side (one commit on SQLite).
+    await Promise.all([
+      this.#saveSummary(summary),
+      this.#index.append(conversationBucket(identity.conversationKey), identity.runId),
+      this.#index.append(hourBucket(at), identity.runId),
+    ]);
   }
 
   /**
@@ -96,9 +113,8 @@ export class RunStepsLog implements RunStepsReader {
     const active = this.#active.get(runId);
     const updated = active ? summaryAfter(active, detail) : undefined;
     if (updated) this.#active.set(runId, updated);
-    const saved = updated && detail.kind === "model_call" ? this.#saveSummary(updated) : undefined;
+    if (updated && detail.kind === "model_call") this.#saveSoon(runId);
     await this.#steps.append(runId, { ...detail, runId, at });
-    await saved;
   }
 
   async finishRun(
@@ -106,6 +122,8 @@ export class RunStepsLog implements RunStepsReader {
     status: Exclude<RunStatus, "running">,
     options: { at?: number; error?: string } = {},
   ): Promise<RunSummary | undefined> {
+    clearTimeout(this.#unsaved.get(runId));
+    this.#unsaved.delete(runId);
     const open = this.#active.get(runId) ?? (await this.#summaries.get(runId));
     this.#active.delete(runId);
     if (!open) return undefined;
@@ -157,8 +175,29 @@ export class RunStepsLog implements RunStepsReader {
 
   /** Resolves when every step recorded so far is written (tests, shutdown). */
   async flushed(): Promise<void> {
+    for (const runId of [...this.#unsaved.keys()]) this.#saveOpen(runId);
+    await Promise.allSettled([...this.#summaryWrites.values()]);
     await this.#steps.flushed();
     await this.#index.flushed();
+  }
+
+  /** Writes the run's totals within OPEN_TOTALS_DELAY_MS unless it finishes first. */
+  #saveSoon(runId: string): void {
+    if (this.#unsaved.has(runId)) return;
+    const timer = setTimeout(() => this.#saveOpen(runId), OPEN_TOTALS_DELAY_MS);
+    // Housekeeping must not keep the process alive; a stop writes what is open (flushed).
+    timer.unref();
+    this.#unsaved.set(runId, timer);
+  }
+
+  #saveOpen(runId: string): void {
+    clearTimeout(this.#unsaved.get(runId));
+    this.#unsaved.delete(runId);
+    const open = this.#active.get(runId);
+    if (open)
+      this.#saveSummary(open).catch((error: unknown) =>
+        this.#logger.warn("could not record a running run's totals", { runId, error }),
+      );
   }
 
   /** Summary writes of one run land in the order they were made: a late total never undoes "completed". */

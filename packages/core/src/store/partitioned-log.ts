@@ -52,9 +52,14 @@ export class PartitionedLog<Item> {
     return this.#serialized(bucket, async () => {
       let count = this.#ownCounts.get(bucket);
       if (count === undefined) count = (await this.#counts.get(partitionKey(bucket, this.writerId))) ?? 0;
-      if (count === 0) await this.#join(bucket);
-      await this.#items.set(itemKey(bucket, this.writerId, count), item, this.#ttlMs);
-      await this.#counts.set(partitionKey(bucket, this.writerId), count + 1, this.#ttlMs);
+      // The slot, the item and the count go out together (one commit on SQLite): a reader that
+      // sees the count before the item, or the partition before its slot, skips what is not there yet.
+      const slot = count === 0 ? await this.#join(bucket) : undefined;
+      await Promise.all([
+        slot?.written,
+        this.#items.set(itemKey(bucket, this.writerId, count), item, this.#ttlMs),
+        this.#counts.set(partitionKey(bucket, this.writerId), count + 1, this.#ttlMs),
+      ]);
       this.#remember(bucket, count + 1);
     });
   }
@@ -80,16 +85,17 @@ export class PartitionedLog<Item> {
     await Promise.allSettled([...this.#pending.values()]);
   }
 
-  /** Claims the bucket's first free writer slot; the slot's keyv copy is what readers see. */
-  async #join(bucket: string): Promise<void> {
+  /**
+   * Claims the bucket's first free writer slot; the slot's keyv copy is what readers see. Resolves
+   * once the slot is ours, with the write of that copy (for the caller to wait on with its own).
+   */
+  async #join(bucket: string): Promise<{ written: Promise<unknown> }> {
     for (let slot = 0; ; slot += 1) {
       const key = slotKey(bucket, slot);
-      if (await this.#atomic.setIfAbsent(`${this.#name}:${key}`, this.writerId, this.#ttlMs)) {
-        await this.#slots.set(key, this.writerId, this.#ttlMs);
-        return;
-      }
+      if (await this.#atomic.setIfAbsent(`${this.#name}:${key}`, this.writerId, this.#ttlMs))
+        return { written: this.#slots.set(key, this.writerId, this.#ttlMs) };
       // Taken: by this writer already (its count expired or was evicted from the cache), or another.
-      if ((await this.#slots.get(key)) === this.writerId) return;
+      if ((await this.#slots.get(key)) === this.writerId) return { written: Promise.resolve() };
     }
   }
 

@@ -117,23 +117,28 @@ export class UsageBook {
       ["agent", event.agent],
       ["model", event.model],
     ];
-    for (const [dimension, id] of ids) {
-      if (id === undefined) continue;
-      await this.#register(day, dimension, id);
-      const key = totalKey(day, dimension, id, this.#writerId);
-      const before = this.#ownTotals.get(key) ?? (await this.#totals.get(key)) ?? NO_USAGE;
-      const after = addUsage(before, { ...event, calls: 1 });
-      await this.#totals.set(key, after, this.#ttlMs);
-      this.#cache(key, after);
-    }
+    // The roll-ups are separate keys: written side by side (one commit on SQLite), not one after another.
+    await Promise.all(
+      ids.map(async ([dimension, id]) => {
+        if (id === undefined) return;
+        await this.#register(day, dimension, id);
+        const key = totalKey(day, dimension, id, this.#writerId);
+        const before = this.#ownTotals.get(key) ?? (await this.#totals.get(key)) ?? NO_USAGE;
+        const after = addUsage(before, { ...event, calls: 1 });
+        await this.#totals.set(key, after, this.#ttlMs);
+        this.#cache(key, after);
+      }),
+    );
   }
 
   /** The id joins the day's list once per process, and the id's own writer list names this process. */
   async #register(day: string, dimension: UsageDimension, id: string): Promise<void> {
     const known = `${day}|${dimension}|${id}`;
     if (this.#known.has(known)) return;
-    await this.#ids.append(`${day}|${dimension}`, id);
-    await this.#ids.append(`${day}|${dimension}|${id}`, this.#writerId);
+    await Promise.all([
+      this.#ids.append(`${day}|${dimension}`, id),
+      this.#ids.append(`${day}|${dimension}|${id}`, this.#writerId),
+    ]);
     this.#known.add(known);
     if (this.#known.size > 50_000) this.#known.clear();
   }

@@ -1,89 +1,94 @@
 import { randomUUID } from "node:crypto";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { yieldToEventLoop } from "../../runtime/event-loop.ts";
 import { assertValidTtl } from "../ttl.ts";
 import type { AtomicStore, LockedQueue, QueueEntry, QueueInput } from "../types.ts";
+import { SqliteCommitGroup } from "./sqlite-commit-group.ts";
 import { inImmediateTransaction, textColumn as text } from "./sqlite-database.ts";
 
 /**
  * AtomicStore over the embedded SQLite file. Each operation is one statement (atomic on its own,
  * also against other processes on the same file) except deduplicated `enqueue`, `ack` and `ackAndReleaseIfEmpty`,
- * which run inside `BEGIN IMMEDIATE`. Expiry compares against the injected clock, never SQLite's own time, so
+ * which run inside `BEGIN IMMEDIATE` (a savepoint when their commit group has the transaction open;
+ * see sqlite-commit-group.ts). Expiry compares against the injected clock, never SQLite's own time, so
  * tests can move time forward and every process agrees on what "expired" means.
  */
 export class SqliteAtomicStore implements AtomicStore {
   readonly #now: () => number;
   readonly #db: DatabaseSync;
   readonly #sql: ReturnType<typeof prepareStatements>;
+  readonly #commits: SqliteCommitGroup;
 
-  constructor(db: DatabaseSync, options: { now?: () => number } = {}) {
+  constructor(db: DatabaseSync, options: { now?: () => number; commits?: SqliteCommitGroup } = {}) {
     this.#db = db;
     this.#now = options.now ?? Date.now;
     this.#sql = prepareStatements(db);
+    this.#commits = options.commits ?? new SqliteCommitGroup(db);
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
-    await yieldToEventLoop();
     assertValidTtl(ttlMs);
-    const now = this.#now();
-    return this.#sql.insertOnceUnlessLive.run(key, value, now + ttlMs, now).changes === 1;
+    return this.#commits.run(() => {
+      const now = this.#now();
+      return this.#sql.insertOnceUnlessLive.run(key, value, now + ttlMs, now).changes === 1;
+    });
   }
 
   async acquireLock(key: string, ttlMs: number): Promise<string | null> {
-    await yieldToEventLoop();
-    return this.#takeLock(key, ttlMs);
+    assertValidTtl(ttlMs);
+    return this.#commits.run(() => this.#takeLock(key, ttlMs));
   }
 
   async acquireLockAndPeek(key: string, queue: string, ttlMs: number): Promise<LockedQueue | null> {
-    await yieldToEventLoop();
-    const token = this.#takeLock(key, ttlMs);
-    return token === null ? null : { token, head: this.#first(queue) };
+    assertValidTtl(ttlMs);
+    return this.#commits.run(() => {
+      const token = this.#takeLock(key, ttlMs);
+      return token === null ? null : { token, head: this.#first(queue) };
+    });
   }
 
   #takeLock(key: string, ttlMs: number): string | null {
-    assertValidTtl(ttlMs);
     const token = randomUUID();
     const now = this.#now();
     return this.#sql.takeLockUnlessLive.run(key, token, now + ttlMs, now).changes === 1 ? token : null;
   }
 
   async extendLock(key: string, token: string, ttlMs: number): Promise<boolean> {
-    await yieldToEventLoop();
     assertValidTtl(ttlMs);
-    const now = this.#now();
-    return this.#sql.extendLiveLock.run(now + ttlMs, key, token, now).changes === 1;
-  }
-
-  async releaseLock(key: string, token: string): Promise<boolean> {
-    await yieldToEventLoop();
-    return this.#sql.deleteLiveLock.run(key, token, this.#now()).changes === 1;
-  }
-
-  async takeMark(key: string): Promise<boolean> {
-    await yieldToEventLoop();
-    return this.#sql.deleteLiveOnce.run(key, this.#now()).changes === 1;
-  }
-
-  async enqueue(queue: string, entry: QueueInput): Promise<boolean> {
-    await yieldToEventLoop();
-    const { dedupe } = entry;
-    if (!dedupe) {
-      this.#sql.enqueue.run(queue, entry.item, entry.order);
-      return true;
-    }
-    assertValidTtl(dedupe.ttlMs);
-    return inImmediateTransaction(this.#db, () => {
+    return this.#commits.run(() => {
       const now = this.#now();
-      if (this.#sql.insertOnceUnlessLive.run(dedupe.key, "1", now + dedupe.ttlMs, now).changes !== 1)
-        return false;
-      this.#sql.enqueue.run(queue, entry.item, entry.order);
-      return true;
+      return this.#sql.extendLiveLock.run(now + ttlMs, key, token, now).changes === 1;
     });
   }
 
-  async peek(queue: string): Promise<QueueEntry | null> {
-    await yieldToEventLoop();
-    return this.#first(queue);
+  releaseLock(key: string, token: string): Promise<boolean> {
+    return this.#commits.run(() => this.#sql.deleteLiveLock.run(key, token, this.#now()).changes === 1);
+  }
+
+  takeMark(key: string): Promise<boolean> {
+    return this.#commits.run(() => this.#sql.deleteLiveOnce.run(key, this.#now()).changes === 1);
+  }
+
+  async enqueue(queue: string, entry: QueueInput): Promise<boolean> {
+    const { dedupe } = entry;
+    if (!dedupe)
+      return this.#commits.run(() => {
+        this.#sql.enqueue.run(queue, entry.item, entry.order);
+        return true;
+      });
+    assertValidTtl(dedupe.ttlMs);
+    return this.#commits.run(() =>
+      inImmediateTransaction(this.#db, () => {
+        const now = this.#now();
+        if (this.#sql.insertOnceUnlessLive.run(dedupe.key, "1", now + dedupe.ttlMs, now).changes !== 1)
+          return false;
+        this.#sql.enqueue.run(queue, entry.item, entry.order);
+        return true;
+      }),
+    );
+  }
+
+  peek(queue: string): Promise<QueueEntry | null> {
+    return this.#commits.run(() => this.#first(queue), false);
   }
 
   #first(queue: string): QueueEntry | null {
@@ -91,37 +96,39 @@ export class SqliteAtomicStore implements AtomicStore {
     return row === undefined ? null : { id: String(row.id), item: text(row.item) };
   }
 
-  async ack(queue: string, id: string): Promise<number> {
-    await yieldToEventLoop();
-    return inImmediateTransaction(this.#db, () => {
-      this.#sql.deleteEntry.run(queue, Number(id));
-      return Number(this.#sql.count.get(queue)?.count ?? 0);
-    });
+  ack(queue: string, id: string): Promise<number> {
+    return this.#commits.run(() =>
+      inImmediateTransaction(this.#db, () => {
+        this.#sql.deleteEntry.run(queue, Number(id));
+        return Number(this.#sql.count.get(queue)?.count ?? 0);
+      }),
+    );
   }
 
-  async ackAndReleaseIfEmpty(queue: string, id: string, lockKey: string, token: string): Promise<number> {
-    await yieldToEventLoop();
-    return inImmediateTransaction(this.#db, () => {
-      this.#sql.deleteEntry.run(queue, Number(id));
-      const remaining = Number(this.#sql.count.get(queue)?.count ?? 0);
-      if (remaining === 0) this.#sql.deleteLiveLock.run(lockKey, token, this.#now());
-      return remaining;
-    });
+  ackAndReleaseIfEmpty(queue: string, id: string, lockKey: string, token: string): Promise<number> {
+    return this.#commits.run(() =>
+      inImmediateTransaction(this.#db, () => {
+        this.#sql.deleteEntry.run(queue, Number(id));
+        const remaining = Number(this.#sql.count.get(queue)?.count ?? 0);
+        if (remaining === 0) this.#sql.deleteLiveLock.run(lockKey, token, this.#now());
+        return remaining;
+      }),
+    );
   }
 
-  async peekAll(queue: string): Promise<QueueEntry[]> {
-    await yieldToEventLoop();
-    return this.#sql.allInOrder.all(queue).map((row) => ({ id: String(row.id), item: text(row.item) }));
+  peekAll(queue: string): Promise<QueueEntry[]> {
+    return this.#commits.run(
+      () => this.#sql.allInOrder.all(queue).map((row) => ({ id: String(row.id), item: text(row.item) })),
+      false,
+    );
   }
 
-  async queueLength(queue: string): Promise<number> {
-    await yieldToEventLoop();
-    return Number(this.#sql.count.get(queue)?.count ?? 0);
+  queueLength(queue: string): Promise<number> {
+    return this.#commits.run(() => Number(this.#sql.count.get(queue)?.count ?? 0), false);
   }
 
-  async nonEmptyQueues(): Promise<string[]> {
-    await yieldToEventLoop();
-    return this.#sql.queueNames.all().map((row) => text(row.queue));
+  nonEmptyQueues(): Promise<string[]> {
+    return this.#commits.run(() => this.#sql.queueNames.all().map((row) => text(row.queue)), false);
   }
 }
 

@@ -85,9 +85,12 @@ export function openSqliteDatabase(path: string): DatabaseSync {
 
 /**
  * Runs `work` inside `BEGIN IMMEDIATE`: the write lock is taken up front, so a read-then-write
- * sequence cannot interleave with another process's write to the same file.
+ * sequence cannot interleave with another process's write to the same file. Inside a transaction
+ * already open (a commit group's, which holds the write lock), `work` runs in a savepoint: undone
+ * alone if it fails, committed with the group.
  */
 export function inImmediateTransaction<Result>(db: DatabaseSync, work: () => Result): Result {
+  if (db.isTransaction) return inSavepoint(db, work);
   db.exec("BEGIN IMMEDIATE");
   try {
     const result = work();
@@ -95,6 +98,21 @@ export function inImmediateTransaction<Result>(db: DatabaseSync, work: () => Res
     return result;
   } catch (error) {
     if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
+  }
+}
+
+function inSavepoint<Result>(db: DatabaseSync, work: () => Result): Result {
+  db.exec("SAVEPOINT operation");
+  try {
+    const result = work();
+    db.exec("RELEASE operation");
+    return result;
+  } catch (error) {
+    if (db.isTransaction) {
+      db.exec("ROLLBACK TO operation");
+      db.exec("RELEASE operation");
+    }
     throw error;
   }
 }

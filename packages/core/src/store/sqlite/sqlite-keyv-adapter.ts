@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import type { DatabaseSync, SQLOutputValue, StatementSync } from "node:sqlite";
 import type { KeyvStoreAdapter, StoredData } from "keyv";
-import { yieldToEventLoop } from "../../runtime/event-loop.ts";
+import { SqliteCommitGroup } from "./sqlite-commit-group.ts";
 import { inImmediateTransaction, textColumn as text } from "./sqlite-database.ts";
 
 /**
@@ -17,63 +17,69 @@ export class SqliteKeyvAdapter extends EventEmitter implements KeyvStoreAdapter 
   readonly #db: DatabaseSync;
   readonly #now: () => number;
   readonly #sql: ReturnType<typeof prepareStatements>;
+  readonly #commits: SqliteCommitGroup;
 
-  constructor(db: DatabaseSync, options: { url: string; namespace?: string; now?: () => number }) {
+  constructor(
+    db: DatabaseSync,
+    options: { url: string; namespace?: string; now?: () => number; commits?: SqliteCommitGroup },
+  ) {
     super();
     this.#db = db;
     this.opts = { dialect: "sqlite", url: options.url };
     this.namespace = options.namespace;
     this.#now = options.now ?? Date.now;
     this.#sql = prepareStatements(db);
+    this.#commits = options.commits ?? new SqliteCommitGroup(db);
   }
 
-  async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
-    await yieldToEventLoop();
+  get<Value>(key: string): Promise<StoredData<Value> | undefined> {
     // keyv hands adapters serialised strings and parses what they return; its types cannot say so.
-    return this.#read(key) as StoredData<Value> | undefined;
+    return this.#commits.run(() => this.#read(key) as StoredData<Value> | undefined, false);
   }
 
-  async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
-    await yieldToEventLoop();
-    return keys.map((key) => this.#read(key) as StoredData<Value | undefined>);
+  getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
+    return this.#commits.run(
+      () => keys.map((key) => this.#read(key) as StoredData<Value | undefined>),
+      false,
+    );
   }
 
-  async has(key: string): Promise<boolean> {
-    await yieldToEventLoop();
-    return this.#read(key) !== undefined;
+  has(key: string): Promise<boolean> {
+    return this.#commits.run(() => this.#read(key) !== undefined, false);
   }
 
-  async hasMany(keys: string[]): Promise<boolean[]> {
-    await yieldToEventLoop();
-    return keys.map((key) => this.#read(key) !== undefined);
+  hasMany(keys: string[]): Promise<boolean[]> {
+    return this.#commits.run(() => keys.map((key) => this.#read(key) !== undefined), false);
   }
 
-  async set(key: string, value: string, ttl?: number): Promise<boolean> {
-    await yieldToEventLoop();
-    this.#sql.upsert.run(this.#ns, key, value, this.#expiresAt(ttl));
-    return true;
-  }
-
-  async setMany(entries: Array<{ key: string; value: string; ttl?: number }>): Promise<void> {
-    await yieldToEventLoop();
-    inImmediateTransaction(this.#db, () => {
-      for (const { key, value, ttl } of entries) {
-        this.#sql.upsert.run(this.#ns, key, value, this.#expiresAt(ttl));
-      }
+  set(key: string, value: string, ttl?: number): Promise<boolean> {
+    return this.#commits.run(() => {
+      this.#sql.upsert.run(this.#ns, key, value, this.#expiresAt(ttl));
+      return true;
     });
   }
 
+  setMany(entries: Array<{ key: string; value: string; ttl?: number }>): Promise<void> {
+    return this.#commits.run(() =>
+      inImmediateTransaction(this.#db, () => {
+        for (const { key, value, ttl } of entries) {
+          this.#sql.upsert.run(this.#ns, key, value, this.#expiresAt(ttl));
+        }
+      }),
+    );
+  }
+
   /** True when a live entry was deleted (an already-expired one counts as absent). */
-  async delete(key: string): Promise<boolean> {
-    await yieldToEventLoop();
-    return this.#deleteOne(key);
+  delete(key: string): Promise<boolean> {
+    return this.#commits.run(() => this.#deleteOne(key));
   }
 
   /** True when at least one live entry was deleted. */
-  async deleteMany(keys: string[]): Promise<boolean> {
-    await yieldToEventLoop();
-    return inImmediateTransaction(this.#db, () =>
-      keys.map((key) => this.#deleteOne(key)).some((deleted) => deleted),
+  deleteMany(keys: string[]): Promise<boolean> {
+    return this.#commits.run(() =>
+      inImmediateTransaction(this.#db, () =>
+        keys.map((key) => this.#deleteOne(key)).some((deleted) => deleted),
+      ),
     );
   }
 

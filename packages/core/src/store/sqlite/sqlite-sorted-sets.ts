@@ -1,5 +1,4 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { yieldToEventLoop } from "../../runtime/event-loop.ts";
 import {
   assertValidChange,
   assertValidLimit,
@@ -8,6 +7,7 @@ import {
   type SortedSetChange,
   type SortedSets,
 } from "../sorted-sets.ts";
+import { SqliteCommitGroup } from "./sqlite-commit-group.ts";
 import { inImmediateTransaction, textColumn as text } from "./sqlite-database.ts";
 
 /**
@@ -28,16 +28,18 @@ const SCHEMA = `
 export class SqliteSortedSets implements SortedSets {
   readonly #db: DatabaseSync;
   readonly #sql: ReturnType<typeof prepareStatements>;
+  readonly #commits: SqliteCommitGroup;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, commits = new SqliteCommitGroup(db)) {
     db.exec(SCHEMA);
     this.#db = db;
     this.#sql = prepareStatements(db);
+    this.#commits = commits;
   }
 
   async apply(changes: readonly SortedSetChange[]): Promise<void> {
-    await yieldToEventLoop();
     changes.forEach(assertValidChange);
+    if (changes.length === 0) return;
     const write = () => {
       for (const { set, member, score } of changes) {
         if (score === null) this.#sql.remove.run(set, member);
@@ -45,32 +47,32 @@ export class SqliteSortedSets implements SortedSets {
       }
     };
     // One statement is atomic on its own; a transaction would only add two more.
-    if (changes.length === 1) write();
-    else if (changes.length > 1) inImmediateTransaction(this.#db, write);
+    return this.#commits.run(changes.length === 1 ? write : () => inImmediateTransaction(this.#db, write));
   }
 
   async upTo(set: string, maxScore: number, limit: number): Promise<ScoredMember[]> {
-    await yieldToEventLoop();
     assertValidSetName(set);
     assertValidLimit(limit);
-    const rows =
-      maxScore === Number.POSITIVE_INFINITY
-        ? this.#sql.first.all(set, limit)
-        : this.#sql.upTo.all(set, maxScore, limit);
-    return rows.map((row) => ({ member: text(row.member), score: Number(row.score) }));
+    return this.#commits.run(() => {
+      const rows =
+        maxScore === Number.POSITIVE_INFINITY
+          ? this.#sql.first.all(set, limit)
+          : this.#sql.upTo.all(set, maxScore, limit);
+      return rows.map((row) => ({ member: text(row.member), score: Number(row.score) }));
+    }, false);
   }
 
   async score(set: string, member: string): Promise<number | undefined> {
-    await yieldToEventLoop();
     assertValidSetName(set);
-    const row = this.#sql.score.get(set, member);
-    return row === undefined ? undefined : Number(row.score);
+    return this.#commits.run(() => {
+      const row = this.#sql.score.get(set, member);
+      return row === undefined ? undefined : Number(row.score);
+    }, false);
   }
 
   async count(set: string): Promise<number> {
-    await yieldToEventLoop();
     assertValidSetName(set);
-    return Number(this.#sql.count.get(set)?.count ?? 0);
+    return this.#commits.run(() => Number(this.#sql.count.get(set)?.count ?? 0), false);
   }
 }
 

@@ -3,6 +3,7 @@ import Keyv from "keyv";
 import { keyvPerNamespace } from "../keyv-namespaces.ts";
 import type { Store } from "../types.ts";
 import { SqliteAtomicStore } from "./sqlite-atomic-store.ts";
+import { SqliteCommitGroup } from "./sqlite-commit-group.ts";
 import { openSqliteDatabase } from "./sqlite-database.ts";
 import { SqliteKeyvAdapter } from "./sqlite-keyv-adapter.ts";
 import { SqliteSortedSets } from "./sqlite-sorted-sets.ts";
@@ -18,7 +19,10 @@ export interface SqliteStoreOptions {
 
 const DEFAULT_PURGE_INTERVAL_MS = 60_000;
 
-/** The embedded store: keyv namespaces, the AtomicStore and the sorted sets over one SQLite connection. */
+/**
+ * The embedded store: keyv namespaces, the AtomicStore and the sorted sets over one SQLite
+ * connection, their operations committed in groups (sqlite-commit-group.ts).
+ */
 export class SqliteStore implements Store {
   readonly description: string;
   readonly atomic: SqliteAtomicStore;
@@ -28,6 +32,7 @@ export class SqliteStore implements Store {
   readonly #now: () => number;
   readonly #purgeTimer: NodeJS.Timeout;
   readonly #purgeStatements: StatementSync[];
+  readonly #commits: SqliteCommitGroup;
 
   constructor(path: string, options: SqliteStoreOptions) {
     const db = openSqliteDatabase(path);
@@ -35,11 +40,15 @@ export class SqliteStore implements Store {
     this.#db = db;
     this.#now = now;
     this.description = options.description;
-    this.atomic = new SqliteAtomicStore(db, { now });
-    this.sortedSets = new SqliteSortedSets(db);
+    // One commit group for every operation on this connection: a loop turn's writes, whichever
+    // namespace or table they go to, commit together.
+    const commits = new SqliteCommitGroup(db);
+    this.#commits = commits;
+    this.atomic = new SqliteAtomicStore(db, { now, commits });
+    this.sortedSets = new SqliteSortedSets(db, commits);
     this.namespace = keyvPerNamespace(
       (name) =>
-        new Keyv(new SqliteKeyvAdapter(db, { url: options.description, namespace: name, now }), {
+        new Keyv(new SqliteKeyvAdapter(db, { url: options.description, namespace: name, now, commits }), {
           namespace: name,
           useKeyPrefix: false,
           throwOnErrors: true,
@@ -70,6 +79,11 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.#purgeTimer);
-    if (this.#db.isOpen) this.#db.close();
+    // Operations issued before close (keyv takes a few microtasks to reach the adapter) still commit.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.#db.isOpen) {
+      this.#commits.flushNow();
+      this.#db.close();
+    }
   }
 }
