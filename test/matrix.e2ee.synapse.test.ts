@@ -17,6 +17,10 @@ import { E2eeClient } from "./support/matrix/e2ee-client.ts";
 import { type SynapseBot, startSynapseBot } from "./support/matrix/synapse-bot.ts";
 
 const missing = synapseMissing();
+/** How long the bot waits for a late key before asking to resend (short, so the test does not wait a minute). */
+const NOTICE_SECONDS = 5;
+const RESEND_NOTICE =
+  /^I could not read your message: the key to decrypt it never reached me\. Please send it again\.$/;
 if (missing) process.stderr.write(`matrix E2EE tests skipped: ${missing}\n`);
 
 describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real Synapse", () => {
@@ -34,7 +38,7 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
       homeserverUrl: synapse.url,
       bot: botUser,
       store,
-      config: { encryption: true, displayName: "Switchboard" },
+      config: { encryption: true, displayName: "Switchboard", undecryptableNoticeSeconds: NOTICE_SECONDS },
     });
     return bot;
   };
@@ -131,6 +135,52 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
     } finally {
       second.stop();
     }
+  });
+
+  /** Resolves with the bot's log line about `eventId` whose message matches. */
+  const logged = (eventId: string, message: RegExp) =>
+    waitFor(
+      `the bot to log ${message} for ${eventId}`,
+      () => bot?.logger.lines.find((line) => line.fields.eventId === eventId && message.test(line.message)),
+      30_000,
+    );
+
+  it("reads a message whose key reaches it late, and answers it once the key arrives", async () => {
+    const room = await alice.createEncryptedRoom([botUser.userId], { direct: true });
+    await alice.waitForJoin(room, botUser.userId);
+    alice.holdToDeviceFor(botUser.userId);
+    const late = await alice.send(room, "my key is late");
+    await logged(late, /keeping it until its key arrives/);
+    expect(await alice.endHold({ deliver: true })).toBeGreaterThan(0);
+    const answer = await alice.waitForMessage(room, botUser.userId, /^echo: my key is late$/);
+    expect(answer.content["m.relates_to"]).toMatchObject({ "m.in_reply_to": { event_id: late } });
+    await logged(late, /decrypted a kept Matrix message: its key arrived/);
+    expect(
+      (await alice.seen(room)).filter((event) => RESEND_NOTICE.test(String(event.content.body))),
+    ).toEqual([]);
+  });
+
+  it("tells the sender once, encrypted, when a key never arrives, and answers once keys flow again", async () => {
+    const room = await alice.createEncryptedRoom([botUser.userId], { direct: true });
+    await alice.waitForJoin(room, botUser.userId);
+    alice.holdToDeviceFor(botUser.userId);
+    const first = await alice.send(room, "lost one");
+    const second = await alice.send(room, "lost two");
+    await logged(second, /keeping it until its key arrives/);
+    // Both messages use one session whose key never comes: one problem, one notice.
+    const notice = await alice.waitForMessage(room, botUser.userId, RESEND_NOTICE);
+    expect(notice.wireType).toBe("m.room.encrypted");
+    expect(notice.content["m.relates_to"]).toMatchObject({ "m.in_reply_to": { event_id: first } });
+    await logged(first, /asked its sender to send it again/);
+    await logged(second, /already asked to resend/);
+    expect(await alice.endHold({ deliver: false })).toBeGreaterThan(0);
+    // A new session, shared with the bot this time: the resent message is answered.
+    await alice.client.getCrypto()?.forceDiscardSession(room);
+    await alice.send(room, "lost one, again");
+    await alice.waitForMessage(room, botUser.userId, /^echo: lost one, again$/);
+    const seen = await alice.seen(room);
+    expect(seen.filter((event) => RESEND_NOTICE.test(String(event.content.body)))).toHaveLength(1);
+    expect(seen.some((event) => /^echo: lost (one|two)$/.test(String(event.content.body)))).toBe(false);
   });
 
   it("a send-only worker never posts plaintext into an encrypted room", async () => {

@@ -82,6 +82,20 @@ export const matrixAdapterConfigSchema = z
           : value,
       )
       .describe("End-to-end encryption (Element encrypts new DMs and private rooms by default)."),
+    /**
+     * An encrypted message whose key has not reached the bot waits this long for it (kept in the
+     * store; read and answered the moment the key arrives); then its sender gets one notice asking
+     * to send it again.
+     */
+    undecryptableNoticeSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(86_400)
+      .default(60)
+      .describe(
+        "Seconds an encrypted message whose key has not arrived waits for it (and is answered when it comes) before its sender gets one notice asking to send it again.",
+      ),
     /** No longer used: the crypto state lives in the store. Accepted so that older files still load. */
     dataDir: z
       .string()

@@ -3,10 +3,11 @@ import type { CryptoClient } from "matrix-bot-sdk";
 import type { ResolvedMatrixConfig } from "./config.ts";
 import { obtainCredentials } from "./connect/credentials.ts";
 import { setUpEncryption } from "./connect/encryption.ts";
-import type { KeyValue } from "./connect/key-value.ts";
+import { type KeyValue, memoryKeyValue } from "./connect/key-value.ts";
 import { StoreStorageProvider } from "./connect/store-storage-provider.ts";
 import { buildSending, clearTyping, type MatrixSending } from "./matrix-sending.ts";
 import { EventRouter } from "./receive/event-router.ts";
+import { asEvent } from "./receive/matrix-event.ts";
 import { RoomDirectory } from "./receive/room-directory.ts";
 import { loadMatrixSdk } from "./sdk/load-sdk.ts";
 import { describeRequestFailure } from "./sdk/request-failure.ts";
@@ -14,6 +15,9 @@ import { routeSdkLogs } from "./sdk/sdk-logging.ts";
 import { createMatrixClient } from "./sdk/syncing-client.ts";
 import { readMessagesPage } from "./sync/gap-filler.ts";
 import { SyncLoop, type SyncTokenStore } from "./sync/sync-loop.ts";
+import { resendNotice } from "./undecryptable/resend-notice.ts";
+import { type UndecryptableCounts, UndecryptableEvents } from "./undecryptable/undecryptable-events.ts";
+import { WaitingEvents } from "./undecryptable/waiting-events.ts";
 
 /**
  * What the bot asks `/sync` for. Changing it makes the SDK drop the stored sync token (see
@@ -27,10 +31,15 @@ const SYNC_FILTER = {
 /** After a longer outage than this many events per room, the oldest are not answered (and a warning says so). */
 const MAX_GAP_EVENTS = 1_000;
 
+/** Encrypted events kept waiting for their keys at most; past it the oldest is dropped (and logged). */
+const MAX_WAITING_EVENTS = 200;
+
 /** The syncing connection: receives through `/sync`, and delivers like a send-only one. */
 export interface MatrixConnection extends MatrixSending {
   /** Starts the sync loop; resolves once the first batch is handed on (answers to it need poster ready). */
   startSyncing(): Promise<void>;
+  /** Decryption failures and events waiting for keys; undefined when encryption is not active. */
+  undecryptableCounts(): UndecryptableCounts | undefined;
   close(): Promise<void>;
 }
 
@@ -96,6 +105,30 @@ export async function openConnection(
     decider: deps.approvals,
     logger,
   });
+  const undecryptable: UndecryptableEvents | undefined = encryption.backend
+    ? new UndecryptableEvents({
+        waiting: new WaitingEvents({
+          kv: kv ?? memoryKeyValue(),
+          scope: userId,
+          maxEvents: MAX_WAITING_EVENTS,
+        }),
+        noticeAfterMs: config.undecryptableNoticeSeconds * 1000,
+        verifiedOnly: config.encryption.trust === "verified-only",
+        decrypt: async (roomId, raw) => {
+          const decrypted = await client.crypto.decryptRoomEvent(new sdk.EncryptedRoomEvent(raw), roomId);
+          const event = asEvent(decrypted.raw);
+          if (!event) throw new Error(`decrypted Matrix event in ${roomId} has no event id, type or sender`);
+          return event;
+        },
+        deliver: (roomId, event): Promise<void> => router.handOnDecrypted(roomId, event),
+        postNotice: async (entry) => {
+          // The event cannot be fetched to learn its thread (it cannot be read): placed from what was kept.
+          rooms.rememberThread(entry.eventId, entry.threadRoot);
+          await sending.poster.post(resendNotice(entry, await rooms.isDirect(entry.roomId)));
+        },
+        logger,
+      })
+    : undefined;
   const router = new EventRouter({
     client,
     bot: displayName === undefined ? { userId } : { userId, displayName },
@@ -111,7 +144,10 @@ export async function openConnection(
     sink,
     logger,
     onReaction: (roomId, event) => sending.approvals.onReaction(roomId, event),
+    ...(undecryptable ? { undecryptable } : {}),
   });
+  // Registered before the first sync: a key arriving in it finds its waiting events.
+  encryption.backend?.machine()?.onRoomKeys((keys) => undecryptable?.keysArrived(keys) ?? Promise.resolve());
   const loop = new SyncLoop({
     client,
     tokens,
@@ -135,6 +171,7 @@ export async function openConnection(
   return {
     ...sending,
     async startSyncing() {
+      await undecryptable?.start();
       await loop.start();
       logger.info("Matrix connected", {
         userId,
@@ -144,8 +181,10 @@ export async function openConnection(
         encryption: encryption.state.active,
       });
     },
+    undecryptableCounts: () => undecryptable?.counts(),
     async close() {
       await loop.stop();
+      await undecryptable?.stop();
       await clearTyping(sending, logger);
       client.stop();
       await encryption.backend?.close();

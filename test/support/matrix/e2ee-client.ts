@@ -43,19 +43,33 @@ export interface SeenEvent {
   readonly decryptionFailed: boolean;
 }
 
+/** To-device messages this client meant for someone, kept back instead of sent. */
+interface HeldToDevice {
+  readonly eventType: string;
+  readonly messages: Record<string, Record<string, unknown>>;
+}
+
 export class E2eeClient {
   readonly userId: string;
   readonly client: MatrixClient;
   readonly #events = new Map<string, MatrixEvent[]>();
+  readonly #user: RegisteredUser;
+  readonly #baseUrl: string;
+  /** Users whose to-device messages (room keys among them) are held back. */
+  readonly #holdFor = new Set<string>();
+  readonly #held: HeldToDevice[] = [];
 
   private constructor(user: RegisteredUser, baseUrl: string) {
     this.userId = user.userId;
+    this.#user = user;
+    this.#baseUrl = baseUrl;
     this.client = createClient({
       baseUrl,
       accessToken: user.accessToken,
       userId: user.userId,
       deviceId: user.deviceId,
       logger: quiet,
+      fetchFn: (resource, init) => this.#fetch(resource, init),
     });
     this.client.on(RoomEvent.Timeline, (event, room) => {
       const roomId = room?.roomId ?? event.getRoomId();
@@ -165,6 +179,51 @@ export class E2eeClient {
         ),
       timeoutMs,
     );
+  }
+
+  /**
+   * From now on the room keys (and every other to-device message) this client sends to `userId`'s
+   * devices are held back: the homeserver never sees them, while this client believes them sent.
+   */
+  holdToDeviceFor(userId: string): void {
+    this.#holdFor.add(userId);
+  }
+
+  /** Stops holding; with `deliver`, what was held is sent now (late), else it is dropped for good. */
+  async endHold(options: { deliver: boolean }): Promise<number> {
+    this.#holdFor.clear();
+    const held = this.#held.splice(0);
+    if (!options.deliver) return held.length;
+    for (const [index, { eventType, messages }] of held.entries()) {
+      const path = `/_matrix/client/v3/sendToDevice/${encodeURIComponent(eventType)}/late-${Date.now()}-${index}`;
+      const response = await fetch(`${this.#baseUrl}${path}`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${this.#user.accessToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ messages }),
+      });
+      if (!response.ok)
+        throw new Error(`late to-device send: HTTP ${response.status} ${await response.text()}`);
+    }
+    return held.length;
+  }
+
+  /** The SDK's HTTP: a to-device send drops (and keeps) the messages for held users. */
+  #fetch(resource: URL | RequestInfo, init?: RequestInit): Promise<Response> {
+    const url = new URL(resource instanceof Request ? resource.url : String(resource));
+    const match = /\/sendToDevice\/([^/]+)\//.exec(url.pathname);
+    if (!match?.[1] || init?.method !== "PUT" || typeof init.body !== "string" || this.#holdFor.size === 0)
+      return fetch(resource, init);
+    const body = JSON.parse(init.body) as { messages: Record<string, Record<string, unknown>> };
+    const held: Record<string, Record<string, unknown>> = {};
+    for (const userId of this.#holdFor) {
+      const forUser = body.messages[userId];
+      if (forUser === undefined) continue;
+      held[userId] = forUser;
+      delete body.messages[userId];
+    }
+    if (Object.keys(held).length > 0)
+      this.#held.push({ eventType: decodeURIComponent(match[1]), messages: held });
+    return fetch(resource, { ...init, body: JSON.stringify(body) });
   }
 
   stop(): void {

@@ -55,6 +55,9 @@ export function teamCommands(team: Team): Command[] {
             `Messages in this conversation: ${messages}.`,
             `Model: ${agent?.model ?? "unknown"}.`,
             `Routing: ${routing}.`,
+            ...(message.encrypted
+              ? ["Encryption: end-to-end — your messages and my answers here are encrypted."]
+              : []),
             ...(await team.extraStatusLines(key, message.author.id)),
           ].join("\n"),
         };

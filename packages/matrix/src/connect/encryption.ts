@@ -3,7 +3,7 @@ import type { ResolvedMatrixConfig } from "../config.ts";
 import type { CryptoBackend } from "../crypto/crypto-backend.ts";
 import { type CryptoSupport, loadWasmCrypto, type MatrixSdk } from "../sdk/load-sdk.ts";
 import type { Credentials } from "./credentials.ts";
-import type { KeyValue } from "./key-value.ts";
+import { type KeyValue, memoryKeyValue } from "./key-value.ts";
 
 export type EncryptionState = { readonly active: true } | { readonly active: false; readonly reason: string };
 
@@ -13,16 +13,6 @@ export function decideEncryption(requested: boolean, support: CryptoSupport | un
   if (support === undefined || !support.available)
     return { active: false, reason: support?.reason ?? "the WASM crypto was not loaded" };
   return { active: true };
-}
-
-/** An in-process map, for a bot started without a store (tests, one-off runs). */
-function memoryKeyValue(): KeyValue {
-  const map = new Map<string, string>();
-  return {
-    get: async (key) => map.get(key),
-    set: async (key, value) => map.set(key, value),
-    delete: async (key) => map.delete(key),
-  };
 }
 
 export interface EncryptionSetup {

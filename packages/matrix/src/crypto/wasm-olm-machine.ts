@@ -160,6 +160,16 @@ export class WasmOlmMachine {
     };
   }
 
+  /**
+   * Calls `listener` with the room keys the crypto stores from now on — received, forwarded or
+   * imported — so events that waited for them can be read. It runs after the keys are stored.
+   */
+  onRoomKeys(listener: (keys: { roomId: string; sessionId: string }[]) => Promise<void>): void {
+    this.#inner.registerRoomKeyUpdatedCallback((infos) =>
+      listener(infos.map((info) => ({ roomId: info.roomId.toString(), sessionId: info.sessionId }))),
+    );
+  }
+
   /** How many one-time keys the server holds for this device, from the last upload's answer or sync. */
   async roomKeyCounts() {
     return this.#inner.roomKeyCounts();
