@@ -208,7 +208,7 @@ export class E2eeClient {
   }
 
   /** The SDK's HTTP: a to-device send drops (and keeps) the messages for held users. */
-  #fetch(resource: URL | RequestInfo, init?: RequestInit): Promise<Response> {
+  #fetch(resource: URL | Request | string, init?: RequestInit): Promise<Response> {
     const url = new URL(resource instanceof Request ? resource.url : String(resource));
     const match = /\/sendToDevice\/([^/]+)\//.exec(url.pathname);
     if (!match?.[1] || init?.method !== "PUT" || typeof init.body !== "string" || this.#holdFor.size === 0)
