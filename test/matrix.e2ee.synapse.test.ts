@@ -76,9 +76,11 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
   it("answers an encrypted DM, and the answer is encrypted and decrypts", async () => {
     dm = await alice.createEncryptedRoom([botUser.userId], { direct: true });
     await alice.waitForJoin(dm, botUser.userId);
-    await alice.send(dm, "hello in private");
+    const question = await alice.send(dm, "hello in private");
     const answer = await alice.waitForMessage(dm, botUser.userId, /^echo: hello in private$/);
     expect(answer.wireType).toBe("m.room.encrypted");
+    // The engine is told it came encrypted (/status says so).
+    expect(bot?.responder.turns.find((turn) => turn.message.id === question)?.message.encrypted).toBe(true);
     expect(await botEventTypes(dm)).not.toContain("m.room.message");
   });
 
@@ -181,6 +183,10 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
     const seen = await alice.seen(room);
     expect(seen.filter((event) => RESEND_NOTICE.test(String(event.content.body)))).toHaveLength(1);
     expect(seen.some((event) => /^echo: lost (one|two)$/.test(String(event.content.body)))).toBe(false);
+    // The metrics' source: every failure counted, nothing left waiting.
+    const counts = (bot as SynapseBot).adapter.encryptionCounts();
+    expect(counts?.waiting).toBe(0);
+    expect(counts?.decryptionFailures.missing_key).toBeGreaterThanOrEqual(2);
   });
 
   it("a send-only worker never posts plaintext into an encrypted room", async () => {

@@ -8,6 +8,7 @@ import {
   adapterStreaming,
   type ConversationRef,
   decisionLine,
+  type EncryptionCounts,
   type InboundSink,
   type Logger,
   type OutboundMessage,
@@ -58,6 +59,8 @@ export class MatrixAdapter implements Adapter {
   readonly #kv: KeyValue | undefined;
   /** The syncing connection after `start`, the sending pieces alone after `startSendOnly`. */
   #connection: (MatrixSending & { close(): Promise<void> }) | undefined;
+  /** Set while this process syncs with encryption active (never in a send-only worker). */
+  #encryptionCounts: (() => EncryptionCounts | undefined) | undefined;
   #approvals: ApprovalDecider | undefined;
 
   constructor(config: MatrixAdapterConfig, deps: MatrixAdapterDeps = {}) {
@@ -133,6 +136,7 @@ export class MatrixAdapter implements Adapter {
     });
     // Set before syncing: the first batch may already be answered while start() is still running.
     this.#connection = connection;
+    this.#encryptionCounts = connection.undecryptableCounts;
     await connection.startSyncing();
   }
 
@@ -159,6 +163,15 @@ export class MatrixAdapter implements Adapter {
     if (!connection) return;
     await connection.close();
     this.#connection = undefined;
+    this.#encryptionCounts = undefined;
+  }
+
+  /**
+   * End-to-end encryption figures for the metrics — decryption failures by reason, events waiting
+   * for their keys — while this process syncs with encryption active; undefined otherwise.
+   */
+  encryptionCounts(): EncryptionCounts | undefined {
+    return this.#encryptionCounts?.();
   }
 
   async post(message: OutboundMessage): Promise<PostedMessage> {

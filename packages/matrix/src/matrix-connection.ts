@@ -1,4 +1,4 @@
-import type { ApprovalDecider, InboundSink, Logger } from "@switchboard/core";
+import type { ApprovalDecider, EncryptionCounts, InboundSink, Logger } from "@switchboard/core";
 import type { CryptoClient } from "matrix-bot-sdk";
 import type { ResolvedMatrixConfig } from "./config.ts";
 import { obtainCredentials } from "./connect/credentials.ts";
@@ -16,7 +16,7 @@ import { createMatrixClient } from "./sdk/syncing-client.ts";
 import { readMessagesPage } from "./sync/gap-filler.ts";
 import { SyncLoop, type SyncTokenStore } from "./sync/sync-loop.ts";
 import { resendNotice } from "./undecryptable/resend-notice.ts";
-import { type UndecryptableCounts, UndecryptableEvents } from "./undecryptable/undecryptable-events.ts";
+import { UndecryptableEvents } from "./undecryptable/undecryptable-events.ts";
 import { WaitingEvents } from "./undecryptable/waiting-events.ts";
 
 /**
@@ -39,7 +39,7 @@ export interface MatrixConnection extends MatrixSending {
   /** Starts the sync loop; resolves once the first batch is handed on (answers to it need poster ready). */
   startSyncing(): Promise<void>;
   /** Decryption failures and events waiting for keys; undefined when encryption is not active. */
-  undecryptableCounts(): UndecryptableCounts | undefined;
+  undecryptableCounts(): EncryptionCounts | undefined;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,8 @@ import {
   componentLogger,
   createMemory,
   createObservability,
+  type EncryptionCounts,
+  EncryptionMetrics,
   Engine,
   handoffTarget,
   type Logger,
@@ -30,7 +32,7 @@ import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts"
 import { type HttpServer, startConfiguredHttpServer } from "./http-server.ts";
 import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
 import type { MountedConsole } from "./operator-console.ts";
-import { createPlatformAdapters } from "./platform-adapters.ts";
+import { createPlatformAdapters, type PlatformAdapter } from "./platform-adapters.ts";
 import { openScaleOutFor, platformAdaptersForRole } from "./role.ts";
 import { createConfiguredTasks } from "./tasks.ts";
 import { createTeam, memoryModel } from "./team.ts";
@@ -173,6 +175,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const tracked = tracking.track(team);
     const responder = observability.observe(tracked);
     const platformAdapters = await createPlatformAdapters(config, { logger, store });
+    if (metrics) registerEncryptionMetrics(metrics, platformAdapters);
     const consoleAdapter =
       platformAdapters.length === 0 && config.role === "all"
         ? new ConsoleAdapter({
@@ -314,4 +317,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     await store.close();
     throw error;
   }
+}
+
+/** Decryption failures and events waiting for keys, for the platforms that encrypt (read when scraped). */
+function registerEncryptionMetrics(metrics: SwitchboardMetrics, adapters: readonly PlatformAdapter[]): void {
+  const sources = new Map<string, () => EncryptionCounts | undefined>();
+  for (const { platform, encryptionCounts } of adapters)
+    if (encryptionCounts) sources.set(platform, encryptionCounts);
+  if (sources.size > 0) new EncryptionMetrics(metrics.registry, sources);
 }

@@ -2,7 +2,7 @@
  * Turns the enabled platform sections into adapters, one per section, in a fixed order. Each
  * platform's SDK is loaded by its `create…Adapter`, so only the SDKs of enabled platforms load.
  */
-import type { Adapter, Logger, Store } from "@switchboard/core";
+import type { Adapter, EncryptionCounts, Logger, Store } from "@switchboard/core";
 import { createDiscordAdapter } from "@switchboard/discord";
 import { createMatrixAdapter } from "@switchboard/matrix";
 import { createSlackAdapter } from "@switchboard/slack";
@@ -21,6 +21,8 @@ export interface PlatformAdapterDeps {
 export interface PlatformAdapter {
   readonly platform: Platform;
   readonly adapter: Adapter;
+  /** End-to-end encryption figures for the metrics, on platforms that have it (Matrix). */
+  readonly encryptionCounts?: () => EncryptionCounts | undefined;
 }
 
 export async function createPlatformAdapters(
@@ -29,8 +31,8 @@ export async function createPlatformAdapters(
 ): Promise<PlatformAdapter[]> {
   const adapters: PlatformAdapter[] = [];
   for (const platform of PLATFORMS) {
-    const adapter = await createAdapter(platform, config, deps);
-    if (adapter) adapters.push({ platform, adapter });
+    const entry = await createAdapter(platform, config, deps);
+    if (entry) adapters.push(entry);
   }
   return adapters;
 }
@@ -39,15 +41,18 @@ async function createAdapter(
   platform: Platform,
   config: SwitchboardConfig,
   deps: PlatformAdapterDeps,
-): Promise<Adapter | undefined> {
+): Promise<PlatformAdapter | undefined> {
   const { logger, store } = deps;
   const adapterDeps = { logger, ...(store ? { store } : {}) };
   switch (platform) {
-    case "matrix":
-      return config.matrix && createMatrixAdapter(config.matrix, adapterDeps);
+    case "matrix": {
+      if (!config.matrix) return undefined;
+      const adapter = await createMatrixAdapter(config.matrix, adapterDeps);
+      return { platform, adapter, encryptionCounts: () => adapter.encryptionCounts() };
+    }
     case "discord":
-      return config.discord && createDiscordAdapter(config.discord, adapterDeps);
+      return config.discord && { platform, adapter: await createDiscordAdapter(config.discord, adapterDeps) };
     case "slack":
-      return config.slack && createSlackAdapter(config.slack, adapterDeps);
+      return config.slack && { platform, adapter: await createSlackAdapter(config.slack, adapterDeps) };
   }
 }

@@ -1,4 +1,4 @@
-import type { Logger } from "@switchboard/core";
+import type { EncryptionCounts, Logger } from "@switchboard/core";
 import { isRecord, type MatrixEvent, relationOf } from "../receive/matrix-event.ts";
 import { classifyDecryptionFailure, type FailureReason } from "./decryption-failure.ts";
 import { noticeGroupOf, type WaitingEvent, type WaitingEvents } from "./waiting-events.ts";
@@ -7,12 +7,6 @@ import { noticeGroupOf, type WaitingEvent, type WaitingEvents } from "./waiting-
 export interface ArrivedKey {
   readonly roomId: string;
   readonly sessionId: string;
-}
-
-/** Counts for the metrics: decryption failures since start, by reason, and events waiting for keys. */
-export interface UndecryptableCounts {
-  readonly decryptionFailures: Readonly<Partial<Record<FailureReason, number>>>;
-  readonly waiting: number;
 }
 
 export interface UndecryptableEventsOptions {
@@ -49,7 +43,7 @@ const NOTICE_RETRY_MS = 60_000;
 export class UndecryptableEvents {
   readonly #options: UndecryptableEventsOptions;
   readonly #now: () => number;
-  readonly #failures: Partial<Record<FailureReason, number>> = {};
+  readonly #failures = new Map<FailureReason, number>();
   #queue: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
@@ -80,14 +74,15 @@ export class UndecryptableEvents {
     await this.#queue;
   }
 
-  counts(): UndecryptableCounts {
-    return { decryptionFailures: { ...this.#failures }, waiting: this.#options.waiting.size };
+  /** For the metrics: decryption failures since start, by reason, and the events waiting for keys. */
+  counts(): EncryptionCounts {
+    return { decryptionFailures: Object.fromEntries(this.#failures), waiting: this.#options.waiting.size };
   }
 
   /** The sync could not decrypt `event` (a `room.failed_decryption`). Resolves once it is kept, when it is. */
   failed(roomId: string, event: MatrixEvent, raw: unknown, error: unknown): Promise<void> {
     const failure = classifyDecryptionFailure(error);
-    this.#failures[failure.reason] = (this.#failures[failure.reason] ?? 0) + 1;
+    this.#failures.set(failure.reason, (this.#failures.get(failure.reason) ?? 0) + 1);
     const { logger } = this.#options;
     const fields = { roomId, eventId: event.event_id, sender: event.sender, error: failure.detail };
     if (failure.kind === "refused") {
