@@ -189,19 +189,33 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
     expect(counts?.decryptionFailures.missing_key).toBeGreaterThanOrEqual(2);
   });
 
-  it("a send-only worker never posts plaintext into an encrypted room", async () => {
-    const worker = await createMatrixAdapter({
-      homeserverUrl: synapse.url,
-      accessToken: botUser.accessToken,
-    });
-    await worker.startSendOnly();
+  it("a send-only worker posts into an encrypted room only encrypted by the leader's device, never plaintext", async () => {
+    const conversation = { platform: "matrix", path: [dm] };
+    const leader = (bot as SynapseBot).adapter;
+    // A worker of the cluster: it encrypts through the process that syncs (BullMQ carries the call).
+    const worker = await createMatrixAdapter(
+      { homeserverUrl: synapse.url, accessToken: botUser.accessToken, encryption: true },
+      { encryptThroughLeader: (request) => leader.encryptForSendOnly(request) },
+    );
+    // One whose leader is gone, and one configured without encryption.
+    const stranded = await createMatrixAdapter(
+      { homeserverUrl: synapse.url, accessToken: botUser.accessToken, encryption: true },
+      { encryptThroughLeader: () => Promise.reject(new Error("none leads now")) },
+    );
+    const plain = await createMatrixAdapter({ homeserverUrl: synapse.url, accessToken: botUser.accessToken });
+    for (const adapter of [worker, stranded, plain]) await adapter.startSendOnly();
     try {
-      const conversation = { platform: "matrix", path: [dm] };
-      await expect(worker.post({ conversation, text: "from a worker" })).rejects.toThrow(
+      await worker.post({ conversation, text: "from a worker", idempotencyKey: "worker-post-1" });
+      const posted = await alice.waitForMessage(dm, botUser.userId, /^from a worker$/);
+      expect(posted.wireType).toBe("m.room.encrypted");
+      await expect(stranded.post({ conversation, text: "stranded" })).rejects.toThrow(
+        /could not encrypt for .* through the process that holds the bot's device \(none leads now\); nothing was posted, never plaintext/,
+      );
+      await expect(plain.post({ conversation, text: "plain" })).rejects.toThrow(
         /encrypted.*not posting plaintext/,
       );
     } finally {
-      await worker.stop();
+      for (const adapter of [worker, stranded, plain]) await adapter.stop();
     }
     const types = await botEventTypes(dm);
     expect(types.length).toBeGreaterThan(3);

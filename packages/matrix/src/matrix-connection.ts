@@ -13,6 +13,7 @@ import { loadMatrixSdk } from "./sdk/load-sdk.ts";
 import { describeRequestFailure } from "./sdk/request-failure.ts";
 import { routeSdkLogs } from "./sdk/sdk-logging.ts";
 import { createMatrixClient } from "./sdk/syncing-client.ts";
+import type { EncryptContent } from "./send/message-poster.ts";
 import { readMessagesPage } from "./sync/gap-filler.ts";
 import { SyncLoop, type SyncTokenStore } from "./sync/sync-loop.ts";
 import { resendNotice } from "./undecryptable/resend-notice.ts";
@@ -38,6 +39,8 @@ const MAX_WAITING_EVENTS = 200;
 export interface MatrixConnection extends MatrixSending {
   /** Starts the sync loop; resolves once the first batch is handed on (answers to it need poster ready). */
   startSyncing(): Promise<void>;
+  /** Encrypts one event with the bot's device (for send-only processes too); undefined when encryption is not active. */
+  readonly encrypt: EncryptContent | undefined;
   /** Decryption failures and events waiting for keys; undefined when encryption is not active. */
   undecryptableCounts(): EncryptionCounts | undefined;
   close(): Promise<void>;
@@ -93,14 +96,15 @@ export async function openConnection(
   const displayName = config.displayName ?? (await profileName(client, userId, logger));
   const joinedRooms = await client.getJoinedRooms();
   const rooms = new RoomDirectory(client, logger, config.directRooms);
+  const encrypt: EncryptContent | undefined = encryption.state.active
+    ? (roomId, type, content) => client.crypto.encryptRoomEvent(roomId, type, content)
+    : undefined;
   const sending = buildSending(config, {
     client,
     rooms,
     userId,
     encryption: encryption.state,
-    ...(encryption.state.active
-      ? { encrypt: (roomId, type, content) => client.crypto.encryptRoomEvent(roomId, type, content) }
-      : {}),
+    ...(encrypt ? { encrypt } : {}),
     kv,
     decider: deps.approvals,
     logger,
@@ -181,6 +185,7 @@ export async function openConnection(
         encryption: encryption.state.active,
       });
     },
+    encrypt,
     undecryptableCounts: () => undecryptable?.counts(),
     async close() {
       await loop.stop();

@@ -174,7 +174,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     memory.attach(team);
     const tracked = tracking.track(team);
     const responder = observability.observe(tracked);
-    const platformAdapters = await createPlatformAdapters(config, { logger, store });
+    const cluster = scaleOut;
+    const platformAdapters = await createPlatformAdapters(config, {
+      logger,
+      store,
+      ...(cluster ? { callLeader: (platform, request) => cluster.callLeader(platform, request) } : {}),
+    });
     if (metrics) registerEncryptionMetrics(metrics, platformAdapters);
     const consoleAdapter =
       platformAdapters.length === 0 && config.role === "all"
@@ -188,11 +193,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const baseAdapters: Adapter[] = [
       ...(consoleAdapter
         ? [consoleAdapter]
-        : await platformAdaptersForRole(
-            config,
-            platformAdapters.map((entry) => entry.adapter),
-            scaleOut,
-          )),
+        : await platformAdaptersForRole(config, platformAdapters, scaleOut)),
       ...(operatorConsole ? [operatorConsole.chat] : []),
     ];
     const adapters = baseAdapters.map((adapter) => operatorConsole?.record(adapter) ?? adapter);

@@ -16,6 +16,11 @@ export interface PlatformAdapterDeps {
    * needs (for whichever process delivers it); absent for `doctor`, which only checks credentials.
    */
   readonly store?: Store;
+  /**
+   * A cluster's processes: asks the process that leads a platform's inbound connection (a worker's
+   * Matrix adapter encrypts through the leader, which holds the bot's one device).
+   */
+  readonly callLeader?: (platform: Platform, request: unknown) => Promise<unknown>;
 }
 
 export interface PlatformAdapter {
@@ -23,6 +28,8 @@ export interface PlatformAdapter {
   readonly adapter: Adapter;
   /** End-to-end encryption figures for the metrics, on platforms that have it (Matrix). */
   readonly encryptionCounts?: () => EncryptionCounts | undefined;
+  /** What the process leading this platform's inbound connection answers other processes' calls with. */
+  readonly answerLeaderCalls?: (request: unknown) => Promise<unknown>;
 }
 
 export async function createPlatformAdapters(
@@ -42,13 +49,21 @@ async function createAdapter(
   config: SwitchboardConfig,
   deps: PlatformAdapterDeps,
 ): Promise<PlatformAdapter | undefined> {
-  const { logger, store } = deps;
+  const { logger, store, callLeader } = deps;
   const adapterDeps = { logger, ...(store ? { store } : {}) };
   switch (platform) {
     case "matrix": {
       if (!config.matrix) return undefined;
-      const adapter = await createMatrixAdapter(config.matrix, adapterDeps);
-      return { platform, adapter, encryptionCounts: () => adapter.encryptionCounts() };
+      const adapter = await createMatrixAdapter(config.matrix, {
+        ...adapterDeps,
+        ...(callLeader ? { encryptThroughLeader: (request) => callLeader("matrix", request) } : {}),
+      });
+      return {
+        platform,
+        adapter,
+        encryptionCounts: () => adapter.encryptionCounts(),
+        answerLeaderCalls: (request) => adapter.encryptForSendOnly(request),
+      };
     }
     case "discord":
       return config.discord && { platform, adapter: await createDiscordAdapter(config.discord, adapterDeps) };
