@@ -1,9 +1,12 @@
 /**
- * Encrypted rooms against a real homeserver (a private Synapse) and a real encrypting client
- * (matrix-js-sdk with its WASM crypto): the bot answers an encrypted DM and a thread in an
- * encrypted group room, and the client decrypts the answers; a restart between two messages
- * loses nothing; a second device of the user can read the bot's answers; a send-only worker never
- * posts plaintext into an encrypted room.
+ * Encrypted rooms against a real homeserver (a private Synapse, one for the file) and a real
+ * encrypting client (matrix-js-sdk with its WASM crypto): the bot answers an encrypted DM and a
+ * thread in an encrypted group room, and the client decrypts the answers; streamed answers are
+ * encrypted edits; an approval is decided by an encrypted reaction; typing and read receipts show;
+ * a restart between two messages loses nothing; a second device of the user can read the bot's
+ * answers; a message whose key comes late is answered when it comes, one whose key never comes gets
+ * one notice; `trust: verified-only` refuses an unverified device's message; a send-only worker
+ * posts only through the leader's device, never plaintext. Plain rooms: matrix.synapse.test.ts.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,6 +18,7 @@ import { createMatrixAdapter } from "../packages/matrix/src/index.ts";
 import { PrivateSynapse, type RegisteredUser, synapseMissing } from "./services/synapse-service.ts";
 import { E2eeClient } from "./support/matrix/e2ee-client.ts";
 import { type SynapseBot, startSynapseBot } from "./support/matrix/synapse-bot.ts";
+import { approveByReaction, followStreamedAnswer } from "./support/matrix/synapse-flows.ts";
 
 const missing = synapseMissing();
 /** How long the bot waits for a late key before asking to resend (short, so the test does not wait a minute). */
@@ -38,7 +42,13 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
       homeserverUrl: synapse.url,
       bot: botUser,
       store,
-      config: { encryption: true, displayName: "Switchboard", undecryptableNoticeSeconds: NOTICE_SECONDS },
+      config: {
+        encryption: true,
+        displayName: "Switchboard",
+        undecryptableNoticeSeconds: NOTICE_SECONDS,
+        streaming: "on",
+        streamEditIntervalMs: 250,
+      },
     });
     return bot;
   };
@@ -113,6 +123,85 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
     const types = await botEventTypes(group);
     expect(types.length).toBeGreaterThan(0);
     expect(types.every((type) => type === "m.room.encrypted")).toBe(true);
+  });
+
+  it("streams an answer by encrypted edits, shows typing and marks the question read", async () => {
+    const asked = Date.now();
+    const { question, first, edits } = await followStreamedAnswer(alice, dm, botUser.userId, (text) =>
+      alice.send(dm, text),
+    );
+    expect(first.content["m.relates_to"]).toEqual({ "m.in_reply_to": { event_id: question } });
+    // Every edit went encrypted; the homeserver sees only `m.room.encrypted`, relation included.
+    expect(edits.map((edit) => edit.wireType)).toEqual(edits.map(() => "m.room.encrypted"));
+    expect(alice.sawTyping(dm, botUser.userId, asked)).toBe(true);
+    await waitFor(
+      "the read receipt",
+      () => alice.readUpTo(dm, botUser.userId) === question || undefined,
+      30_000,
+    );
+  });
+
+  it("decides an approval by a ✅ reaction on an encrypted prompt", async () => {
+    const approver = await synapse.register("approver", { displayName: "Approver" });
+    const approved = await approveByReaction({
+      alice,
+      homeserverUrl: synapse.url,
+      approver,
+      encrypted: true,
+    });
+    try {
+      expect(approved.prompt.wireType).toBe("m.room.encrypted");
+      expect(approved.answer.wireType).toBe("m.room.encrypted");
+      const seen = await alice.seen(approved.room);
+      // matrix-js-sdk (like Element) sends reactions in the clear: the bot reads them either way.
+      expect(
+        seen.find((event) => event.type === "m.reaction" && event.sender === aliceUser.userId),
+      ).toBeDefined();
+      // Everything the bot put into the room — the prompt, its seeded ✅ ❌, the edit, the answer — is encrypted.
+      const fromBot = seen.filter(
+        (event) => event.sender === approver.userId && event.type !== "m.room.member",
+      );
+      expect(fromBot.filter((event) => event.type === "m.reaction")).toHaveLength(2);
+      expect(fromBot.filter((event) => event.wireType !== "m.room.encrypted")).toEqual([]);
+    } finally {
+      await approved.stop();
+    }
+  });
+
+  it("with trust verified-only, refuses a message from a device its owner has not verified, and says so", async () => {
+    const strictUser = await synapse.register("strict", { displayName: "Strict" });
+    const strictStore = await openStore("memory://");
+    const strict = await startSynapseBot({
+      homeserverUrl: synapse.url,
+      bot: strictUser,
+      store: strictStore,
+      config: { encryption: { trust: "verified-only" }, displayName: "Strict" },
+    });
+    try {
+      const room = await alice.createEncryptedRoom([strictUser.userId], { direct: true });
+      await alice.waitForJoin(room, strictUser.userId);
+      // Alice's device is not cross-signed: a verified-only bot does not read it.
+      const refused = await alice.send(room, "can you read me?");
+      const line = await waitFor(
+        "the refusal in the log",
+        () => strict.logger.lines.find((entry) => entry.fields.eventId === refused),
+        30_000,
+      );
+      expect(line).toMatchObject({
+        level: "warn",
+        message:
+          "refused a Matrix message from a device its owner has not verified (matrix.encryption.trust is verified-only); it is not answered",
+        fields: { sender: aliceUser.userId, roomId: room },
+      });
+      expect(strict.responder.turns).toEqual([]);
+      expect(strict.adapter.encryptionCounts()).toMatchObject({
+        decryptionFailures: { unverified_device: 1 },
+        waiting: 0,
+      });
+    } finally {
+      await strict.stop();
+      await strictStore.close();
+    }
   });
 
   it("loses nothing across a restart: a message sent while it is down is decrypted and answered", async () => {
@@ -220,124 +309,5 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
     const types = await botEventTypes(dm);
     expect(types.length).toBeGreaterThan(3);
     expect(types.filter((type) => type !== "m.room.encrypted")).toEqual([]);
-  });
-});
-
-describe.skipIf(missing !== undefined)("plain rooms on a real Synapse", () => {
-  let synapse: PrivateSynapse;
-  let store: Store;
-  let bot: SynapseBot;
-  let aliceUser: RegisteredUser;
-  let botUser: RegisteredUser;
-
-  beforeAll(async () => {
-    synapse = await PrivateSynapse.start();
-    store = await openStore("sqlite::memory:");
-    botUser = await synapse.register("switchboard", { displayName: "Switchboard" });
-    aliceUser = await synapse.register("alice", { displayName: "Alice" });
-    bot = await startSynapseBot({
-      homeserverUrl: synapse.url,
-      bot: botUser,
-      store,
-      config: { displayName: "Switchboard" },
-    });
-  }, 120_000);
-
-  afterAll(async () => {
-    await bot?.stop();
-    await store?.close();
-    await synapse?.stop();
-  });
-
-  const call = (method: string, path: string, body?: unknown) =>
-    synapse.request(method, path, aliceUser.accessToken, body);
-
-  async function messagesFromBot(
-    roomId: string,
-  ): Promise<{ event_id: string; content: Record<string, unknown> }[]> {
-    const page = (await call(
-      "GET",
-      `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/messages?dir=b&limit=100`,
-    )) as {
-      chunk: { sender: string; type: string; event_id: string; content: Record<string, unknown> }[];
-    };
-    return page.chunk.filter((event) => event.sender === botUser.userId && event.type === "m.room.message");
-  }
-
-  it("answers a DM with a plain reply and a group mention in a thread", async () => {
-    const { room_id: dm } = (await call("POST", "/_matrix/client/v3/createRoom", {
-      invite: [botUser.userId],
-      is_direct: true,
-      preset: "trusted_private_chat",
-    })) as { room_id: string };
-    await waitFor(
-      "the bot to join the DM",
-      async () => {
-        const members = (await call(
-          "GET",
-          `/_matrix/client/v3/rooms/${encodeURIComponent(dm)}/joined_members`,
-        )) as {
-          joined: Record<string, unknown>;
-        };
-        return botUser.userId in members.joined || undefined;
-      },
-      30_000,
-    );
-    const { event_id: hello } = (await call(
-      "PUT",
-      `/_matrix/client/v3/rooms/${encodeURIComponent(dm)}/send/m.room.message/t1`,
-      {
-        msgtype: "m.text",
-        body: "hi bot",
-      },
-    )) as { event_id: string };
-    const [reply] = await waitFor(
-      "the DM answer",
-      async () => {
-        const found = await messagesFromBot(dm);
-        return found.length > 0 ? found : undefined;
-      },
-      30_000,
-    );
-    expect(reply?.content.body).toBe("echo: hi bot");
-    expect(reply?.content["m.relates_to"]).toMatchObject({ "m.in_reply_to": { event_id: hello } });
-
-    const { room_id: group } = (await call("POST", "/_matrix/client/v3/createRoom", {
-      invite: [botUser.userId],
-      preset: "private_chat",
-      name: "plain team",
-    })) as { room_id: string };
-    await waitFor(
-      "the bot to join the group",
-      async () => {
-        const members = (await call(
-          "GET",
-          `/_matrix/client/v3/rooms/${encodeURIComponent(group)}/joined_members`,
-        )) as {
-          joined: Record<string, unknown>;
-        };
-        return botUser.userId in members.joined || undefined;
-      },
-      30_000,
-    );
-    const { event_id: question } = (await call(
-      "PUT",
-      `/_matrix/client/v3/rooms/${encodeURIComponent(group)}/send/m.room.message/t2`,
-      {
-        msgtype: "m.text",
-        body: "Switchboard: status please",
-        "m.mentions": { user_ids: [botUser.userId] },
-      },
-    )) as { event_id: string };
-    const [answer] = await waitFor(
-      "the group answer",
-      async () => {
-        const found = await messagesFromBot(group);
-        return found.length > 0 ? found : undefined;
-      },
-      30_000,
-    );
-    expect(answer?.content.body).toBe("echo: status please");
-    expect(answer?.content["m.relates_to"]).toMatchObject({ rel_type: "m.thread", event_id: question });
   });
 });
