@@ -12,6 +12,7 @@ import { measureSticky } from "./sticky.ts";
 import { measureStoreGrowth } from "./store-growth.ts";
 import { measureStreaming } from "./streaming.ts";
 import type { Figure } from "./support/figures.ts";
+import { measureTasks } from "./tasks.ts";
 import { measureThroughput } from "./throughput.ts";
 
 export interface Group {
@@ -54,6 +55,7 @@ export const GROUPS = {
   "store-growth": { measure: () => measureStoreGrowth({ timeBoxMs: 20_000 }), limitSeconds: 240 },
   "mcp-tools": { measure: () => measureMcpTools({ timeBoxMs: 30_000 }), limitSeconds: 120 },
   "scale-out": { measure: measureScaleOut, limitSeconds: 480 },
+  tasks: { measure: () => measureTasks({ timeBoxMs: 30_000 }), limitSeconds: 180 },
 } satisfies Record<string, Group>;
 
 export type GroupName = keyof typeof GROUPS;

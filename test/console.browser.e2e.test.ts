@@ -160,6 +160,45 @@ describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
     await screenshot(page, "conversations");
   });
 
+  it("lists a background task live and pauses, steers and resumes it from the Tasks page", {
+    timeout: 90_000,
+  }, async () => {
+    await page.goto(url("/chat?thread=research"));
+    await page.fill("#chat-text", "research flights to Lisbon in the background");
+    await page.keyboard.press("Enter");
+    const started = page.locator(".message.bot", { hasText: "Started task" });
+    await started.waitFor({ timeout: 10_000 });
+    const taskId = /T-[A-Z0-9]{6}/.exec((await started.textContent()) ?? "")?.[0] ?? "";
+    expect(taskId).not.toBe("");
+
+    await page.goto(url("/tasks"));
+    const row = page.locator(`li.task[data-task-id="${taskId}"]`);
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.textContent()).toContain("Flights to Lisbon");
+    await page.click("nav.filters a:text-is('running')");
+    await expect.poll(() => page.locator("li.task").count(), { timeout: 10_000 }).toBe(1);
+
+    await row.locator(".run-head a").click();
+    await page.click("button[value=pause]");
+    await expect.poll(() => page.locator("p.notice").textContent()).toMatch(/^(Pausing|Paused) task/);
+    // The running step hears the pause at its lease's next heartbeat; the page refreshes by itself.
+    await expect.poll(() => page.locator("dd.status-paused").count(), { timeout: 30_000 }).toBe(1);
+    await page.fill("#guidance", "only direct flights");
+    await page.click("form.steer button");
+    await expect.poll(() => page.locator("p.notice").textContent()).toContain("from its next step");
+    await page.click("button[value=resume]");
+    await expect.poll(() => page.locator("p.notice").textContent()).toContain(`Resumed task ${taskId}`);
+    await expect.poll(() => page.locator("dd.status-completed").count(), { timeout: 30_000 }).toBe(1);
+    expect(await page.locator("pre.result").textContent()).toContain("only direct flights");
+    expect(await page.locator("ol.task-steps p.guidance").first().textContent()).toContain(
+      "only direct flights",
+    );
+    await screenshot(page, "task");
+    // Its result came home to the chat thread, once.
+    await page.goto(url("/chat?thread=research"));
+    await expect.poll(() => page.locator(".message.bot", { hasText: "is done" }).count()).toBe(1);
+  });
+
   it("fits a phone screen", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(url("/chat"));

@@ -1,3 +1,4 @@
+export * from "./attachments/index.ts";
 export * from "./checkpoints/index.ts";
 export type { Command, CommandContext, CommandResult } from "./commands/command.ts";
 export type {
@@ -19,6 +20,15 @@ export {
   decisionLine,
 } from "./conversation/approvals.ts";
 export { delegateTo } from "./conversation/delegating-adapter.ts";
+export {
+  type AdapterAttachments,
+  type AdapterFiles,
+  type AttachmentBody,
+  AttachmentFetchError,
+  type FileMessage,
+  type FileToSend,
+  type InboundAttachment,
+} from "./conversation/files.ts";
 export type { Author, InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
 export { cachedPlaceLookup } from "./conversation/place-name-cache.ts";
 export {

@@ -1,7 +1,9 @@
 import { WebClient } from "@slack/web-api";
 import {
   type Adapter,
+  type AdapterAttachments,
   type AdapterCheck,
+  type AdapterFiles,
   type AdapterStreaming,
   type ApprovalDecider,
   type ApprovalPrompt,
@@ -35,6 +37,7 @@ import { registerListeners } from "./receive/bolt-listeners.ts";
 import { MessageReceiver } from "./receive/message-receiver.ts";
 import { SlackAnswerStream } from "./send/answer-stream.ts";
 import { ResponseUrls } from "./send/response-urls.ts";
+import { FILES_READ_HINT, slackAttachments, slackFileOrigins, slackFiles } from "./send/slack-files.ts";
 import { MARKDOWN_CHUNK_LIMIT, SlackPoster } from "./send/slack-poster.ts";
 import { wellFormed } from "./text/well-formed.ts";
 import { WorkingIndicator } from "./working/working-indicator.ts";
@@ -63,6 +66,8 @@ export class SlackAdapter implements Adapter {
   readonly repliesNameTheirTarget = false;
   readonly limits = { maxMessageLength: MARKDOWN_CHUNK_LIMIT };
   readonly streaming: AdapterStreaming | undefined;
+  readonly attachments: AdapterAttachments;
+  readonly files: AdapterFiles;
   readonly #config: ResolvedSlackConfig;
   readonly #connection: SlackConnection;
   readonly #logger: Logger;
@@ -95,6 +100,8 @@ export class SlackAdapter implements Adapter {
       responseUrlOf: (id) => this.#responseUrls.find(id),
     });
     this.streaming = adapterStreaming(this.#config, (message) => this.#openStream(message));
+    this.attachments = slackAttachments(this.#config.botToken, slackFileOrigins(this.#config.apiUrl));
+    this.files = slackFiles(this.#client);
     this.#working = new WorkingIndicator({
       client: this.#client,
       logger: this.#logger,
@@ -134,10 +141,17 @@ export class SlackAdapter implements Adapter {
   }
 
   async check(): Promise<AdapterCheck> {
-    await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
+    const identity = await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
     if (this.#connection.mode === "socket")
       await verifyAppToken(this.#connection.appToken, this.#config.apiUrl);
-    return { warnings: [] };
+    const warnings: string[] = [];
+    if (identity.missingScopes.includes("files:read"))
+      warnings.push(`files people share cannot be read: ${FILES_READ_HINT}`);
+    if (identity.missingScopes.includes("files:write"))
+      warnings.push(
+        "files the team makes cannot be uploaded: add the files:write scope (OAuth & Permissions → Bot Token Scopes) and reinstall the app",
+      );
+    return { warnings };
   }
 
   async start(sink: InboundSink): Promise<void> {

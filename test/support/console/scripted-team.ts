@@ -37,6 +37,23 @@ export function answerAsTeam(messages: BaseMessage[]): AIMessage {
   const system = String(messages[0]?.content ?? "");
   const last = messages.at(-1);
   const question = String([...messages].reverse().find((m) => HumanMessage.isInstance(m))?.content ?? "");
+  // A background task: a long report, written slowly; once someone steered it, a short one.
+  if (system.includes("working alone on a background task")) {
+    const guidance = messages.find(
+      (m) => HumanMessage.isInstance(m) && String(m.content).startsWith("Guidance from"),
+    );
+    if (guidance)
+      return withUsage(new AIMessage(`Task report, as asked (${String(guidance.content)}).`), 200, 20);
+    return withUsage(
+      new AIMessage(`Task report: ${Array.from({ length: 10 }, () => STORY).join(" ")}.`),
+      200,
+      400,
+    );
+  }
+  if (/in the background/i.test(question) && last && ToolMessage.isInstance(last))
+    return withUsage(new AIMessage(String(last.content)), 120, 40);
+  if (/in the background/i.test(question))
+    return withUsage(call("start_task", { title: "Flights to Lisbon", instructions: question }), 120, 20);
   if (system.includes("You are billing")) {
     if (last && ToolMessage.isInstance(last) && last.name === "refund")
       return withUsage(new AIMessage(`Refund done: ${String(last.content)}`), 180, 20);

@@ -53,6 +53,7 @@ export function messageEvent(state: WorkspaceState, message: StoredMessage): Rec
     ts: message.ts,
     event_ts: message.ts,
     ...(message.thread_ts ? { thread_ts: message.thread_ts, parent_user_id: BOT_USER_ID } : {}),
+    ...(message.files ? { files: message.files } : {}),
     ...(message.bot_id ? {} : { client_msg_id: randomBytes(8).toString("hex") }),
     team: TEAM_ID,
   };
@@ -68,6 +69,7 @@ export function appMentionEvent(message: StoredMessage): Record<string, unknown>
     ts: message.ts,
     event_ts: message.ts,
     ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+    ...(message.files ? { files: message.files } : {}),
     client_msg_id: randomBytes(8).toString("hex"),
     team: TEAM_ID,
   };

@@ -40,6 +40,8 @@ export interface SayOptions {
   readonly subtype?: string;
   /** For a bot mention in a channel: the order Slack happens to send the two events in. */
   readonly mentionOrder?: "app_mention first" | "message first";
+  /** Files shared with the message (a `file_share`): stored, and served at their url_private_download. */
+  readonly files?: readonly { name: string; bytes: Buffer; mimetype?: string; subtype?: string }[];
 }
 
 /**
@@ -120,9 +122,11 @@ export class FakeSlack {
 
   /** Someone writes in a channel or DM: the message is stored and Slack's events go out. */
   async say(channel: string, text: string, options: SayOptions = {}): Promise<StoredMessage> {
+    const files = options.files?.map((file) => this.api.shareFile(file));
     const message = this.state.add({
       channel,
       text,
+      ...(files?.length ? { files, subtype: "file_share" } : {}),
       user: options.user ?? ALICE,
       ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
       ...(options.botId ? { bot_id: options.botId } : {}),

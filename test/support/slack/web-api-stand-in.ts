@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { MESSAGE_METHODS, streamingMethods } from "./streaming-methods.ts";
@@ -7,6 +8,7 @@ import {
   BOT_ID,
   BOT_NAME,
   BOT_USER_ID,
+  type SlackFile,
   type StoredMessage,
   TEAM_ID,
   type WorkspaceState,
@@ -62,6 +64,12 @@ export class WebApiStandIn {
   readonly #methods: Record<string, Method>;
   readonly streams: ReturnType<typeof streamingMethods>;
   responseGate: ResponseGate | undefined;
+  /** Runs before a Web API call acts (crash tests hold a call here: Slack has not acted yet). */
+  requestGate: ((method: string, args: Record<string, unknown>) => Promise<void> | undefined) | undefined;
+  /** Uploads started with files.getUploadURLExternal: file id → name, declared length, bytes once sent. */
+  readonly uploads = new Map<string, { filename: string; length: number; bytes?: Buffer }>();
+  /** Bytes of files served at url_private_download, and how often each was fetched. */
+  readonly fileDownloads = new Map<string, number>();
 
   constructor(options: WebApiStandInOptions) {
     this.#options = options;
@@ -87,6 +95,20 @@ export class WebApiStandIn {
     return `${this.#url}/api/`;
   }
 
+  /** Stores a file someone shares and returns it as Slack describes it in the message. */
+  shareFile(file: { name: string; bytes: Buffer; mimetype?: string; subtype?: string }): SlackFile {
+    const id = `F${randomBytes(5).toString("hex").toUpperCase()}`;
+    this.state.fileBytes.set(id, file.bytes);
+    return {
+      id,
+      name: file.name,
+      mimetype: file.mimetype ?? "application/octet-stream",
+      size: file.bytes.byteLength,
+      url_private_download: `${this.#url}/files-pri/${TEAM_ID}-${id}/download/${encodeURIComponent(file.name)}`,
+      ...(file.subtype ? { subtype: file.subtype } : {}),
+    };
+  }
+
   /** A response_url for one slash command invocation. */
   responseUrl(id: string, channel: string, user: string): string {
     return `${this.#url}/response/${encodeURIComponent(id)}?channel=${channel}&user=${user}`;
@@ -107,6 +129,20 @@ export class WebApiStandIn {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
     const url = new URL(request.url ?? "/", this.#url);
+    if (url.pathname.startsWith("/files-pri/")) {
+      this.#serveFile(request, response, url);
+      return;
+    }
+    if (url.pathname.startsWith("/upload/")) {
+      const upload = this.uploads.get(url.pathname.slice("/upload/".length));
+      if (!upload) {
+        response.writeHead(404).end();
+        return;
+      }
+      upload.bytes = Buffer.concat(chunks);
+      response.writeHead(200, { "content-type": "text/plain" }).end("OK - 0");
+      return;
+    }
     if (url.pathname.startsWith("/response/")) {
       const body = JSON.parse(raw) as Args;
       this.state.ephemeral.push({
@@ -124,6 +160,7 @@ export class WebApiStandIn {
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
     const token = bearer ?? text(args.token);
     if (MESSAGE_METHODS.has(method)) this.streams.messageRate.take(text(args.channel) ?? "");
+    await this.requestGate?.(method, args);
     const handler = this.#methods[method];
     const reply = handler ? await handler(args, token) : fail("unknown_method");
     await this.responseGate?.({ method, args, reply });
@@ -133,6 +170,28 @@ export class WebApiStandIn {
         "x-oauth-scopes": (this.#options.scopes ?? ALL_SCOPES).join(","),
       })
       .end(JSON.stringify(reply));
+  }
+
+  /** url_private_download: the bot token and the files:read scope, as Slack asks. */
+  #serveFile(request: IncomingMessage, response: ServerResponse, url: URL): void {
+    const id = /^\/files-pri\/[^-/]+-([^/]+)\//.exec(url.pathname)?.[1] ?? "";
+    const bytes = this.state.fileBytes.get(id);
+    this.fileDownloads.set(id, (this.fileDownloads.get(id) ?? 0) + 1);
+    const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
+    const scopes = this.#options.scopes ?? ALL_SCOPES;
+    if (token !== BOT_TOKEN || !scopes.includes("files:read")) {
+      response.writeHead(403, { "content-type": "text/plain" }).end("forbidden");
+      return;
+    }
+    if (!bytes) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, {
+      "content-type": "application/octet-stream",
+      "content-length": bytes.byteLength,
+    });
+    response.end(bytes);
   }
 
   #buildMethods(): Record<string, Method> {
@@ -204,6 +263,57 @@ export class WebApiStandIn {
       ...Object.fromEntries(
         Object.entries(this.streams.methods).map(([name, method]) => [name, asBot(method)]),
       ),
+      "files.getUploadURLExternal": asBot((args) => {
+        const filename = text(args.filename);
+        const length = Number(args.length);
+        if (!filename || !Number.isFinite(length) || length <= 0) return fail("invalid_arguments");
+        const fileId = `F${randomBytes(5).toString("hex").toUpperCase()}`;
+        this.uploads.set(fileId, { filename, length });
+        return { ok: true, upload_url: `${this.#url}/upload/${fileId}`, file_id: fileId };
+      }),
+      "files.completeUploadExternal": asBot((args) => {
+        const files = (typeof args.files === "string" ? JSON.parse(args.files) : args.files) as {
+          id: string;
+          title?: string;
+        }[];
+        const channel = text(args.channel_id) ?? "";
+        const refused = memberChannel(channel);
+        if (refused) return refused;
+        const threadTs = text(args.thread_ts);
+        const shared: SlackFile[] = [];
+        for (const file of files) {
+          const upload = this.uploads.get(file.id);
+          if (!upload?.bytes) return fail("file_not_found");
+          if (upload.bytes.byteLength !== upload.length) return fail("file_size_mismatch");
+          state.fileBytes.set(file.id, upload.bytes);
+          shared.push({
+            id: file.id,
+            name: upload.filename,
+            mimetype: "application/octet-stream",
+            size: upload.length,
+            url_private_download: `${this.#url}/files-pri/${TEAM_ID}-${file.id}/download/${upload.filename}`,
+          });
+        }
+        const stored = state.add({
+          channel,
+          text: "",
+          user: BOT_USER_ID,
+          bot_id: BOT_ID,
+          subtype: "file_share",
+          files: shared,
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+        });
+        return {
+          ok: true,
+          files: shared.map((file) => ({
+            id: file.id,
+            title: file.name,
+            shares: {
+              public: { [channel]: [{ ts: stored.ts, ...(threadTs ? { thread_ts: threadTs } : {}) }] },
+            },
+          })),
+        };
+      }),
       "chat.update": asBot((args) => {
         const message = state.find(text(args.channel) ?? "", text(args.ts) ?? "");
         if (!message) return fail("message_not_found");

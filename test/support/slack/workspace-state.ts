@@ -25,7 +25,19 @@ export const ALL_SCOPES = [
   "reactions:write",
   "channels:read",
   "im:read",
+  "files:read",
+  "files:write",
 ];
+
+/** A file as Slack describes it in a message (the bytes are in `WorkspaceState.fileBytes`). */
+export interface SlackFile {
+  readonly id: string;
+  readonly name: string;
+  readonly mimetype: string;
+  readonly size: number;
+  readonly url_private_download: string;
+  readonly subtype?: string;
+}
 
 export interface StoredMessage {
   readonly channel: string;
@@ -41,6 +53,8 @@ export interface StoredMessage {
   blocks?: Record<string, unknown>[];
   /** Reaction name → users who reacted. */
   readonly reactions: Map<string, Set<string>>;
+  /** Files shared with the message. */
+  readonly files?: readonly SlackFile[];
 }
 
 export interface EphemeralMessage {
@@ -90,6 +104,9 @@ export class WorkspaceState {
   find(channel: string, ts: string): StoredMessage | undefined {
     return this.messages.find((message) => message.channel === channel && message.ts === ts);
   }
+
+  /** Bytes of every file people shared or the bot uploaded, by file id. */
+  readonly fileBytes = new Map<string, Buffer>();
 
   add(message: Omit<StoredMessage, "ts" | "reactions">): StoredMessage {
     const stored: StoredMessage = { ...message, ts: this.nextTs(), reactions: new Map() };

@@ -63,7 +63,7 @@ describe("buildApp wires the configured features", () => {
     expect(app.team.agents().map((agent) => agent.name)).toEqual(["supervisor"]);
     await app.close();
     await expect(appFrom([...team("track_parcle"), ...tool].join("\n"))).rejects.toThrow(
-      /supervisor lists tool "track_parcle", which does not exist \(known tools: track_parcel, find_tools, search_memory\)/,
+      /supervisor lists tool "track_parcle", which does not exist \(known tools: track_parcel, find_tools, search_memory, create_file\)/,
     );
   });
 });

@@ -5,6 +5,8 @@
  */
 import {
   type Adapter,
+  AttachmentReader,
+  type BlobStore,
   componentLogger,
   createMemory,
   createObservability,
@@ -15,10 +17,12 @@ import {
   type Logger,
   modelCallPolicy,
   type Observability,
+  openBlobStore,
   openStore,
   RequestTracking,
   type Store,
   SwitchboardMetrics,
+  spaceOf,
   systemClock,
   type Team,
   WorkQueueMetrics,
@@ -68,6 +72,8 @@ export interface App {
   readonly scaleOut: string | undefined;
   /** The MCP servers and their state (`states()`, `onChange`), for health and metrics. */
   readonly toolServers: OpenedTools["mcp"];
+  /** Where file bytes are kept (absent when `attachments.enabled` is off). */
+  readonly blobs: BlobStore | undefined;
   /** Starts the engine (adapters, queued work), the sweepers (a worker: its sweep rounds), request tracking, HTTP. */
   start(): Promise<void>;
   /** Resolves when no turn is running and memory has recorded every answered turn. */
@@ -98,7 +104,18 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   let checkpointer: OpenedCheckpointer | undefined;
   let tools: OpenedTools | undefined;
   let scaleOut: ScaleOut | undefined;
+  let blobs: BlobStore | undefined;
   try {
+    blobs = config.attachments.enabled
+      ? await openBlobStore({
+          ...(config.attachments.blobs ? { blobsUrl: config.attachments.blobs } : {}),
+          storeUrl: config.store,
+          cwd,
+          retainDays: config.attachments.retainDays,
+          onBackgroundError: (error) => logger.error(error.message, { cause: error.cause }),
+        })
+      : undefined;
+    const openedBlobs = blobs;
     scaleOut = await openScaleOutFor(config, { cwd, logger: componentLogger(logger, "scale-out") });
     checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
     tools = await openTools(config, { store, logger });
@@ -141,6 +158,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       // The offline model writes no memory entries: memory then stays extractive.
       ...memoryModel(config, models),
       ...(config.memory.summaryModel ? { summaryModel: models.modelFor(config.memory.summaryModel) } : {}),
+      ...(openedBlobs ? { forgetAlso: (key: string) => openedBlobs.deleteSpace(spaceOf(key)) } : {}),
     });
     let builtTeam: Team | undefined;
     const tasks = createConfiguredTasks(config, {
@@ -157,6 +175,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         return builtTeam;
       },
       logger: componentLogger(logger, "tasks"),
+      ...(operatorConsole ? { observer: operatorConsole.taskObserver } : {}),
     });
     const team = createTeam(config, {
       store,
@@ -168,6 +187,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       tracking,
       observability,
       modelCalls,
+      blobs: openedBlobs,
       tasks,
     });
     builtTeam = team;
@@ -197,6 +217,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ...(operatorConsole ? [operatorConsole.chat] : []),
     ];
     const adapters = baseAdapters.map((adapter) => operatorConsole?.record(adapter) ?? adapter);
+    const attachments = openedBlobs
+      ? new AttachmentReader({
+          config: config.attachments,
+          blobs: openedBlobs,
+          store,
+          sourceFor: (platform) => adapters.find((adapter) => adapter.platform === platform)?.attachments,
+          logger: componentLogger(logger, "attachments"),
+        })
+      : undefined;
     const engine = new Engine({
       store,
       adapters,
@@ -214,6 +243,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       deliveryObserver: observability.deliveryObserver,
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
       ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
+      ...(attachments && openedBlobs
+        ? {
+            readAttachments: async (messages, { key, signal }) =>
+              attachments.read(messages, { key, signal, imagesAccepted: await team.imagesAccepted(key) }),
+            openFile: (blob) => openedBlobs.open(blob),
+          }
+        : {}),
       settings: {
         commandPrefixes: config.engine.commandPrefixes,
         midRunPolicy: config.engine.midRunPolicy,
@@ -245,6 +281,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       platforms: platformAdapters.map((entry) => entry.platform),
       observability,
       toolServers: openedTools.mcp,
+      blobs: openedBlobs,
       role: config.role,
       scaleOut: openedScaleOut?.description,
       async start() {
@@ -265,6 +302,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
               team,
               tracking,
               memory: config.memory.enabled ? memory : undefined,
+              tasks,
               ...(observability.steps ? { steps: observability.steps } : {}),
               ...(observability.usage ? { usage: observability.usage } : {}),
               ...(workQueue ? { workQueue: () => workQueue.counts() } : {}),
@@ -307,6 +345,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           await openedScaleOut?.close();
           await openedTools.close();
           await opened.close();
+          await openedBlobs?.close();
           await store.close();
         }
       },
@@ -315,6 +354,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     await scaleOut?.close();
     await tools?.close();
     await checkpointer?.close();
+    await blobs?.close();
     await store.close();
     throw error;
   }

@@ -18,6 +18,8 @@ import {
   type Store,
   stepsConfigSchema,
   systemClock,
+  type TaskObserver,
+  type Tasks,
   type Team,
   UsageBook,
 } from "@switchboard/core";
@@ -29,6 +31,7 @@ import {
   createWebAdapter,
   healthReport,
   LiveFeed,
+  OPERATOR,
   PlatformActivity,
   RecentProblems,
   recordedAdapter,
@@ -46,6 +49,7 @@ export interface ConsoleParts {
   readonly team: Team;
   readonly tracking: RequestTracking;
   readonly memory: Memory | undefined;
+  readonly tasks?: Tasks;
   /**
    * The run-steps log and usage roll-ups the process records into. Absent: the console opens its
    * own readers over the same store, which see everything any process recorded there.
@@ -67,6 +71,11 @@ export class OperatorConsole {
   readonly feed = new LiveFeed();
   readonly activity = new PlatformActivity();
   readonly problems = new RecentProblems({ onProblem: () => this.feed.publish({ topic: "health" }) });
+  /** Tells open Tasks pages that a task moved (steps here; other processes' steps by polling). */
+  readonly taskObserver: TaskObserver = {
+    stepFinished: () => this.feed.publish({ topic: "tasks" }),
+    ended: () => this.feed.publish({ topic: "tasks" }),
+  };
   /** The process logger, with warnings and errors also kept for the health page. */
   readonly logger: Logger;
   readonly #startedAt = Date.now();
@@ -132,6 +141,7 @@ export class OperatorConsole {
           engine: () => parts.engine.health(),
           ...(parts.workQueue ? { workQueue: parts.workQueue } : {}),
         }),
+      ...(parts.tasks ? { tasks: taskSource(parts.tasks) } : {}),
       placeNames: (key) => this.#placeNames(key),
       isWorking: (key) => this.activity.runningTurns().some((turn) => turn.key === key),
       workStatus: (key) => this.activity.statusOf(key),
@@ -160,4 +170,21 @@ export class OperatorConsole {
     if (!this.#store) throw new Error("OperatorConsole.open(store) was not called");
     return this.#store;
   }
+}
+
+function taskSource(tasks: Tasks) {
+  return {
+    newest: (limit: number) => tasks.store.newest(limit),
+    get: (id: string) => tasks.store.get(id),
+    steps: (task: Parameters<Tasks["store"]["steps"]>[0]) => tasks.store.steps(task),
+    async control(id: string, action: "pause" | "resume" | "cancel" | "steer", guidance: string) {
+      const result = await tasks.controls.control(
+        id,
+        action,
+        { id: OPERATOR.displayName, admin: true },
+        guidance,
+      );
+      return result.sentence;
+    },
+  };
 }

@@ -14,6 +14,7 @@ import {
   SUPERVISOR,
   systemClock,
   TaskMetrics,
+  type TaskObserver,
   type Tasks,
   type Team,
 } from "@switchboard/core";
@@ -34,6 +35,8 @@ export interface TasksDeps {
   /** The team, once built (it takes `toolsFor`, so it comes after). */
   readonly team: () => Team;
   readonly logger: Logger;
+  /** Hears task steps and endings besides metrics (the operator console). */
+  readonly observer?: TaskObserver;
 }
 
 export function createConfiguredTasks(config: SwitchboardConfig, deps: TasksDeps): Tasks {

@@ -3,12 +3,16 @@
  * the tool catalog and request tracking; and memory's model.
  */
 import {
+  type BlobStore,
+  CREATE_FILE,
+  createFileTool,
   GivenUpDeliveries,
   type Logger,
   type Memory,
   type ModelCallPolicy,
   type Observability,
   type RequestTracking,
+  readBlob,
   type Store,
   type Tasks,
   Team,
@@ -28,6 +32,8 @@ export interface TeamDeps {
   readonly tracking: RequestTracking;
   readonly observability: Observability;
   readonly modelCalls: ModelCallPolicy;
+  /** Where files are kept; absent when attachments are off. */
+  readonly blobs: BlobStore | undefined;
   readonly tasks: Tasks;
 }
 
@@ -36,12 +42,15 @@ const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
   find_tools: "is looking for a tool that fits…",
   start_task: "is starting a background task…",
   search_memory: "is searching earlier conversations…",
+  create_file: "is writing a file…",
 };
 
 /** The agent team, with the hooks of memory (context, search), the tool catalog and request tracking. */
 export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
   const { store, models, logger, checkpointer, tools, memory, tracking, observability, modelCalls, tasks } =
     deps;
+  const { blobs } = deps;
+  const textOnly = new Set(config.attachments.textOnlyModels);
   const { catalog } = tools;
   const givenUp = new GivenUpDeliveries(store);
   return new Team({
@@ -52,7 +61,11 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
     store,
     modelFor: (model) => models.modelFor(model),
     describeModel: (model) => models.describe(model),
-    tools: { ...tools.registry, ...memory.tools },
+    tools: {
+      ...tools.registry,
+      ...memory.tools,
+      ...(blobs ? { [CREATE_FILE]: createFileTool(blobs, { maxBytes: config.attachments.maxBytes }) } : {}),
+    },
     builtInTools: (agent) => tasks.toolsFor(agent),
     contextFor: memory.contextFor,
     attachedTools: (key, agent) => catalog.attachedTools(key, agent),
@@ -67,8 +80,24 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
     ],
     ...(observability.teamCallbacks ? { callbacksFor: observability.teamCallbacks } : {}),
     modelCalls,
+    ...(blobs
+      ? {
+          images: {
+            acceptsImages: (model: string | undefined) => !isTextOnly(model, models, textOnly),
+            load: async (blob) => (await readBlob(blobs, blob))?.toString("base64"),
+          },
+        }
+      : {}),
     logger,
   });
+}
+
+/** A model named in `attachments.textOnlyModels`, as the agent writes it or as `provider:model`. */
+function isTextOnly(model: string | undefined, models: ModelCatalog, textOnly: ReadonlySet<string>): boolean {
+  if (textOnly.size === 0) return false;
+  const spec = models.specFor(model);
+  const named = spec.provider === "offline" ? "offline" : `${spec.provider}:${spec.model}`;
+  return textOnly.has(named) || (model !== undefined && textOnly.has(model));
 }
 
 /** Memory's model: its own (`memory.model`), else the main one; none on the offline model (extractive memory). */

@@ -168,7 +168,7 @@ describe("loadConfig: bad values name the key path and what was expected", () =>
     [
       "an unknown top-level key",
       "memroy: {}\n",
-      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, logLevels, logFormat, role, scaleOut, engine, team, routing, limits, memory, requests, steps, usage, http, tools, mcp, matrix, discord, slack)",
+      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, logLevels, logFormat, role, scaleOut, engine, team, routing, limits, memory, attachments, requests, tasks, steps, usage, http, tools, mcp, matrix, discord, slack)",
     ],
     [
       "a scaled-out role on the embedded store",

@@ -5,6 +5,7 @@
 import {
   ACCEPTED_CHECKPOINTER_URLS,
   ACCEPTED_STORE_URLS,
+  attachmentsConfigSchema,
   DEFAULT_ENGINE_SETTINGS,
   httpConfigSchema,
   httpToolConfigSchema,
@@ -111,6 +112,8 @@ export const CONFIG_SECTIONS = {
   routing: routingConfigSchema.prefault({}),
   limits: limitsConfigSchema.prefault({}),
   memory: memoryConfigSchema.prefault({}),
+  /** Files people send (images, documents, voice notes) and files the team sends back. */
+  attachments: attachmentsConfigSchema.prefault({}),
   requests: requestsConfigSchema.prefault({}),
   /** Background tasks agents start (`start_task`), steered with /tasks and /task. */
   tasks: tasksConfigSchema.prefault({}),

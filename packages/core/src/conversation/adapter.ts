@@ -1,5 +1,6 @@
 import type { Command } from "../commands/command.ts";
 import type { ApprovalDecider, ApprovalPrompt } from "./approvals.ts";
+import type { AdapterAttachments, AdapterFiles } from "./files.ts";
 import type { InboundMessage, OutboundMessage, PostedMessage } from "./messages.ts";
 
 /** What an adapter needs to offer a chat command in the platform's own way. */
@@ -150,4 +151,8 @@ export interface Adapter {
   describePlace?(conversation: ConversationRef): Promise<PlaceNames | undefined>;
   /** Show (or stop showing) that the bot is working in this conversation. */
   setTyping?(conversation: ConversationRef, active: boolean): Promise<void>;
+  /** Downloads the files people send; absent: attachments on this platform are never read. */
+  readonly attachments?: AdapterAttachments;
+  /** Sends files natively (uploads); absent: a file the team made is announced by name only. */
+  readonly files?: AdapterFiles;
 }

@@ -18,6 +18,8 @@ export function delegateTo(inner: Adapter): Adapter {
       : { repliesNameTheirTarget: inner.repliesNameTheirTarget }),
     ...(inner.exclusiveInbound === undefined ? {} : { exclusiveInbound: inner.exclusiveInbound }),
     ...(inner.streaming ? { streaming: inner.streaming } : {}),
+    ...(inner.attachments ? { attachments: inner.attachments } : {}),
+    ...(inner.files ? { files: inner.files } : {}),
     start: (sink) => inner.start(sink),
     stop: () => inner.stop(),
     post: (message) => inner.post(message),

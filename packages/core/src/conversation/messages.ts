@@ -1,4 +1,5 @@
 import type { ApprovalPrompt } from "./approvals.ts";
+import type { InboundAttachment } from "./files.ts";
 import type { ConversationRef } from "./ref.ts";
 
 export interface Author {
@@ -37,6 +38,8 @@ export interface InboundMessage {
    * posts into its conversation is encrypted too. `/status` says so.
    */
   readonly encrypted?: boolean;
+  /** Files sent with the message (images, documents, voice notes), not downloaded yet. */
+  readonly attachments?: readonly InboundAttachment[];
   /** The platform's event, for adapters' own use when delivering. Never read by core. */
   readonly raw?: unknown;
 }

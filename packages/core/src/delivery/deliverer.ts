@@ -1,6 +1,9 @@
 import type Keyv from "keyv";
+import type { BlobRef } from "../attachments/blobs/blob-store.ts";
+import type { OutboundFile } from "../attachments/stored-attachment.ts";
 import type { Adapter } from "../conversation/adapter.ts";
 import type { ApprovalPrompt } from "../conversation/approvals.ts";
+import type { FileMessage, FileToSend } from "../conversation/files.ts";
 import type { OutboundMessage, PostedMessage } from "../conversation/messages.ts";
 import { type ConversationRef, encodeConversationKey } from "../conversation/ref.ts";
 import type { ConversationIndex } from "../engine/conversation-index.ts";
@@ -23,7 +26,12 @@ export interface Delivery {
   readonly placeholders?: readonly PostedMessage[];
   /** The answer asks for approval: its last chunk carries the Approve / Deny controls. */
   readonly approval?: ApprovalPrompt;
+  /** Files sent after the text, each as a native upload. */
+  readonly files?: readonly OutboundFile[];
 }
+
+/** The bytes of a file the bot sends; undefined when the blob is gone (retention, /forget). */
+export type OpenFile = (blob: BlobRef) => Promise<AsyncIterable<Uint8Array> | undefined>;
 
 /**
  * How long a turn runs before the working indicator shows. Most answers come sooner, and each one
@@ -54,6 +62,8 @@ export interface DelivererOptions {
   readonly streams?: StreamRecords;
   /** Where approval prompts are remembered by request, so a decision made elsewhere can show on them. */
   readonly prompts?: Keyv<ApprovalPromptMessage>;
+  /** The bytes of files the team sends; absent: no file is uploaded. */
+  readonly openFile?: OpenFile;
 }
 
 /** The message that asks for a request's approval, and its text. */
@@ -85,6 +95,7 @@ export class Deliverer {
 
   readonly #streams: StreamRecords | undefined;
   readonly #prompts: Keyv<ApprovalPromptMessage> | undefined;
+  readonly #openFile: OpenFile | undefined;
 
   constructor(adapters: Iterable<Adapter>, index: ConversationIndex, options: DelivererOptions = {}) {
     this.#adapters = new Map([...adapters].map((adapter) => [adapter.platform, adapter]));
@@ -94,6 +105,57 @@ export class Deliverer {
     this.#observer = options.observer;
     this.#streams = options.streams;
     this.#prompts = options.prompts;
+    this.#openFile = options.openFile;
+  }
+
+  /** Whether files can be uploaded into this conversation (the platform takes them, the bytes are kept). */
+  canSendFiles(conversation: ConversationRef): boolean {
+    return this.#openFile !== undefined && this.adapterFor(conversation).files !== undefined;
+  }
+
+  /** A file as adapters take it: its bytes opened from the blob store on each attempt. */
+  fileToSend(file: OutboundFile): FileToSend {
+    const openFile = this.#openFile;
+    return {
+      name: file.name,
+      mediaType: file.mediaType,
+      size: file.size,
+      open: async () => {
+        const body = await openFile?.(file.blob);
+        if (!body) throw new Error(`the file ${file.name} is no longer kept (retention or /forget)`);
+        return body;
+      },
+    };
+  }
+
+  /** Puts a file's bytes on the platform; the reference is recorded before `postFile` shows it. */
+  uploadFile(conversation: ConversationRef, file: OutboundFile): Promise<string> {
+    const files = this.#filesOf(conversation);
+    if (file.size > files.maxUploadBytes)
+      throw new RangeError(
+        `${file.name} is ${file.size} bytes, more than ${conversation.platform} takes (${files.maxUploadBytes})`,
+      );
+    return files.upload(conversation, this.fileToSend(file));
+  }
+
+  /** Shows an uploaded file in the thread, and indexes the message like any post. */
+  async postFile(message: FileMessage): Promise<PostedMessage> {
+    const adapter = this.adapterFor(message.conversation);
+    const posted = await this.#filesOf(message.conversation).post(message);
+    await this.#rememberPosted(adapter, posted);
+    await this.#index.markParticipating(encodeConversationKey(message.conversation));
+    return posted;
+  }
+
+  /** The message an earlier attempt posted for this upload, when the platform can tell. */
+  async findPostedFile(message: FileMessage): Promise<PostedMessage | undefined> {
+    return this.#filesOf(message.conversation).findPosted?.(message);
+  }
+
+  #filesOf(conversation: ConversationRef) {
+    const files = this.adapterFor(conversation).files;
+    if (!files) throw new Error(`the ${conversation.platform} adapter cannot send files`);
+    return files;
   }
 
   /**

@@ -7,7 +7,7 @@ export function screenMessage(message: InboundMessage): RejectReason | null {
   if (message.author.isSelf) return "own-message";
   if (message.author.isBot) return "bot-message";
   if (message.isEdit) return "edit";
-  if (message.text.trim() === "") return "empty";
+  if (message.text.trim() === "" && (message.attachments?.length ?? 0) === 0) return "empty";
   return null;
 }
 

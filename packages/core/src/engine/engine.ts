@@ -5,7 +5,7 @@ import { CommandRegistry } from "../commands/registry.ts";
 import type { Adapter } from "../conversation/adapter.ts";
 import type { ApprovalDecider } from "../conversation/approvals.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
-import { Deliverer, type DeliveryObserver } from "../delivery/deliverer.ts";
+import { Deliverer, type DeliveryObserver, type OpenFile } from "../delivery/deliverer.ts";
 import { RecoveryLoop, type RecoveryReport } from "../health/recovery-loop.ts";
 import { Outbox } from "../outbox/outbox.ts";
 import type { DeliveryRetryPolicy } from "../outbox/retry-delivery.ts";
@@ -26,7 +26,7 @@ import {
   type SerializerHealth,
 } from "./serializer.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./settings.ts";
-import { TurnProcessor } from "./turn-processor.ts";
+import { type ReadAttachments, TurnProcessor } from "./turn-processor.ts";
 
 export interface EngineOptions {
   readonly store: Store;
@@ -52,6 +52,10 @@ export interface EngineOptions {
    * the recovery loop runs only when the cluster asks (`runRecoveryRound`), once per cluster.
    */
   readonly scheduler?: DrainScheduler;
+  /** Reads the files people send (core/attachments); absent: attachments are ignored. */
+  readonly readAttachments?: ReadAttachments;
+  /** Opens the bytes of files the team sends (the blob store); absent: files are announced by name. */
+  readonly openFile?: OpenFile;
 }
 
 export type AcceptOutcome = { accepted: true; key: string } | { accepted: false; reason: RejectReason };
@@ -91,6 +95,7 @@ export class Engine {
       ...(options.deliveryObserver ? { observer: options.deliveryObserver } : {}),
       streams: new StreamRecords(options.store),
       prompts: options.store.namespace("approval-prompts"),
+      ...(options.openFile ? { openFile: options.openFile } : {}),
     });
     this.outbox = new Outbox({
       store: options.store,
@@ -114,6 +119,7 @@ export class Engine {
       prefixes: this.settings.commandPrefixes,
       prefixFor: (platform) => commandPrefixFor(platform, options.adapters, this.settings.commandPrefixes),
       logger: this.#logger,
+      ...(options.readAttachments ? { readAttachments: options.readAttachments } : {}),
     });
     this.#serializer = new ConversationSerializer({
       atomic: options.store.atomic,

@@ -1,3 +1,4 @@
+import type { OutboundFile, PreparedAttachments } from "../attachments/stored-attachment.ts";
 import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
 import type { ConversationRef } from "../conversation/ref.ts";
@@ -20,6 +21,8 @@ export interface Turn {
   readonly onEvent?: TurnEventListener;
   /** The command prefix that works on this platform, for texts that tell people what to type. Default `/`. */
   readonly commandPrefix?: string;
+  /** What the messages' files give the model (text, image references, what was skipped). */
+  readonly attachments?: PreparedAttachments;
 }
 
 export interface TurnAnswer {
@@ -34,6 +37,8 @@ export interface TurnAnswer {
    * then decides whether to compact without reading the history back.
    */
   readonly historyTokens?: number;
+  /** Files the team made or its tools returned, sent after the text as native uploads. */
+  readonly files?: readonly OutboundFile[];
 }
 
 /** Whatever produces answers: the agent team, or a scripted stand-in in tests. */

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { PreparedAttachments } from "../attachments/stored-attachment.ts";
 import { parseCommand } from "../commands/command.ts";
 import type { CommandRegistry } from "../commands/registry.ts";
 import type { InboundMessage, PostedMessage } from "../conversation/messages.ts";
@@ -23,7 +24,15 @@ export interface TurnProcessorOptions {
   /** The prefix help texts name on a platform (see `Adapter.commandPrefix`). */
   readonly prefixFor: (platform: string) => string;
   readonly logger: Logger;
+  /** Reads the files of a turn's messages (downloads, text, transcripts); absent: files are ignored. */
+  readonly readAttachments?: ReadAttachments;
 }
+
+/** See `TurnProcessorOptions.readAttachments`. */
+export type ReadAttachments = (
+  messages: readonly InboundMessage[],
+  context: { readonly key: string; readonly signal: AbortSignal },
+) => Promise<PreparedAttachments | undefined>;
 
 /** Command → route/run → deliver for one unit of queued work, with errors turned into one clear sentence. */
 export class TurnProcessor {
@@ -128,7 +137,7 @@ export class TurnProcessor {
       await this.#cancellable(signal, () =>
         deliverer.whileTyping(
           turn.conversation,
-          () => this.#answer(turn, outbox, live),
+          () => this.#answer(turn, outbox, live, messages),
           (error) => logger.warn("typing indicator failed", { key, error }),
         ),
       );
@@ -142,7 +151,12 @@ export class TurnProcessor {
     }
   }
 
-  async #answer(turn: Turn, outbox: WorkOutbox, live: LiveAnswer): Promise<void> {
+  async #answer(
+    turn: Turn,
+    outbox: WorkOutbox,
+    live: LiveAnswer,
+    messages: readonly InboundMessage[] = [turn.message],
+  ): Promise<void> {
     const { commands, responder, observers, prefixes, logger } = this.#options;
     let text = turn.text;
     const parsed = parseCommand(text, prefixes);
@@ -160,22 +174,29 @@ export class TurnProcessor {
       if (answered) return;
       text = result.thenAnswer ?? "";
     }
+    const attachments = parsed ? undefined : await this.#options.readAttachments?.(messages, turn);
     const stream = await this.#openStream(turn);
     live.stream = stream;
     const answer = await responder.respond({
       ...turn,
       text,
+      ...(attachments ? { attachments } : {}),
       ...(stream ? { onEvent: (event) => stream.accept(event) } : {}),
     });
     turn.signal.throwIfAborted();
     // The outbox holds the final text; what was streamed is replaced by it, chunk by chunk.
     const placeholders = (await stream?.close()) ?? [];
-    if (answer.text.trim() !== "")
+    // What the sender must know about their files (a limit, a refused download) ends the answer.
+    const finalText = [answer.text.trim(), ...(attachments?.notices ?? []).map((notice) => `_${notice}_`)]
+      .filter((part) => part !== "")
+      .join("\n\n");
+    if (finalText !== "" || (answer.files?.length ?? 0) > 0)
       await outbox.deliver(
         {
-          ...this.#delivery(turn, answer.text, answer.agent),
+          ...this.#delivery(turn, finalText, answer.agent),
           ...withPlaceholders(placeholders),
           ...(answer.approval ? { approval: answer.approval } : {}),
+          ...(answer.files?.length ? { files: answer.files } : {}),
         },
         { answer: true },
       );
@@ -183,9 +204,13 @@ export class TurnProcessor {
     if (answer.text.trim() === "")
       logger.warn("the team's answer was empty: nothing was posted", { key: turn.key, agent: answer.agent });
     logger.info("turn answered", { key: turn.key, agent: answer.agent, chars: answer.text.length });
+    // Memory records what each file was (name, type, first words), so search finds it later.
+    const remembered = attachments
+      ? [text, ...attachments.summary].filter((line) => line !== "").join("\n")
+      : text;
     for (const observer of observers) {
       try {
-        observer.afterDelivery?.({ ...turn, text }, answer);
+        observer.afterDelivery?.({ ...turn, text: remembered }, answer);
       } catch (error) {
         logger.error("turn observer failed", { key: turn.key, error });
       }

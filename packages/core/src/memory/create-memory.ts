@@ -50,6 +50,8 @@ export interface CreateMemoryOptions {
   readonly modelCalls?: Omit<ModelCallLimits, "signal">;
   /** How long `close()` lets queued memory work finish before it cuts model calls short. */
   readonly closeGraceMs?: number;
+  /** `/forget confirm` also deletes what else the conversation keeps (its files); returns how many went. */
+  readonly forgetAlso?: (key: string) => Promise<number>;
 }
 
 /** Everything the CLI wires: pass each piece to the Team or the Engine, then `attach(team)`. */
@@ -167,6 +169,7 @@ export function createMemory(options: CreateMemoryOptions): Memory {
           archive,
           invoker,
           flushEvery: config.flushEvery,
+          ...(options.forgetAlso ? { forgetAlso: options.forgetAlso } : {}),
           pendingMessages: async (key) => {
             const live = await agent.session(key);
             return live ? live.messageCount - live.recordedUpTo : 0;

@@ -13,6 +13,8 @@ export function memoryCommands(deps: {
   /** Messages of the live session not summarized yet (they wait for the next flush). */
   pendingMessages: (key: string) => Promise<number>;
   flushEvery: number;
+  /** Deletes the conversation's files too; returns how many. */
+  forgetAlso?: (key: string) => Promise<number>;
 }): Command[] {
   const { book, archive, invoker } = deps;
   return [
@@ -61,12 +63,14 @@ export function memoryCommands(deps: {
           return {
             reply:
               `This deletes everything I remember about this conversation (${total} remembered messages, its context ` +
-              `and ${sessions} earlier sessions) and clears its history. Send \`${prefix}forget confirm\` to go ahead.`,
+              `and ${sessions} earlier sessions${deps.forgetAlso ? ", and the files sent here" : ""}) and clears its history. Send \`${prefix}forget confirm\` to go ahead.`,
           };
         }
         const forgotten = await invoker.forget(key);
+        const files = deps.forgetAlso ? await deps.forgetAlso(key) : undefined;
+        const andFiles = files === undefined ? "" : ` and ${files} file${files === 1 ? "" : "s"}`;
         return {
-          reply: `Forgotten: ${forgotten.entries} remembered messages, the context and ${forgotten.sessions} earlier sessions of this conversation.`,
+          reply: `Forgotten: ${forgotten.entries} remembered messages, the context${andFiles} and ${forgotten.sessions} earlier sessions of this conversation.`,
         };
       },
     },

@@ -147,3 +147,25 @@ describe("OfflineChatModel", () => {
     expect(withTools.usage_metadata?.input_tokens).toBeGreaterThan(Math.ceil(inputChars / 4));
   });
 });
+
+describe("offline model: attachments", () => {
+  it("acknowledges each file by name, type and size, with the first words of its text", async () => {
+    const model = new OfflineChatModel({ agentName: "supervisor" });
+    const text = [
+      "what do these say?",
+      "",
+      "[File attached: invoice.pdf · application/pdf · 1 KB · 1 page — its text follows]",
+      "<<<",
+      "Invoice 42: total 99 EUR due on the first of April",
+      ">>>",
+      "",
+      "[Image attached: shot.png · image/png · 70 bytes — shown to you as an image]",
+      "",
+      "[File attached: report.xlsx · application/zip · 3 KB — not read: unsupported type (application/zip)]",
+    ].join("\n");
+    const reply = await model.invoke([new HumanMessage(text)]);
+    expect(reply.text).toBe(
+      '[offline model] supervisor here. You said: "what do these say?". I received invoice.pdf · application/pdf · 1 KB · 1 page (it begins: "Invoice 42: total 99 EUR due on the…"); shot.png · image/png · 70 bytes (an image I cannot look at offline); report.xlsx · application/zip · 3 KB (not read: unsupported type (application/zip)). Configure a real model in switchboard.yaml for real answers.',
+    );
+  });
+});

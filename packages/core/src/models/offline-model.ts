@@ -227,14 +227,68 @@ function nameFromPrompt(messages: readonly BaseMessage[]): string {
   return (system && agentNameFromSystemPrompt(system.text)) ?? "assistant";
 }
 
+/**
+ * The header lines core's attachments put after the user's words (format owned by
+ * attachments/file-lines.ts): `[Image attached: shot.png · image/png · 34 KB — …]`, each optionally
+ * followed by its text between `<<<` and `>>>` lines.
+ */
+const FILE_HEADER = /^\[(?:Image|File|Voice note|Audio file) attached: (.+?) — (.+)\]$/;
+const FIRST_WORDS = 8;
+
+interface FileMention {
+  readonly about: string;
+  readonly note: string;
+  readonly firstWords?: string;
+}
+
+/** The user's own words, and the files the message carried. */
+function splitFiles(userText: string): { words: string; files: FileMention[] } {
+  const lines = userText.split("\n");
+  const first = lines.findIndex((line) => FILE_HEADER.test(line));
+  if (first === -1) return { words: userText, files: [] };
+  const files: FileMention[] = [];
+  for (let index = first; index < lines.length; index++) {
+    const match = FILE_HEADER.exec(lines[index] ?? "");
+    if (!match) continue;
+    let firstWords: string | undefined;
+    if (lines[index + 1] === "<<<") {
+      const end = lines.indexOf(">>>", index + 2);
+      const words = lines
+        .slice(index + 2, end === -1 ? undefined : end)
+        .join(" ")
+        .split(/\s+/)
+        .filter(Boolean);
+      firstWords = words.slice(0, FIRST_WORDS).join(" ") + (words.length > FIRST_WORDS ? "…" : "");
+    }
+    files.push({ about: match[1] ?? "", note: match[2] ?? "", ...(firstWords ? { firstWords } : {}) });
+  }
+  return { words: lines.slice(0, first).join("\n").trim(), files };
+}
+
+/** `I received shot.png · image/png · 34 KB (an image) and notes.txt · … (it begins: "…").` */
+function acknowledgeFiles(files: readonly FileMention[]): string {
+  if (files.length === 0) return "";
+  const each = files.map((file) => {
+    if (file.firstWords !== undefined) return `${file.about} (it begins: "${file.firstWords}")`;
+    if (file.note.startsWith("not read: ")) return `${file.about} (${file.note})`;
+    return `${file.about} (an image I cannot look at offline)`;
+  });
+  return ` I received ${each.join("; ")}.`;
+}
+
 function replyText(
   agentName: string,
   userText: string | undefined,
   tools: readonly OfflineTool[],
   toolResultThisTurn: boolean,
 ): string {
+  const { words, files } = userText === undefined ? { words: undefined, files: [] } : splitFiles(userText);
   const said =
-    userText === undefined ? "There is no message to answer yet." : `You said: "${excerpt(userText)}".`;
+    words === undefined
+      ? "There is no message to answer yet."
+      : words === ""
+        ? "You sent files without words."
+        : `You said: "${excerpt(words)}".`;
   const specialists = tools
     .filter((tool) => isHandoffTool(tool.name))
     .map((tool) => handoffTarget(tool.name))
@@ -244,7 +298,7 @@ function replyText(
     specialists.length > 0 && !toolResultThisTurn
       ? ` No specialist matched your words (specialists: ${specialists.join(", ")}).`
       : "";
-  return `[offline model] ${agentName} here. ${said}${hint} Configure a real model in switchboard.yaml for real answers.`;
+  return `[offline model] ${agentName} here. ${said}${acknowledgeFiles(files)}${hint} Configure a real model in switchboard.yaml for real answers.`;
 }
 
 function excerpt(text: string): string {

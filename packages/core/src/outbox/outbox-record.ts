@@ -1,3 +1,4 @@
+import type { OutboundFile } from "../attachments/stored-attachment.ts";
 import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { ConversationRef } from "../conversation/ref.ts";
 
@@ -23,6 +24,24 @@ export interface OutboxDelivery {
    */
   readonly attempting?: number;
   /** Why the rest of this delivery was given up (after retries), for the log and /status. */
+  readonly failed?: string;
+  /** Files sent after the chunks, each uploaded, then shown. */
+  readonly files?: readonly OutboxFile[];
+}
+
+/**
+ * One file of a delivery. `upload` is written as soon as the platform has the bytes and before the
+ * message that shows them is posted (`attempting`), so a retry after a crash looks for that message,
+ * and posts it from the same upload if it is not there: never a second copy.
+ */
+export interface OutboxFile {
+  readonly file: OutboundFile;
+  readonly upload?: string;
+  /** The post showing `upload` was started and not confirmed. */
+  readonly attempting?: boolean;
+  /** Platform id of the message showing the file. */
+  readonly posted?: string;
+  /** Why it was given up (after retries), or why it cannot be sent here. */
   readonly failed?: string;
 }
 

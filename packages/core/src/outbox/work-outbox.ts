@@ -4,7 +4,13 @@ import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { PostedMessage } from "../conversation/messages.ts";
 import type { Deliverer, Delivery } from "../delivery/deliverer.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { idempotencyKeyOf, type OutboxDelivery, type OutboxRecord } from "./outbox-record.ts";
+import { sendFiles } from "./file-sends.ts";
+import {
+  idempotencyKeyOf,
+  type OutboxDelivery,
+  type OutboxFile,
+  type OutboxRecord,
+} from "./outbox-record.ts";
 import { type DeliveryRetryPolicy, withDeliveryRetry } from "./retry-delivery.ts";
 
 export interface WorkOutboxDeps {
@@ -63,6 +69,7 @@ export class WorkOutbox {
           ? { placeholders: delivery.placeholders.map((message) => message.id) }
           : {}),
         ...(delivery.approval ? { approval: delivery.approval } : {}),
+        ...(delivery.files?.length ? { files: delivery.files.map((file) => ({ file })) } : {}),
         posted: [],
         attempting: 0,
       };
@@ -89,7 +96,7 @@ export class WorkOutbox {
       if (!delivery || delivery.failed !== undefined) return;
       const chunk = delivery.posted.length;
       const text = delivery.chunks[chunk];
-      if (text === undefined) return;
+      if (text === undefined) return this.#sendFiles(index);
       const idempotencyKey = idempotencyKeyOf(this.workId, index, chunk);
       const approval = chunk === delivery.chunks.length - 1 ? delivery.approval : undefined;
       // A streamed answer has just used the thread's rate budget: its final chunks keep the pace.
@@ -145,6 +152,30 @@ export class WorkOutbox {
         ...(posted.length < delivery.chunks.length ? { attempting: posted.length } : {}),
       });
     }
+  }
+
+  async #sendFiles(index: number): Promise<void> {
+    if (!this.#record.deliveries[index]?.files?.length) return;
+    await sendFiles(
+      {
+        deliverer: this.#deps.deliverer,
+        logger: this.#deps.logger,
+        retry: this.#deps.retry,
+        signal: this.#signal,
+        workId: this.workId,
+        delivery: () => this.#record.deliveries[index]!,
+        record: (file, state) => this.#replaceFile(index, file, state),
+      },
+      index,
+    );
+  }
+
+  async #replaceFile(index: number, file: number, state: OutboxFile): Promise<void> {
+    const delivery = this.#record.deliveries[index];
+    if (!delivery?.files) return;
+    const files = [...delivery.files];
+    files[file] = state;
+    await this.#replace(index, { ...delivery, files });
   }
 
   /** A streamed message becomes this chunk of the final text (an edit: repeating it is harmless). */

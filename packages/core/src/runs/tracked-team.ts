@@ -61,7 +61,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
       return this.#execute(
         earlier,
         await this.#runFor(earlier, "user_message"),
-        { text: turn.text },
+        { text: turn.text, ...(turn.attachments ? { attachments: turn.attachments } : {}) },
         turn.signal,
         turn.commandPrefix,
       );
@@ -80,7 +80,11 @@ export class TrackedTeam implements Responder, ContinuationHandler {
       },
       "user_message",
     );
-    const input = { text: turn.text, ...(turn.onEvent ? { onEvent: turn.onEvent } : {}) };
+    const input = {
+      text: turn.text,
+      ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
+      ...(turn.attachments ? { attachments: turn.attachments } : {}),
+    };
     return this.#execute(request, { ...run, resumed: false }, input, turn.signal, turn.commandPrefix);
   }
 
@@ -164,7 +168,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
   async #execute(
     request: RequestRecord,
     run: RunRecord & { resumed: boolean },
-    input: Pick<RunInput, "text" | "resume" | "onEvent">,
+    input: Pick<RunInput, "text" | "resume" | "onEvent" | "attachments">,
     signal: AbortSignal,
     commandPrefix: string | undefined,
   ): Promise<TurnAnswer> {
@@ -206,6 +210,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
           text: outcome.text,
           agent: outcome.agent,
           ...(outcome.historyTokens !== undefined ? { historyTokens: outcome.historyTokens } : {}),
+          ...(outcome.files?.length ? { files: outcome.files } : {}),
         };
       case "awaiting-approval":
         await this.#tracker.settleRun(request.id, run.runId, { status: "interrupted" }, "awaiting_approval", {
@@ -267,10 +272,11 @@ export class TrackedTeam implements Responder, ContinuationHandler {
     answer: TurnAnswer,
     deliver: (delivery: Delivery) => Promise<void>,
   ): Promise<void> {
-    if (answer.text.trim() === "") return;
+    if (answer.text.trim() === "" && !answer.files?.length) return;
     await deliver({
       conversation: request.origin.conversation,
       text: answer.text,
+      ...(answer.files?.length ? { files: answer.files } : {}),
       replyTo: request.origin.messageId,
       recipientId: request.origin.authorId,
       ...(answer.agent ? { agent: answer.agent } : {}),

@@ -13,7 +13,13 @@ interface RecordedReply {
 
 export type RecordedToolCall =
   | { readonly state: "started" }
-  | { readonly state: "done"; readonly content: string; readonly status: "success" | "error" };
+  | {
+      readonly state: "done";
+      readonly content: string;
+      readonly status: "success" | "error";
+      /** What the tool returned beside its text (files it made), JSON. */
+      readonly artifact?: unknown;
+    };
 
 interface JournalRecord {
   readonly replies: Readonly<Record<string, RecordedReply>>;

@@ -1,3 +1,4 @@
+import type { OutboundFile, PreparedAttachments } from "../attachments/stored-attachment.ts";
 import type { TurnEventListener } from "../streaming/turn-events.ts";
 import type { ApprovalDecision, ApprovalRequest } from "./team-graph.ts";
 
@@ -23,6 +24,8 @@ export interface RunInput {
   readonly onEvent?: TurnEventListener;
   /** The command prefix that works where the answer is shown (limit messages name `reset` with it). */
   readonly commandPrefix?: string;
+  /** The files of the user's message, read (text and image references join the user's turn). */
+  readonly attachments?: PreparedAttachments;
 }
 
 export type RunOutcome =
@@ -32,6 +35,8 @@ export type RunOutcome =
       readonly agent: string;
       /** The conversation's live history after the turn, ≈ tokens (`estimateTokens`). */
       readonly historyTokens?: number;
+      /** Files the agents' tools returned in this run, to send after the text. */
+      readonly files?: readonly OutboundFile[];
     }
   | { readonly kind: "awaiting-approval"; readonly approval: ApprovalRequest; readonly agent: string }
   | { readonly kind: "stopped-for-tool"; readonly tool: string; readonly agent: string };

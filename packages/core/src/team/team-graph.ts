@@ -6,6 +6,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { Command, END, interrupt, START, StateGraph } from "@langchain/langgraph";
+import { type LoadImage, withImageBlocks } from "../attachments/model-content.ts";
 import { handoffTarget } from "./handoff.ts";
 import { pairToolCalls } from "./history.ts";
 import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
@@ -24,6 +25,8 @@ export interface GraphAgent {
   readonly model: BaseChatModel;
   /** Its tools, handoff tools included. */
   readonly tools: readonly StructuredToolInterface[];
+  /** Its model takes image input (default): images in the history reach it as image blocks. */
+  readonly acceptsImages?: boolean;
 }
 
 export interface TeamGraphOptions {
@@ -49,6 +52,8 @@ export interface TeamGraphOptions {
   readonly toolStatus?: (toolName: string) => string | undefined;
   /** Records tool-calling replies and tool results per run, so a re-run never calls a tool twice. */
   readonly journal?: RunJournal;
+  /** Loads the images the history refers to, for each model call (never kept in the checkpoint). */
+  readonly loadImage?: LoadImage;
 }
 
 /** What an agent asks a person to approve; the interrupt's value. */
@@ -134,7 +139,19 @@ async function callAgent(
     replayed ??
     (await options.callModel(
       // Streamed, so the answering agent's text reaches the thread as it is written.
-      streamedModelCall(model, [system, ...pairToolCalls(state.messages)], agent.name, config),
+      streamedModelCall(
+        model,
+        [
+          system,
+          ...(await withImageBlocks(
+            pairToolCalls(state.messages),
+            agent.acceptsImages ?? true,
+            options.loadImage,
+          )),
+        ],
+        agent.name,
+        config,
+      ),
       config.signal,
     ));
   // Tools with side effects follow: the reply is kept first, so a re-run calls the same tools (same ids).

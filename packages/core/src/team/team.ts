@@ -1,6 +1,12 @@
 import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  RemoveMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import {
   type BaseCheckpointSaver,
@@ -9,6 +15,8 @@ import {
   Command as LangGraphCommand,
   REMOVE_ALL_MESSAGES,
 } from "@langchain/langgraph";
+import { humanTurn, type LoadImage } from "../attachments/model-content.ts";
+import { FILES_ARTIFACT_KEY, type OutboundFile } from "../attachments/stored-attachment.ts";
 import type { Command } from "../commands/command.ts";
 import type { Responder, Turn, TurnAnswer } from "../engine/responder.ts";
 import { invokeWithRetry } from "../models/retry.ts";
@@ -56,6 +64,11 @@ export interface TeamOptions {
   readonly callbacksFor?: (input: RunInput) => Callbacks | undefined;
   /** Attempts and per-attempt timeout of every model call (the `model:` config); defaults otherwise. */
   readonly modelCalls?: ModelCallPolicy;
+  /** Which models take images, and where the history's images are loaded from for a model call. */
+  readonly images?: {
+    readonly acceptsImages: (model: string | undefined) => boolean;
+    readonly load: LoadImage;
+  };
   readonly logger?: Logger;
 }
 
@@ -93,6 +106,7 @@ export class Team implements Responder {
       contextFor: options.contextFor ?? (async () => undefined),
       attachedTools: options.attachedTools ?? (async () => []),
       needsApproval: options.needsApproval ?? (() => false),
+      ...(options.images ? { loadImage: options.images.load } : {}),
       ...(options.toolStatus ? { toolStatus: options.toolStatus } : {}),
       callModel: (call, signal) =>
         invokeWithRetry((_attempt, attemptSignal, firstToken) => call(attemptSignal, firstToken), {
@@ -139,13 +153,25 @@ export class Team implements Responder {
       text: turn.text,
       ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
       ...(turn.commandPrefix ? { commandPrefix: turn.commandPrefix } : {}),
+      ...(turn.attachments ? { attachments: turn.attachments } : {}),
     });
     const historyTokens = outcome.kind === "answered" ? outcome.historyTokens : undefined;
+    const files = outcome.kind === "answered" ? outcome.files : undefined;
     return {
       text: outcomeText(outcome, turn.commandPrefix),
       agent: outcome.agent,
       ...(historyTokens !== undefined ? { historyTokens } : {}),
+      ...(files?.length ? { files } : {}),
     };
+  }
+
+  /** Whether the agent that would answer this conversation now takes images (active agent, else supervisor). */
+  async imagesAccepted(key: string): Promise<boolean> {
+    const images = this.#options.images;
+    if (!images) return false;
+    const active = this.sticky ? (await this.activeAgents.get(key))?.agent : undefined;
+    const agent = this.#options.config.specialists.find((specialist) => specialist.name === active);
+    return images.acceptsImages(agent ? agent.model : this.#options.config.supervisor.model);
   }
 
   /**
@@ -205,11 +231,13 @@ export class Team implements Responder {
     }
     if (values.stoppedBy) return { kind: "stopped-for-tool", tool: values.stoppedBy, agent };
     const last = values.messages.at(-1);
+    const files = filesOfTurn(values.messages);
     return {
       kind: "answered",
       text: last && AIMessage.isInstance(last) ? textOf(last) : "",
       agent,
       historyTokens: estimateTokens(values.messages),
+      ...(files.length > 0 ? { files } : {}),
     };
   }
 
@@ -225,8 +253,11 @@ export class Team implements Responder {
       const values = snapshot.values as Partial<TeamStateValue>;
       if (snapshot.next.length > 0 && values.runId === input.runId) return null;
     }
+    const text = [input.text ?? "", input.attachments?.modelText ?? ""]
+      .filter((part) => part !== "")
+      .join("\n\n");
     return {
-      messages: [new HumanMessage(input.text ?? "")],
+      messages: [humanTurn(text, input.attachments?.images ?? [])],
       activeAgent,
       answeredBy: null,
       stoppedBy: null,
@@ -303,14 +334,20 @@ export class Team implements Responder {
         prompt: withName(SUPERVISOR, config.supervisor.prompt),
         model: modelFor(config.supervisor.model),
         tools: supervisorTools,
+        acceptsImages: this.#acceptsImages(config.supervisor.model),
       },
       ...config.specialists.map((s) => ({
         name: s.name,
         prompt: withName(s.name, s.prompt),
         model: modelFor(s.model),
         tools: [...this.#namedTools(s.tools), ...builtIn(s.name), backToSupervisor],
+        acceptsImages: this.#acceptsImages(s.model),
       })),
     ];
+  }
+
+  #acceptsImages(model: string | undefined): boolean {
+    return this.#options.images?.acceptsImages(model) ?? false;
   }
 
   #namedTools(names: readonly string[]): StructuredToolInterface[] {
@@ -318,6 +355,18 @@ export class Team implements Responder {
     // Checked in the constructor (unknownToolReferences): every name is in the registry.
     return names.flatMap((name) => registry[name] ?? []);
   }
+}
+
+/** Files the tools of the run's latest turn returned (artifacts of the tool results after the user's message). */
+function filesOfTurn(messages: readonly BaseMessage[]): OutboundFile[] {
+  const start = messages.findLastIndex((message) => HumanMessage.isInstance(message));
+  return messages.slice(start + 1).flatMap((message) => {
+    if (!ToolMessage.isInstance(message)) return [];
+    const artifact: unknown = message.artifact;
+    if (typeof artifact !== "object" || artifact === null) return [];
+    const files: unknown = (artifact as Record<string, unknown>)[FILES_ARTIFACT_KEY];
+    return Array.isArray(files) ? (files as OutboundFile[]) : [];
+  });
 }
 
 /** Every prompt opens with the agent's name, so models (and the offline model) know who speaks. */

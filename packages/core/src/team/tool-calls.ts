@@ -35,7 +35,8 @@ export async function invokeAtMostOnce(
   const run = journaledRun(config, journal);
   if (!run || !found || !call.id) return invokeTool(agent, found, call, config);
   const recorded = run.journal.toolCall(run.runId, call.id);
-  if (recorded?.state === "done") return toolResult(call, recorded.content, recorded.status);
+  if (recorded?.state === "done")
+    return toolResult(call, recorded.content, recorded.status, recorded.artifact);
   if (recorded?.state === "started" && !acceptsIdempotencyKey(found))
     return toolResult(call, UNKNOWN_OUTCOME, "error");
   await run.journal.recordToolCall(run.runId, call.id, { state: "started" });
@@ -45,6 +46,7 @@ export async function invokeAtMostOnce(
     state: "done",
     content,
     status: result.status === "error" ? "error" : "success",
+    ...(result.artifact === undefined ? {} : { artifact: result.artifact as unknown }),
   });
   return result;
 }
@@ -81,6 +83,13 @@ export function toolResult(
   call: ToolCall,
   content: string,
   status: "success" | "error" = "success",
+  artifact?: unknown,
 ): ToolMessage {
-  return new ToolMessage({ tool_call_id: call.id ?? "", name: call.name, content, status });
+  return new ToolMessage({
+    tool_call_id: call.id ?? "",
+    name: call.name,
+    content,
+    status,
+    ...(artifact === undefined ? {} : { artifact }),
+  });
 }

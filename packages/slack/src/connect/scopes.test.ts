@@ -9,6 +9,8 @@ const ALL = [
   "groups:history",
   "commands",
   "reactions:write",
+  "files:read",
+  "files:write",
 ];
 
 describe("checkScopes", () => {
@@ -25,11 +27,19 @@ describe("checkScopes", () => {
       granted: ["app_mentions:read", "chat:write"],
       needs: { directMessages: true, reactions: false },
       required: ["channels:history", "im:history"],
-      recommended: ["groups:history", "commands"],
+      recommended: ["groups:history", "commands", "files:read", "files:write"],
     },
     {
       name: "DMs off: im:history not needed",
-      granted: ["app_mentions:read", "chat:write", "channels:history", "groups:history", "commands"],
+      granted: [
+        "app_mentions:read",
+        "chat:write",
+        "channels:history",
+        "groups:history",
+        "commands",
+        "files:read",
+        "files:write",
+      ],
       needs: { directMessages: false, reactions: false },
       required: [],
       recommended: [],

@@ -14,7 +14,8 @@ export interface ScopeCheck {
 export function neededScopes(needs: ScopeNeeds): { required: string[]; recommended: string[] } {
   const required = ["app_mentions:read", "chat:write", "channels:history"];
   if (needs.directMessages) required.push("im:history");
-  const recommended = ["groups:history", "commands"];
+  // Files people share are read with files:read; files the team makes are uploaded with files:write.
+  const recommended = ["groups:history", "commands", "files:read", "files:write"];
   if (needs.reactions) recommended.push("reactions:write");
   return { required, recommended };
 }

@@ -9,6 +9,8 @@ export interface BotIdentity {
   readonly botId: string;
   readonly teamId: string;
   readonly name: string;
+  /** Optional scopes the token lacks (features that are off), when Slack reported the scopes. */
+  readonly missingScopes: readonly string[];
 }
 
 /** Slack does not accept a token: the operator has to fix configuration. */
@@ -87,18 +89,20 @@ export async function verifyBotToken(
   if (!botId) throw new SlackAuthError("bot token", "not_a_bot_token", BOT_TOKEN_ADVICE);
 
   const granted = result.response_metadata?.scopes;
+  let missingScopes: readonly string[] = [];
   if (granted === undefined) {
     logger.warn("Slack did not report the token's scopes; skipping the scope check");
   } else {
     const { missingRequired, missingRecommended } = checkScopes(granted, needs);
     if (missingRequired.length > 0) throw new SlackScopeError(missingRequired);
+    missingScopes = missingRecommended;
     if (missingRecommended.length > 0) {
       logger.warn("the Slack bot token lacks optional scopes; some features are off", {
         missing: missingRecommended.join(","),
       });
     }
   }
-  return { userId, botId, teamId, name: name ?? "switchboard" };
+  return { userId, botId, teamId, name: name ?? "switchboard", missingScopes };
 }
 
 /** apps.connections.open with the app-level token: the call Socket Mode starts with. */

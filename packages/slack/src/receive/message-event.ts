@@ -1,6 +1,7 @@
 import type { ConversationRef, InboundMessage } from "@switchboard/core";
 import { directConversation, isDirectChannel, messageId, threadConversation } from "../conversations.ts";
 import { type BotMentionFacts, readInboundText } from "./inbound-text.ts";
+import { slackFiles } from "./message-files.ts";
 
 export interface ReceiveSettings extends BotMentionFacts {
   readonly botId: string;
@@ -20,6 +21,7 @@ interface MessageFields {
   readonly text?: string;
   readonly ts?: string;
   readonly thread_ts?: string;
+  readonly files?: unknown;
   readonly message?: MessageFields;
 }
 
@@ -51,6 +53,7 @@ function readFields(value: unknown): MessageFields {
     text: typeof record.text === "string" ? record.text : undefined,
     ts: asString(record.ts),
     thread_ts: asString(record.thread_ts),
+    files: record.files,
     message: typeof nested === "object" && nested !== null ? readFields(nested) : undefined,
   };
 }
@@ -96,6 +99,7 @@ export function mapMessageEvent(
     written.bot_id !== undefined ||
     written.subtype === "bot_message" ||
     outer.subtype === "bot_message";
+  const attachments = slackFiles(written.files);
   return {
     id: messageId(channel, written.ts),
     conversation: conversationOf(teamId, channel, written.ts, written.thread_ts, isDirect, settings),
@@ -105,6 +109,7 @@ export function mapMessageEvent(
     mentionsBot: kind === "app_mention" || mentionsBot,
     isEdit,
     sentAt: Math.round(Number.parseFloat(written.ts) * 1000),
+    ...(attachments.length > 0 ? { attachments } : {}),
     raw: event,
   };
 }

@@ -11,6 +11,7 @@ import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { requestRoutes } from "./routes/requests.ts";
+import { taskRoutes } from "./routes/tasks.ts";
 import { usageRoutes } from "./routes/usage.ts";
 
 const ASSETS: Readonly<Record<string, { type: string; body: string }>> = {
@@ -52,6 +53,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
   conversationRoutes(app, deps);
   conversationPageRoutes(app, deps);
   requestRoutes(app, deps);
+  taskRoutes(app, deps);
   usageRoutes(app, deps);
   healthRoutes(app, deps);
   chatRoutes(app, deps, { secureCookie });

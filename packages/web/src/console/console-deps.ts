@@ -6,6 +6,8 @@ import type {
   MemoryBook,
   PlaceNames,
   RequestTracker,
+  TaskRecord,
+  TaskStepEntry,
 } from "@switchboard/core";
 import type { ConversationLog } from "../activity/conversation-log.ts";
 import type { LiveFeed } from "../activity/live-feed.ts";
@@ -40,9 +42,20 @@ export interface ConsoleDeps {
   readonly isWorking: (key: string) => boolean;
   /** What the running turn says it is doing, where the platform showed it as status. */
   readonly workStatus?: (key: string) => string | undefined;
+  /** Background tasks; absent when the process has none to show. */
+  readonly tasks?: TaskSource;
   /** Told about a request the console failed to answer (the log). */
   readonly onError?: (error: Error, path: string) => void;
 }
 
 /** How the console operator appears on records and in threads. */
 export const OPERATOR = { id: "console-operator", displayName: "console operator" } as const;
+
+/** Background tasks as the console reads and steers them (the operator counts as an admin). */
+export interface TaskSource {
+  newest(limit: number): Promise<TaskRecord[]>;
+  get(id: string): Promise<TaskRecord | undefined>;
+  steps(task: TaskRecord): Promise<TaskStepEntry[]>;
+  /** The sentence a person would read in chat: done, deferred to the running step, or refused. */
+  control(id: string, action: "pause" | "resume" | "cancel" | "steer", guidance: string): Promise<string>;
+}

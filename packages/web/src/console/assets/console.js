@@ -58,6 +58,9 @@ function main() {
     );
   }
 
+  const pollSeconds = Number(live.dataset.poll || 0);
+  if (pollSeconds > 0) setInterval(schedule, pollSeconds * 1000);
+
   const events = new EventSource("/console/events");
   events.addEventListener("ready", () => {
     if (state) state.textContent = "live";

@@ -10,6 +10,11 @@ export interface Page {
   readonly section: Section;
   /** Live events that make the page fetch its fresh content. */
   readonly topics: readonly LiveTopic[];
+  /**
+   * Also refresh this often: for what other processes change (a cluster's workers run task steps
+   * the console's process never hears of).
+   */
+  readonly pollSeconds?: number;
   /** Only events about this conversation count (conversation and chat pages). */
   readonly conversationKey?: string;
   readonly body: Html;
@@ -17,11 +22,12 @@ export interface Page {
   readonly footer?: Html;
 }
 
-export type Section = "conversations" | "requests" | "usage" | "health" | "chat";
+export type Section = "conversations" | "requests" | "tasks" | "usage" | "health" | "chat";
 
 const SECTIONS: readonly { id: Section; label: string }[] = [
   { id: "conversations", label: "Conversations" },
   { id: "requests", label: "Requests" },
+  { id: "tasks", label: "Tasks" },
   { id: "usage", label: "Usage" },
   { id: "health", label: "Health" },
   { id: "chat", label: "Chat" },
@@ -52,7 +58,7 @@ export function layout(page: Page): Html {
   </nav>
   <span class="live-state" id="live-state" role="status">connecting…</span>
 </header>
-<main id="live" data-topics="${page.topics.join(" ")}" data-key="${page.conversationKey ?? ""}" tabindex="-1">
+<main id="live" data-topics="${page.topics.join(" ")}" data-key="${page.conversationKey ?? ""}" data-poll="${page.pollSeconds ?? ""}" tabindex="-1">
 ${page.body}
 </main>
 ${page.footer ?? ""}
