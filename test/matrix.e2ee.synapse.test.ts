@@ -14,9 +14,12 @@ import { join } from "node:path";
 import { openStore, type Store } from "@switchboard/core";
 import { waitFor } from "@switchboard/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backupKeyOf } from "../packages/matrix/src/crypto/key-backup.ts";
+import { decodeRecoveryKey, newRecoveryKey } from "../packages/matrix/src/crypto/recovery-key.ts";
 import { createMatrixAdapter } from "../packages/matrix/src/index.ts";
 import { PrivateSynapse, type RegisteredUser, synapseMissing } from "./services/synapse-service.ts";
 import { E2eeClient } from "./support/matrix/e2ee-client.ts";
+import { decryptWithStoredState } from "./support/matrix/stored-crypto.ts";
 import { type SynapseBot, startSynapseBot } from "./support/matrix/synapse-bot.ts";
 import { approveByReaction, followStreamedAnswer } from "./support/matrix/synapse-flows.ts";
 
@@ -276,6 +279,90 @@ describe.skipIf(missing !== undefined)("Matrix end-to-end encryption on a real S
     const counts = (bot as SynapseBot).adapter.encryptionCounts();
     expect(counts?.waiting).toBe(0);
     expect(counts?.decryptionFailures.missing_key).toBeGreaterThanOrEqual(2);
+  });
+
+  it("backs its room keys up to the homeserver, and a bot rebuilt from nothing restores them and reads what came before", async () => {
+    const recoveryKey = newRecoveryKey();
+    const keeperUser = await synapse.register("keeper", { displayName: "Keeper" });
+    const config = { encryption: { recoveryKey }, displayName: "Keeper" };
+    const firstStore = await openStore("memory://");
+    const first = await startSynapseBot({
+      homeserverUrl: synapse.url,
+      bot: keeperUser,
+      store: firstStore,
+      config,
+    });
+    const room = await alice.createEncryptedRoom([keeperUser.userId], { direct: true });
+    await alice.waitForJoin(room, keeperUser.userId);
+    const before = await alice.send(room, "written before the rebuild");
+    await alice.waitForMessage(room, keeperUser.userId, /^echo: written before the rebuild$/);
+    // Alice's session and the bot's own: both in the backup, readable with the recovery key alone.
+    const backedUp = await waitFor(
+      "the room keys in the backup",
+      async () => {
+        const { version } = (await synapse.request(
+          "GET",
+          "/_matrix/client/v3/room_keys/version",
+          keeperUser.accessToken,
+        )) as {
+          version: string;
+        };
+        const keys = (await synapse.request(
+          "GET",
+          `/_matrix/client/v3/room_keys/keys?version=${version}`,
+          keeperUser.accessToken,
+        )) as {
+          rooms: Record<string, { sessions: Record<string, { session_data: Record<string, string> }> }>;
+        };
+        const sessions = Object.values(keys.rooms[room]?.sessions ?? {});
+        return sessions.length >= 2 ? sessions : undefined;
+      },
+      30_000,
+    );
+    const { key } = backupKeyOf(decodeRecoveryKey(recoveryKey));
+    for (const { session_data: data } of backedUp) {
+      const session = JSON.parse(
+        key.decryptV1(data.ephemeral ?? "", data.mac ?? "", data.ciphertext ?? ""),
+      ) as {
+        session_key?: string;
+      };
+      expect(session.session_key).toEqual(expect.any(String));
+    }
+    expect((await first.adapter.check()).notes?.join("\n")).toMatch(
+      /Matrix key backup version \S+: the recovery key opens it; it holds [2-9]\d* room keys/,
+    );
+    await first.stop();
+    await firstStore.close();
+
+    // Rebuilt from nothing: the store is gone, the bot logs in as a new device with the same recovery key.
+    const rebuiltDevice = await synapse.login(keeperUser, "rebuilt");
+    const rebuiltStore = await openStore("memory://");
+    const rebuilt = await startSynapseBot({
+      homeserverUrl: synapse.url,
+      bot: rebuiltDevice,
+      store: rebuiltStore,
+      config,
+    });
+    try {
+      const restored = rebuilt.logger.lines.find(
+        (line) => line.message === "restored room keys from the Matrix key backup",
+      );
+      expect(restored?.fields.imported).toBeGreaterThanOrEqual(2);
+      // The new device reads the message written before it existed.
+      const old = await synapse.request(
+        "GET",
+        `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/event/${encodeURIComponent(before)}`,
+        keeperUser.accessToken,
+      );
+      const decrypted = await decryptWithStoredState(rebuiltStore, rebuiltDevice, room, old);
+      expect(decrypted.content).toMatchObject({ body: "written before the rebuild" });
+      // And it answers as before.
+      await alice.send(room, "after the rebuild");
+      await alice.waitForMessage(room, keeperUser.userId, /^echo: after the rebuild$/);
+    } finally {
+      await rebuilt.stop();
+      await rebuiltStore.close();
+    }
   });
 
   it("a send-only worker posts into an encrypted room only encrypted by the leader's device, never plaintext", async () => {

@@ -138,7 +138,18 @@ export class MatrixAdapter implements Adapter {
         passphrase: settings.storePassphrase ?? "",
         request: (method, path, query, body) => client.doRequest(method, path, query, body),
       });
-      return describeCryptoStatus(status);
+      const crypto = describeCryptoStatus(status);
+      const { describeKeyBackup } = await import("./crypto/key-backup.ts");
+      const { decodeRecoveryKey, newRecoveryKey } = await import("./crypto/recovery-key.ts");
+      const backup = await describeKeyBackup(
+        (method, path, query, body) => client.doRequest(method, path, query, body),
+        settings.recoveryKey === undefined ? undefined : decodeRecoveryKey(settings.recoveryKey),
+        newRecoveryKey,
+      );
+      return {
+        notes: [...crypto.notes, ...backup.notes],
+        warnings: [...crypto.warnings, ...backup.warnings],
+      };
     } catch (error) {
       return {
         warnings: [

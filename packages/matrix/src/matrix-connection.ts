@@ -2,7 +2,7 @@ import type { ApprovalDecider, EncryptionCounts, InboundSink, Logger } from "@sw
 import type { CryptoClient } from "matrix-bot-sdk";
 import type { ResolvedMatrixConfig } from "./config.ts";
 import { obtainCredentials } from "./connect/credentials.ts";
-import { setUpEncryption } from "./connect/encryption.ts";
+import { setUpEncryption, startKeyBackup } from "./connect/encryption.ts";
 import { type KeyValue, memoryKeyValue } from "./connect/key-value.ts";
 import { StoreStorageProvider } from "./connect/store-storage-provider.ts";
 import { buildSending, clearTyping, type MatrixSending } from "./matrix-sending.ts";
@@ -150,8 +150,16 @@ export async function openConnection(
     onReaction: (roomId, event) => sending.approvals.onReaction(roomId, event),
     ...(undecryptable ? { undecryptable } : {}),
   });
-  // Registered before the first sync: a key arriving in it finds its waiting events.
-  encryption.backend?.machine()?.onRoomKeys((keys) => undecryptable?.keysArrived(keys) ?? Promise.resolve());
+  const backup = await startKeyBackup(config.encryption, encryption.backend, {
+    request: (method, path, query, body) => client.doRequest(method, path, query, body),
+    credentials,
+    logger,
+  });
+  // Registered before the first sync: a key arriving in it finds its waiting events, and is backed up.
+  encryption.backend?.machine()?.onRoomKeys(async (keys) => {
+    await undecryptable?.keysArrived(keys);
+    void backup?.upload();
+  });
   const loop = new SyncLoop({
     client,
     tokens,
@@ -175,6 +183,18 @@ export async function openConnection(
   return {
     ...sending,
     async startSyncing() {
+      // A bot rebuilt from nothing (a new device) reads what was written before: its keys come back.
+      if (backup && encryption.backend?.restored === false) {
+        await backup.restore().catch((error: unknown) =>
+          logger.warn(
+            "could not restore room keys from the Matrix key backup; what was written before stays unreadable",
+            {
+              error: describeRequestFailure(error).message,
+            },
+          ),
+        );
+      }
+      void backup?.upload();
       await undecryptable?.start();
       await loop.start();
       logger.info("Matrix connected", {
@@ -190,6 +210,7 @@ export async function openConnection(
     async close() {
       await loop.stop();
       await undecryptable?.stop();
+      await backup?.upload();
       await clearTyping(sending, logger);
       client.stop();
       await encryption.backend?.close();

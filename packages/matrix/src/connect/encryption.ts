@@ -1,7 +1,9 @@
 import type { Logger } from "@switchboard/core";
 import type { ResolvedMatrixConfig } from "../config.ts";
 import type { CryptoBackend } from "../crypto/crypto-backend.ts";
+import type { BackupRequest, KeyBackup } from "../crypto/key-backup.ts";
 import { type CryptoSupport, loadWasmCrypto, type MatrixSdk } from "../sdk/load-sdk.ts";
+import { describeRequestFailure } from "../sdk/request-failure.ts";
 import type { Credentials } from "./credentials.ts";
 import { type KeyValue, memoryKeyValue } from "./key-value.ts";
 
@@ -65,4 +67,43 @@ export async function setUpEncryption(
     trust: settings.trust,
   });
   return { state, backend };
+}
+
+/**
+ * Turns server-side key backup on when `matrix.encryption.recoveryKey` is set (once the SDK's
+ * crypto client has made the machine). Trouble with the homeserver's backup is a warning, never a
+ * failed start: the bot answers without it.
+ */
+export async function startKeyBackup(
+  settings: ResolvedMatrixConfig["encryption"],
+  backend: CryptoBackend | undefined,
+  parts: {
+    readonly request: BackupRequest;
+    readonly credentials: Credentials;
+    readonly logger: Logger;
+  },
+): Promise<KeyBackup | undefined> {
+  const { recoveryKey } = settings;
+  const machine = backend?.machine();
+  if (recoveryKey === undefined || !backend || !machine) return undefined;
+  const [{ KeyBackup }, { decodeRecoveryKey }] = await Promise.all([
+    import("../crypto/key-backup.ts"),
+    import("../crypto/recovery-key.ts"),
+  ]);
+  const { credentials, request, logger } = parts;
+  try {
+    return await KeyBackup.open({
+      machine,
+      request,
+      recoveryKey: decodeRecoveryKey(recoveryKey),
+      userId: credentials.userId,
+      deviceId: backend.deviceId,
+      logger,
+    });
+  } catch (error) {
+    logger.warn("could not turn the Matrix key backup on; room keys are not backed up until the next start", {
+      error: describeRequestFailure(error).message,
+    });
+    return undefined;
+  }
 }
