@@ -54,6 +54,7 @@ describe("UndecryptableEvents", () => {
   let delivered: string[];
   let notices: WaitingEvent[];
   let failNotices: number;
+  let failDeliveries: number;
   let events: UndecryptableEvents | undefined;
 
   beforeEach(() => {
@@ -64,6 +65,7 @@ describe("UndecryptableEvents", () => {
     delivered = [];
     notices = [];
     failNotices = 0;
+    failDeliveries = 0;
   });
   afterEach(async () => {
     await events?.stop();
@@ -81,6 +83,10 @@ describe("UndecryptableEvents", () => {
         return { ...event, type: "m.room.message", content: { msgtype: "m.text", body: "hello" } };
       },
       deliver: async (_roomId, event) => {
+        if (failDeliveries > 0) {
+          failDeliveries--;
+          throw new Error("this ingress no longer leads");
+        }
         delivered.push(event.event_id);
       },
       postNotice: async (entry) => {
@@ -148,6 +154,29 @@ describe("UndecryptableEvents", () => {
     readable.delete("s1");
     await vi.advanceTimersByTimeAsync(120_000);
     expect(notices.map((notice) => notice.eventId)).toEqual(["$a", "$c"]);
+  });
+
+  it("hands on later a message read while the engine could not take it, and never tells its sender the key is missing", async () => {
+    const target = await open();
+    await fail(target, encrypted("$a"));
+    readable.add("s1");
+    failDeliveries = 1;
+    await target.keysArrived([{ roomId: ROOM, sessionId: "s1" }]);
+    expect(delivered).toEqual([]);
+    expect(target.counts().waiting).toBe(1);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(delivered).toEqual(["$a"]);
+    expect(notices).toEqual([]);
+    expect(target.counts().waiting).toBe(0);
+  });
+
+  it("reads a message whose key came unnoticed before telling its sender anything", async () => {
+    const target = await open();
+    await fail(target, encrypted("$a"));
+    readable.add("s1");
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(delivered).toEqual(["$a"]);
+    expect(notices).toEqual([]);
   });
 
   it("tells the sender at once when their app withholds the key", async () => {

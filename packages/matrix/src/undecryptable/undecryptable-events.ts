@@ -146,10 +146,16 @@ export class UndecryptableEvents {
     });
   }
 
-  /** Tries to read each event; those read are handed on and forgotten, the rest wait on. */
-  async #retry(entries: readonly WaitingEvent[]): Promise<void> {
+  /**
+   * Tries to read each event; those read are handed on and forgotten, the rest wait on. Resolves
+   * with the events still unreadable (a read event the engine could not take yet waits too, but it
+   * is not unreadable: its sender is never told its key is missing).
+   */
+  async #retry(entries: readonly WaitingEvent[]): Promise<WaitingEvent[]> {
     const { waiting, decrypt, deliver, logger } = this.#options;
+    const unreadable: WaitingEvent[] = [];
     for (const entry of entries) {
+      const fields = { roomId: entry.roomId, eventId: entry.eventId };
       const raw = await waiting.raw(entry.eventId);
       if (raw === undefined) {
         await waiting.remove([entry.eventId]);
@@ -160,33 +166,45 @@ export class UndecryptableEvents {
         event = await decrypt(entry.roomId, raw);
       } catch (error) {
         const failure = classifyDecryptionFailure(error);
-        if (failure.kind === "wait") continue;
+        if (failure.kind === "wait") {
+          unreadable.push(entry);
+          continue;
+        }
         logger.warn("a kept Matrix message still cannot be read, and no key will fix it; dropped", {
-          roomId: entry.roomId,
-          eventId: entry.eventId,
+          ...fields,
           error: failure.detail,
         });
         await waiting.remove([entry.eventId]);
         continue;
       }
       logger.info("decrypted a kept Matrix message: its key arrived", {
-        roomId: entry.roomId,
-        eventId: entry.eventId,
+        ...fields,
         waitedMs: this.#now() - entry.receivedAt,
       });
-      // Handed on before it is forgotten: a crash in between hands it on again, and the engine's
-      // dedupe drops the second.
-      await deliver(entry.roomId, event);
+      try {
+        // Handed on before it is forgotten: a crash in between hands it on again, and the engine's
+        // dedupe drops the second.
+        await deliver(entry.roomId, event);
+      } catch (error) {
+        logger.warn("could not hand on a decrypted kept Matrix message; trying again in a minute", {
+          ...fields,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        await waiting.update({ ...entry, noticeAt: this.#now() + NOTICE_RETRY_MS });
+        continue;
+      }
       await waiting.remove([entry.eventId]);
     }
     this.#schedule();
+    return unreadable;
   }
 
   /** Posts the notices that are due: one per group never told before; the group's events are then given up. */
   async #noticeDue(): Promise<void> {
     const { waiting, postNotice, logger } = this.#options;
     const now = this.#now();
-    const due = waiting.list().filter((entry) => entry.noticeAt <= now);
+    // Read once more first: a key may have come without reaching a retry (the engine was busy).
+    const due = await this.#retry(waiting.list().filter((entry) => entry.noticeAt <= now));
     const told = new Set<string>();
     const failing = new Set<string>();
     for (const entry of due) {
