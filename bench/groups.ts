@@ -3,6 +3,7 @@ import { measureHeap } from "./heap.ts";
 import { measureLongThread } from "./long-thread.ts";
 import { measureMcpTools } from "./mcp-tools.ts";
 import { measureMemoryCost } from "./memory-cost.ts";
+import { measureModelLatency } from "./model-latency.ts";
 import { measureOverhead } from "./overhead.ts";
 import { measurePromptSize } from "./prompt-size.ts";
 import { measureScaleOut } from "./scale-out.ts";
@@ -47,6 +48,7 @@ export const GROUPS = {
   },
   startup: { measure: measureStartup, limitSeconds: 120 },
   acks: { measure: measureAcks, limitSeconds: 180 },
+  "model-latency": { measure: measureModelLatency, limitSeconds: 330 },
   streaming: { measure: measureStreaming, limitSeconds: 180 },
   "slack-side-by-side": {
     measure: () => measureSlackSideBySide({ rounds: 2, sequentialBoxMs: 5_000, concurrentBoxMs: 8_000 }),

@@ -12,8 +12,8 @@ import {
   silentLogger,
   systemClock,
   type Tasks,
-  tasksConfigSchema,
 } from "@switchboard/core";
+import { tasksConfigSchema } from "@switchboard/core/config";
 import { z } from "zod";
 import { atMost, type Figure } from "./support/figures.ts";
 import { ScriptedChatModel } from "./support/scripted-model.ts";

@@ -3,7 +3,6 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import {
   type Command,
-  type ContinuationHandler,
   Engine,
   openCheckpointer,
   openStore,
@@ -13,8 +12,9 @@ import {
   Team,
   type TeamConfig,
   type TurnObserver,
-  teamConfigSchema,
 } from "@switchboard/core";
+import { teamConfigSchema } from "@switchboard/core/config";
+import type { ContinuationHandler } from "@switchboard/core/host";
 import { TimingAdapter } from "./timing-adapter.ts";
 
 /** One agent answering everything: the smallest team, what a single-bot deployment runs. */

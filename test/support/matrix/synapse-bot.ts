@@ -4,8 +4,14 @@
  * streaming model writes them; its store is whatever the test gives (a SQLite file, so a restart
  * keeps state).
  */
-import { createMemoryLogger, Engine, type Store } from "@switchboard/core";
-import { longAnswerPieces, scriptedResponder, streamedAnswer } from "@switchboard/core/testing";
+
+import { Engine, type Store } from "@switchboard/core";
+import {
+  createMemoryLogger,
+  longAnswerPieces,
+  scriptedResponder,
+  streamedAnswer,
+} from "@switchboard/core/testing";
 import {
   createMatrixAdapter,
   type MatrixAdapter,

@@ -3,7 +3,7 @@
  * leader's comes back as the caller's, and a call nobody takes fails in bounded time and is taken
  * back (a leader elected afterwards never works on it).
  */
-import { createMemoryLogger } from "@switchboard/core";
+import { createMemoryLogger } from "@switchboard/core/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {
   describeWithRedis,

@@ -4,19 +4,10 @@
  * is archived once, however many workers take rounds.
  */
 import { MemorySaver } from "@langchain/langgraph";
-import {
-  type ArchivedSession,
-  createMemory,
-  createMemoryLogger,
-  Engine,
-  type Memory,
-  openStore,
-  type RecoveryReport,
-  RequestTracking,
-  requestsConfigSchema,
-  type Store,
-} from "@switchboard/core";
-import { echoResponder, RecordingAdapter, waitFor } from "@switchboard/core/testing";
+import { createMemory, Engine, type Memory, openStore, RequestTracking, type Store } from "@switchboard/core";
+import { requestsConfigSchema } from "@switchboard/core/config";
+import type { ArchivedSession, RecoveryReport } from "@switchboard/core/host";
+import { createMemoryLogger, echoResponder, RecordingAdapter, waitFor } from "@switchboard/core/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {
   describeWithRedis,
@@ -123,6 +114,7 @@ describeWithRedis("the sweepers as cluster rounds", () => {
         {
           tracking,
           memory: countingMemory,
+          humans: { sweepIntervalMs: 60_000, sweep: async () => 0 },
           tasks: {
             healthIntervalMs: 60_000,
             healthRound: async () => ({ announced: 0, stuck: 0, expired: 0, reported: 0, deleted: 0 }),

@@ -1,4 +1,3 @@
-export { type EncryptionCounts, EncryptionMetrics } from "./encryption-metrics.ts";
 export { SwitchboardMetrics } from "./switchboard-metrics.ts";
 export { TaskMetrics } from "./task-metrics.ts";
 export { type Leading, type WorkQueueCounts, WorkQueueMetrics } from "./work-queue-metrics.ts";

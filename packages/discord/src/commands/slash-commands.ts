@@ -1,4 +1,4 @@
-import type { CommandSummary } from "@switchboard/core";
+import type { CommandSummary } from "@switchboard/core/adapter";
 import {
   ApplicationCommandOptionType,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,

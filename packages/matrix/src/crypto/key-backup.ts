@@ -1,5 +1,5 @@
 import * as wasm from "@matrix-org/matrix-sdk-crypto-wasm";
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import { isRecord } from "../receive/matrix-event.ts";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
 import type { WasmOlmMachine } from "./wasm-olm-machine.ts";

@@ -1,4 +1,4 @@
-import type { OutboundMessage } from "@switchboard/core";
+import type { OutboundMessage } from "@switchboard/core/adapter";
 import { roomConversation, threadConversation } from "../conversation.ts";
 import type { WaitingEvent } from "./waiting-events.ts";
 

@@ -1,4 +1,4 @@
-import { createMemoryLogger } from "@switchboard/core";
+import { createMemoryLogger } from "@switchboard/core/testing";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type KeyValue, memoryKeyValue } from "../connect/key-value.ts";
 import type { MatrixEvent } from "../receive/matrix-event.ts";

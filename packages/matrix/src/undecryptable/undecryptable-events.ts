@@ -1,4 +1,4 @@
-import type { EncryptionCounts, Logger } from "@switchboard/core";
+import type { EncryptionCounts, Logger } from "@switchboard/core/adapter";
 import { isRecord, type MatrixEvent, relationOf } from "../receive/matrix-event.ts";
 import { classifyDecryptionFailure, type FailureReason } from "./decryption-failure.ts";
 import { noticeGroupOf, type WaitingEvent, type WaitingEvents } from "./waiting-events.ts";

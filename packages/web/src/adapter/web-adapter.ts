@@ -1,15 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
+import type { ConversationRef, OutboundMessage, PostedMessage } from "@switchboard/core";
 import {
   type Adapter,
   type AdapterCheck,
   type AdapterStreaming,
   adapterStreaming,
-  type ConversationRef,
   type InboundSink,
-  type OutboundMessage,
-  type PostedMessage,
-} from "@switchboard/core";
+} from "@switchboard/core/adapter";
 
 export const WEB_PLATFORM = "web";
 
