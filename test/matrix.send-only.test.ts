@@ -185,12 +185,17 @@ describe("Matrix send-only (a scale-out worker; real matrix-bot-sdk against the 
     expect(world.homeserver.eventsFrom(world.bot).map((event) => event.content.body)).toEqual(["hello"]);
   });
 
-  it("refuses to start send-only with encryption on, before any request", async () => {
+  it("refuses to start send-only with encryption on and no way to reach the process that syncs, before any request", async () => {
     world = await createWorld();
     const store = await openStore("memory://");
     stores.push(store);
     const worker = await adapterOn(store, { encryption: true });
-    await expect(worker.startSendOnly()).rejects.toThrow(/a worker cannot encrypt/);
+    expect(worker.checkSendOnly().problems).toEqual([
+      expect.stringMatching(/no way to reach the process that holds the bot's device/),
+    ]);
+    await expect(worker.startSendOnly()).rejects.toThrow(
+      /matrix\.encryption is on, but this send-only process has no way to reach the process that holds the bot's device/,
+    );
     expect(world.homeserver.requests).toEqual([]);
   });
 });

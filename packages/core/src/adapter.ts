@@ -41,6 +41,7 @@ export {
   sameConversation,
 } from "./conversation/ref.ts";
 export { chunkMarkdown } from "./delivery/chunk.ts";
+export type { EncryptionCounts } from "./metrics/encryption-metrics.ts";
 export { type Logger, silentLogger } from "./runtime/logger.ts";
 export type { Store } from "./store/types.ts";
 export {

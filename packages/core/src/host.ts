@@ -18,6 +18,7 @@ export { HumanHandoffs } from "./humans/human-handoffs.ts";
 export type { ArchivedSession } from "./memory/archive/archive-store.ts";
 export { IdleSweeper } from "./memory/idle-sweeper.ts";
 export { SEARCH_MEMORY } from "./memory/search-tool.ts";
+export { type EncryptionCounts, EncryptionMetrics } from "./metrics/encryption-metrics.ts";
 export { SwitchboardMetrics } from "./metrics/switchboard-metrics.ts";
 export { TaskMetrics } from "./metrics/task-metrics.ts";
 export { type WorkQueueCounts, WorkQueueMetrics } from "./metrics/work-queue-metrics.ts";

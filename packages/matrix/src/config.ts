@@ -1,5 +1,6 @@
 import { streamingConfigFields } from "@switchboard/core/adapter";
 import { z } from "zod";
+import { decodeRecoveryKey } from "./crypto/recovery-key.ts";
 
 const MXID = /^@[^:\s]+:\S+$/;
 
@@ -100,16 +101,48 @@ export const matrixAdapterConfigSchema = z
               .describe(
                 "Encrypts the bot's crypto state (its keys and sessions) inside the store. Losing it loses the device: keep it with the store's backups. Cannot be added or changed for a device that already has state.",
               ),
+            recoveryKey: z
+              .string()
+              .superRefine((value, context) => {
+                try {
+                  decodeRecoveryKey(value);
+                } catch (error) {
+                  context.addIssue({ code: "custom", message: (error as Error).message });
+                }
+              })
+              .optional()
+              .describe(
+                "A Matrix recovery key (base58, groups of four; `switchboard doctor` suggests a new one). Turns on server-side key backup: every room key is kept on the homeserver encrypted to it, and a bot rebuilt from nothing (new device, empty store) restores them, so it still reads what was written before.",
+              ),
           })
           .strict(),
       ])
       .default(false)
       .transform((value) =>
         typeof value === "boolean"
-          ? { enabled: value, trust: "allow-unverified" as const, storePassphrase: undefined }
+          ? {
+              enabled: value,
+              trust: "allow-unverified" as const,
+              storePassphrase: undefined,
+              recoveryKey: undefined,
+            }
           : value,
       )
       .describe("End-to-end encryption (Element encrypts new DMs and private rooms by default)."),
+    /**
+     * An encrypted message whose key has not reached the bot waits this long for it (kept in the
+     * store; read and answered the moment the key arrives); then its sender gets one notice asking
+     * to send it again.
+     */
+    undecryptableNoticeSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(86_400)
+      .default(60)
+      .describe(
+        "Seconds an encrypted message whose key has not arrived waits for it (and is answered when it comes) before its sender gets one notice asking to send it again.",
+      ),
     /** No longer used: the crypto state lives in the store. Accepted so that older files still load. */
     dataDir: z
       .string()

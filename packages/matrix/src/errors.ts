@@ -37,14 +37,28 @@ export class EncryptedRoomError extends Error {
 }
 
 /**
- * A send-only worker was configured to encrypt: the bot device's keys live with the process that
- * syncs, and two processes driving one device would corrupt its sessions.
+ * A send-only process was configured to encrypt with no way to reach the bot's device: the keys
+ * live with the process that syncs, and two processes driving one device would corrupt its
+ * sessions, so a send-only process encrypts through the one that syncs (`encryptThroughLeader`).
  */
 export class MatrixSendOnlyEncryptionError extends Error {
   constructor() {
     super(
-      "matrix.encryption is on, but a worker cannot encrypt (the bot device's keys live in the process that syncs); set matrix.encryption: false, or run Switchboard with role all",
+      "matrix.encryption is on, but this send-only process has no way to reach the process that holds the bot's device (the one that syncs) to encrypt through it; run it as a worker of a cluster (role worker), or run Switchboard with role all",
     );
     this.name = "MatrixSendOnlyEncryptionError";
+  }
+}
+
+/** The process that syncs did not encrypt an event for a send-only process: nothing was posted. */
+export class MatrixEncryptionRelayError extends Error {
+  readonly roomId: string;
+  constructor(roomId: string, reason: string, options?: { cause?: unknown }) {
+    super(
+      `could not encrypt for ${roomId} through the process that holds the bot's device (${reason}); nothing was posted, never plaintext`,
+      options,
+    );
+    this.name = "MatrixEncryptionRelayError";
+    this.roomId = roomId;
   }
 }

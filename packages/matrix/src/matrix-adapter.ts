@@ -8,6 +8,7 @@ import {
   adapterStreaming,
   type ConversationRef,
   decisionLine,
+  type EncryptionCounts,
   type InboundSink,
   type Logger,
   type OutboundMessage,
@@ -30,17 +31,35 @@ import type { MatrixSending } from "./matrix-sending.ts";
 import { loadMatrixSdk, loadWasmCrypto } from "./sdk/load-sdk.ts";
 import { describeRequestFailure } from "./sdk/request-failure.ts";
 import { routeSdkLogs } from "./sdk/sdk-logging.ts";
+import { type EncryptThroughLeader, readEncryptionRequest } from "./send/encryption-relay.ts";
+import type { EncryptContent } from "./send/message-poster.ts";
 
 export interface MatrixAdapterDeps {
   /** Keeps the sync position and a password login's token across restarts (namespace `matrix`). */
   readonly store?: Store;
   readonly logger?: Logger;
+  /**
+   * Send-only (a cluster's workers): how to reach the process that syncs, which holds the bot's one
+   * encryption device, to encrypt events for encrypted rooms (its `encryptForSendOnly` answers).
+   * Without it a send-only process cannot start with `matrix.encryption` on.
+   */
+  readonly encryptThroughLeader?: EncryptThroughLeader;
 }
 
 export class MatrixNotStartedError extends Error {
   constructor(action: string) {
     super(`cannot ${action}: the Matrix adapter is not started`);
     this.name = "MatrixNotStartedError";
+  }
+}
+
+/** Asked to encrypt for a send-only process while this one does not sync with encryption active. */
+export class MatrixNotSyncingEncryptedError extends Error {
+  constructor() {
+    super(
+      "this process does not hold the Matrix encryption device (it does not sync with matrix.encryption on)",
+    );
+    this.name = "MatrixNotSyncingEncryptedError";
   }
 }
 
@@ -56,14 +75,20 @@ export class MatrixAdapter implements Adapter {
   readonly #config: ResolvedMatrixConfig;
   readonly #logger: Logger;
   readonly #kv: KeyValue | undefined;
+  readonly #encryptThroughLeader: EncryptThroughLeader | undefined;
   /** The syncing connection after `start`, the sending pieces alone after `startSendOnly`. */
   #connection: (MatrixSending & { close(): Promise<void> }) | undefined;
+  /** Set while this process syncs with encryption active (never in a send-only worker). */
+  #encryptionCounts: (() => EncryptionCounts | undefined) | undefined;
+  /** Set while this process syncs with encryption active: the one device encrypts here. */
+  #encrypt: EncryptContent | undefined;
   #approvals: ApprovalDecider | undefined;
 
   constructor(config: MatrixAdapterConfig, deps: MatrixAdapterDeps = {}) {
     this.#config = matrixAdapterConfigSchema.parse(config);
     this.#logger = deps.logger ?? silentLogger;
     this.#kv = deps.store?.namespace<string>("matrix");
+    this.#encryptThroughLeader = deps.encryptThroughLeader;
     this.limits = { maxMessageLength: this.#config.maxMessageLength };
     this.streaming = adapterStreaming(this.#config);
   }
@@ -113,7 +138,18 @@ export class MatrixAdapter implements Adapter {
         passphrase: settings.storePassphrase ?? "",
         request: (method, path, query, body) => client.doRequest(method, path, query, body),
       });
-      return describeCryptoStatus(status);
+      const crypto = describeCryptoStatus(status);
+      const { describeKeyBackup } = await import("./crypto/key-backup.ts");
+      const { decodeRecoveryKey, newRecoveryKey } = await import("./crypto/recovery-key.ts");
+      const backup = await describeKeyBackup(
+        (method, path, query, body) => client.doRequest(method, path, query, body),
+        settings.recoveryKey === undefined ? undefined : decodeRecoveryKey(settings.recoveryKey),
+        newRecoveryKey,
+      );
+      return {
+        notes: [...crypto.notes, ...backup.notes],
+        warnings: [...crypto.warnings, ...backup.warnings],
+      };
     } catch (error) {
       return {
         warnings: [
@@ -133,14 +169,24 @@ export class MatrixAdapter implements Adapter {
     });
     // Set before syncing: the first batch may already be answered while start() is still running.
     this.#connection = connection;
+    this.#encryptionCounts = connection.undecryptableCounts;
+    this.#encrypt = connection.encrypt;
     await connection.startSyncing();
   }
 
-  /** A worker cannot encrypt: the bot device's keys live with the process that syncs. */
+  /**
+   * A worker has no encryption device: with encryption on, it encrypts through the process that
+   * syncs (the leading ingress), so posts into encrypted rooms wait while no process syncs.
+   */
   checkSendOnly(): SendOnlyCheck {
+    if (!this.#config.encryption.enabled) return { problems: [], warnings: [] };
+    if (!this.#encryptThroughLeader)
+      return { problems: [new MatrixSendOnlyEncryptionError().message], warnings: [] };
     return {
-      problems: this.#config.encryption.enabled ? [new MatrixSendOnlyEncryptionError().message] : [],
-      warnings: [],
+      problems: [],
+      warnings: [
+        "events for encrypted rooms are encrypted by the ingress that leads Matrix receiving (it holds the bot's one device); while none leads, they are not posted and are retried",
+      ],
     };
   }
 
@@ -150,7 +196,23 @@ export class MatrixAdapter implements Adapter {
    */
   async startSendOnly(): Promise<void> {
     if (this.#connection) throw new Error("the Matrix adapter is already started");
-    this.#connection = await openSendOnlyConnection(this.#config, { logger: this.#logger, kv: this.#kv });
+    this.#connection = await openSendOnlyConnection(this.#config, {
+      logger: this.#logger,
+      kv: this.#kv,
+      encryptThroughLeader: this.#encryptThroughLeader,
+    });
+  }
+
+  /**
+   * Encrypts one room event for a send-only process with the bot's device, which only the process
+   * that syncs holds (the leading ingress): the `m.room.encrypted` content, which the asking
+   * process sends itself.
+   */
+  async encryptForSendOnly(request: unknown): Promise<object> {
+    const encrypt = this.#encrypt;
+    if (!encrypt) throw new MatrixNotSyncingEncryptedError();
+    const { roomId, type, content } = readEncryptionRequest(request);
+    return encrypt(roomId, type, content);
   }
 
   /** Finishes handing on the batch in progress (so its position is kept), clears typing, stops syncing. */
@@ -159,6 +221,16 @@ export class MatrixAdapter implements Adapter {
     if (!connection) return;
     await connection.close();
     this.#connection = undefined;
+    this.#encryptionCounts = undefined;
+    this.#encrypt = undefined;
+  }
+
+  /**
+   * End-to-end encryption figures for the metrics — decryption failures by reason, events waiting
+   * for their keys — while this process syncs with encryption active; undefined otherwise.
+   */
+  encryptionCounts(): EncryptionCounts | undefined {
+    return this.#encryptionCounts?.();
   }
 
   async post(message: OutboundMessage): Promise<PostedMessage> {

@@ -1,19 +1,24 @@
-import type { ApprovalDecider, InboundSink, Logger } from "@switchboard/core/adapter";
+import type { ApprovalDecider, EncryptionCounts, InboundSink, Logger } from "@switchboard/core/adapter";
 import type { CryptoClient } from "matrix-bot-sdk";
 import type { ResolvedMatrixConfig } from "./config.ts";
 import { obtainCredentials } from "./connect/credentials.ts";
-import { setUpEncryption } from "./connect/encryption.ts";
-import type { KeyValue } from "./connect/key-value.ts";
+import { setUpEncryption, startKeyBackup } from "./connect/encryption.ts";
+import { type KeyValue, memoryKeyValue } from "./connect/key-value.ts";
 import { StoreStorageProvider } from "./connect/store-storage-provider.ts";
 import { buildSending, clearTyping, type MatrixSending } from "./matrix-sending.ts";
 import { EventRouter } from "./receive/event-router.ts";
+import { asEvent } from "./receive/matrix-event.ts";
 import { RoomDirectory } from "./receive/room-directory.ts";
 import { loadMatrixSdk } from "./sdk/load-sdk.ts";
 import { describeRequestFailure } from "./sdk/request-failure.ts";
 import { routeSdkLogs } from "./sdk/sdk-logging.ts";
 import { createMatrixClient } from "./sdk/syncing-client.ts";
+import type { EncryptContent } from "./send/message-poster.ts";
 import { readMessagesPage } from "./sync/gap-filler.ts";
 import { SyncLoop, type SyncTokenStore } from "./sync/sync-loop.ts";
+import { resendNotice } from "./undecryptable/resend-notice.ts";
+import { UndecryptableEvents } from "./undecryptable/undecryptable-events.ts";
+import { WaitingEvents } from "./undecryptable/waiting-events.ts";
 
 /**
  * What the bot asks `/sync` for. Changing it makes the SDK drop the stored sync token (see
@@ -27,10 +32,17 @@ const SYNC_FILTER = {
 /** After a longer outage than this many events per room, the oldest are not answered (and a warning says so). */
 const MAX_GAP_EVENTS = 1_000;
 
+/** Encrypted events kept waiting for their keys at most; past it the oldest is dropped (and logged). */
+const MAX_WAITING_EVENTS = 200;
+
 /** The syncing connection: receives through `/sync`, and delivers like a send-only one. */
 export interface MatrixConnection extends MatrixSending {
   /** Starts the sync loop; resolves once the first batch is handed on (answers to it need poster ready). */
   startSyncing(): Promise<void>;
+  /** Encrypts one event with the bot's device (for send-only processes too); undefined when encryption is not active. */
+  readonly encrypt: EncryptContent | undefined;
+  /** Decryption failures and events waiting for keys; undefined when encryption is not active. */
+  undecryptableCounts(): EncryptionCounts | undefined;
   close(): Promise<void>;
 }
 
@@ -84,18 +96,43 @@ export async function openConnection(
   const displayName = config.displayName ?? (await profileName(client, userId, logger));
   const joinedRooms = await client.getJoinedRooms();
   const rooms = new RoomDirectory(client, logger, config.directRooms);
+  const encrypt: EncryptContent | undefined = encryption.state.active
+    ? (roomId, type, content) => client.crypto.encryptRoomEvent(roomId, type, content)
+    : undefined;
   const sending = buildSending(config, {
     client,
     rooms,
     userId,
     encryption: encryption.state,
-    ...(encryption.state.active
-      ? { encrypt: (roomId, type, content) => client.crypto.encryptRoomEvent(roomId, type, content) }
-      : {}),
+    ...(encrypt ? { encrypt } : {}),
     kv,
     decider: deps.approvals,
     logger,
   });
+  const undecryptable: UndecryptableEvents | undefined = encryption.backend
+    ? new UndecryptableEvents({
+        waiting: new WaitingEvents({
+          kv: kv ?? memoryKeyValue(),
+          scope: userId,
+          maxEvents: MAX_WAITING_EVENTS,
+        }),
+        noticeAfterMs: config.undecryptableNoticeSeconds * 1000,
+        verifiedOnly: config.encryption.trust === "verified-only",
+        decrypt: async (roomId, raw) => {
+          const decrypted = await client.crypto.decryptRoomEvent(new sdk.EncryptedRoomEvent(raw), roomId);
+          const event = asEvent(decrypted.raw);
+          if (!event) throw new Error(`decrypted Matrix event in ${roomId} has no event id, type or sender`);
+          return event;
+        },
+        deliver: (roomId, event): Promise<void> => router.handOnDecrypted(roomId, event),
+        postNotice: async (entry) => {
+          // The event cannot be fetched to learn its thread (it cannot be read): placed from what was kept.
+          rooms.rememberThread(entry.eventId, entry.threadRoot);
+          await sending.poster.post(resendNotice(entry, await rooms.isDirect(entry.roomId)));
+        },
+        logger,
+      })
+    : undefined;
   const router = new EventRouter({
     client,
     bot: displayName === undefined ? { userId } : { userId, displayName },
@@ -111,6 +148,17 @@ export async function openConnection(
     sink,
     logger,
     onReaction: (roomId, event) => sending.approvals.onReaction(roomId, event),
+    ...(undecryptable ? { undecryptable } : {}),
+  });
+  const backup = await startKeyBackup(config.encryption, encryption.backend, {
+    request: (method, path, query, body) => client.doRequest(method, path, query, body),
+    credentials,
+    logger,
+  });
+  // Registered before the first sync: a key arriving in it finds its waiting events, and is backed up.
+  encryption.backend?.machine()?.onRoomKeys(async (keys) => {
+    await undecryptable?.keysArrived(keys);
+    void backup?.upload();
   });
   const loop = new SyncLoop({
     client,
@@ -135,6 +183,19 @@ export async function openConnection(
   return {
     ...sending,
     async startSyncing() {
+      // A bot rebuilt from nothing (a new device) reads what was written before: its keys come back.
+      if (backup && encryption.backend?.restored === false) {
+        await backup.restore().catch((error: unknown) =>
+          logger.warn(
+            "could not restore room keys from the Matrix key backup; what was written before stays unreadable",
+            {
+              error: describeRequestFailure(error).message,
+            },
+          ),
+        );
+      }
+      void backup?.upload();
+      await undecryptable?.start();
       await loop.start();
       logger.info("Matrix connected", {
         userId,
@@ -144,8 +205,12 @@ export async function openConnection(
         encryption: encryption.state.active,
       });
     },
+    encrypt,
+    undecryptableCounts: () => undecryptable?.counts(),
     async close() {
       await loop.stop();
+      await undecryptable?.stop();
+      await backup?.upload();
       await clearTyping(sending, logger);
       client.stop();
       await encryption.backend?.close();

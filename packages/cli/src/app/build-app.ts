@@ -22,6 +22,8 @@ import {
   AttachmentReader,
   type BlobStore,
   componentLogger,
+  type EncryptionCounts,
+  EncryptionMetrics,
   HumanHandoffs,
   handoffTarget,
   humanCommands,
@@ -41,7 +43,7 @@ import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts"
 import { type HttpServer, startConfiguredHttpServer } from "./http-server.ts";
 import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
 import type { MountedConsole } from "./operator-console.ts";
-import { createPlatformAdapters } from "./platform-adapters.ts";
+import { createPlatformAdapters, type PlatformAdapter } from "./platform-adapters.ts";
 import { openScaleOutFor, platformAdaptersForRole } from "./role.ts";
 import { createConfiguredTasks } from "./tasks.ts";
 import { createTeam, memoryModel } from "./team.ts";
@@ -216,7 +218,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     memory.attach(team);
     const tracked = tracking.track(team);
     const responder = observability.observe(tracked);
-    const platformAdapters = await createPlatformAdapters(config, { logger, store });
+    const cluster = scaleOut;
+    const platformAdapters = await createPlatformAdapters(config, {
+      logger,
+      store,
+      ...(cluster ? { callLeader: (platform, request) => cluster.callLeader(platform, request) } : {}),
+    });
+    if (metrics) registerEncryptionMetrics(metrics, platformAdapters);
     const consoleAdapter =
       platformAdapters.length === 0 && config.role === "all"
         ? new ConsoleAdapter({
@@ -229,11 +237,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const baseAdapters: Adapter[] = [
       ...(consoleAdapter
         ? [consoleAdapter]
-        : await platformAdaptersForRole(
-            config,
-            platformAdapters.map((entry) => entry.adapter),
-            scaleOut,
-          )),
+        : await platformAdaptersForRole(config, platformAdapters, scaleOut)),
       ...(operatorConsole ? [operatorConsole.chat] : []),
     ];
     const adapters = baseAdapters.map((adapter) => operatorConsole?.record(adapter) ?? adapter);
@@ -389,4 +393,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     await store.close();
     throw error;
   }
+}
+
+/** Decryption failures and events waiting for keys, for the platforms that encrypt (read when scraped). */
+function registerEncryptionMetrics(metrics: SwitchboardMetrics, adapters: readonly PlatformAdapter[]): void {
+  const sources = new Map<string, () => EncryptionCounts | undefined>();
+  for (const { platform, encryptionCounts } of adapters)
+    if (encryptionCounts) sources.set(platform, encryptionCounts);
+  if (sources.size > 0) new EncryptionMetrics(metrics.registry, sources);
 }

@@ -4,7 +4,7 @@
  */
 
 import type { Logger, Store } from "@switchboard/core";
-import type { Adapter } from "@switchboard/core/adapter";
+import type { Adapter, EncryptionCounts } from "@switchboard/core/adapter";
 import { createDiscordAdapter } from "@switchboard/discord";
 import { createMatrixAdapter } from "@switchboard/matrix";
 import { createSlackAdapter } from "@switchboard/slack";
@@ -18,11 +18,20 @@ export interface PlatformAdapterDeps {
    * needs (for whichever process delivers it); absent for `doctor`, which only checks credentials.
    */
   readonly store?: Store;
+  /**
+   * A cluster's processes: asks the process that leads a platform's inbound connection (a worker's
+   * Matrix adapter encrypts through the leader, which holds the bot's one device).
+   */
+  readonly callLeader?: (platform: Platform, request: unknown) => Promise<unknown>;
 }
 
 export interface PlatformAdapter {
   readonly platform: Platform;
   readonly adapter: Adapter;
+  /** End-to-end encryption figures for the metrics, on platforms that have it (Matrix). */
+  readonly encryptionCounts?: () => EncryptionCounts | undefined;
+  /** What the process leading this platform's inbound connection answers other processes' calls with. */
+  readonly answerLeaderCalls?: (request: unknown) => Promise<unknown>;
 }
 
 export async function createPlatformAdapters(
@@ -31,8 +40,8 @@ export async function createPlatformAdapters(
 ): Promise<PlatformAdapter[]> {
   const adapters: PlatformAdapter[] = [];
   for (const platform of PLATFORMS) {
-    const adapter = await createAdapter(platform, config, deps);
-    if (adapter) adapters.push({ platform, adapter });
+    const entry = await createAdapter(platform, config, deps);
+    if (entry) adapters.push(entry);
   }
   return adapters;
 }
@@ -41,15 +50,26 @@ async function createAdapter(
   platform: Platform,
   config: SwitchboardConfig,
   deps: PlatformAdapterDeps,
-): Promise<Adapter | undefined> {
-  const { logger, store } = deps;
+): Promise<PlatformAdapter | undefined> {
+  const { logger, store, callLeader } = deps;
   const adapterDeps = { logger, ...(store ? { store } : {}) };
   switch (platform) {
-    case "matrix":
-      return config.matrix && createMatrixAdapter(config.matrix, adapterDeps);
+    case "matrix": {
+      if (!config.matrix) return undefined;
+      const adapter = await createMatrixAdapter(config.matrix, {
+        ...adapterDeps,
+        ...(callLeader ? { encryptThroughLeader: (request) => callLeader("matrix", request) } : {}),
+      });
+      return {
+        platform,
+        adapter,
+        encryptionCounts: () => adapter.encryptionCounts(),
+        answerLeaderCalls: (request) => adapter.encryptForSendOnly(request),
+      };
+    }
     case "discord":
-      return config.discord && createDiscordAdapter(config.discord, adapterDeps);
+      return config.discord && { platform, adapter: await createDiscordAdapter(config.discord, adapterDeps) };
     case "slack":
-      return config.slack && createSlackAdapter(config.slack, adapterDeps);
+      return config.slack && { platform, adapter: await createSlackAdapter(config.slack, adapterDeps) };
   }
 }

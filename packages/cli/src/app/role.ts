@@ -7,6 +7,7 @@ import type { Logger } from "@switchboard/core";
 import type { Adapter } from "@switchboard/core/adapter";
 import type { Role, SwitchboardConfig } from "../config/schema.ts";
 import type { ScaleOut } from "../scale-out/index.ts";
+import type { PlatformAdapter } from "./platform-adapters.ts";
 
 export async function openScaleOutFor(
   config: SwitchboardConfig,
@@ -36,13 +37,14 @@ export async function openScaleOutFor(
  */
 export async function platformAdaptersForRole(
   config: SwitchboardConfig,
-  adapters: readonly Adapter[],
+  adapters: readonly PlatformAdapter[],
   scaleOut: ScaleOut | undefined,
 ): Promise<Adapter[]> {
-  if (config.role === "ingress" && scaleOut) return adapters.map((adapter) => scaleOut.receiving(adapter));
-  if (config.role !== "worker") return [...adapters];
+  if (config.role === "ingress" && scaleOut)
+    return adapters.map((entry) => scaleOut.receiving(entry.adapter, entry.answerLeaderCalls));
+  if (config.role !== "worker") return adapters.map((entry) => entry.adapter);
   const { sendOnly } = await import("../scale-out/index.ts");
-  return adapters.map((adapter) => sendOnly(adapter));
+  return adapters.map((entry) => sendOnly(entry.adapter));
 }
 
 /** The first line an operator reads once the process runs. */

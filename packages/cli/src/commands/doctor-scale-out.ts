@@ -67,7 +67,11 @@ export async function checkScaleOut(
 /** Every enabled platform can deliver without its inbound connection, and what it cannot deliver so. */
 async function checkSendOnly(config: LoadedConfig["config"], logger: Logger): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
-  const adapters = await createPlatformAdapters(config, { logger });
+  // A worker always reaches the cluster's leaders (BullMQ); the doctor only reads what that allows.
+  const adapters = await createPlatformAdapters(config, {
+    logger,
+    callLeader: () => Promise.reject(new Error("switchboard doctor does not call the leader")),
+  });
   const unable = adapters.filter(({ adapter }) => !adapter.startSendOnly).map(({ platform }) => platform);
   if (unable.length > 0)
     results.push({

@@ -1,5 +1,6 @@
 /** Keys whose string values are secrets, wherever they sit in the configuration. */
-const SECRET_KEY = /(token|secret|password|passwd|api[-_]?key|private[-_]?key|signing)/i;
+const SECRET_KEY =
+  /(token|secret|password|passwd|passphrase|api[-_]?key|private[-_]?key|recovery[-_]?key|signing)/i;
 
 /**
  * Every secret a loaded configuration holds — tokens, keys, signing and webhook secrets, passwords

@@ -11,6 +11,7 @@ import { bullConnectionFor } from "./bullmq-connection.ts";
 import { ClusterSweeps } from "./cluster-sweeps.ts";
 import { DrainQueue } from "./drain-queue.ts";
 import { type DrainObserver, type DrainTarget, DrainWorker } from "./drain-worker.ts";
+import { LeaderCallServer, LeaderCalls } from "./leader-calls.ts";
 import { LeaderLease } from "./leader-lease.ts";
 import { leaderOnly } from "./leader-only-adapter.ts";
 import { Leadership } from "./leadership.ts";
@@ -20,6 +21,7 @@ import { TaskStepQueue, type TaskStepTarget, TaskStepWorker } from "./task-steps
 export { bullConnectionFor } from "./bullmq-connection.ts";
 export { DrainQueue, type DrainQueueCounts } from "./drain-queue.ts";
 export type { DrainObserver } from "./drain-worker.ts";
+export { LeaderCallError } from "./leader-calls.ts";
 export { SendOnlyUnsupportedError, sendOnly } from "./send-only-adapter.ts";
 export type { ProcessSweepers } from "./sweep-rounds.ts";
 
@@ -47,8 +49,14 @@ export interface ScaleOut {
   /**
    * Ingress: the adapter as this process runs it. One whose inbound connection the platform allows
    * once per bot receives only while this ingress leads it (elected on Redis); others unchanged.
+   * `answerCalls`: what the leader answers other processes' calls with (`callLeader`), while it leads.
    */
-  receiving(adapter: Adapter): Adapter;
+  receiving(adapter: Adapter, answerCalls?: (request: unknown) => Promise<unknown>): Adapter;
+  /**
+   * Asks the process that leads `platform`'s inbound connection (Matrix: encrypt with the bot's one
+   * device); rejects with LeaderCallError when none answers in time.
+   */
+  callLeader(platform: string, request: unknown): Promise<unknown>;
   /** Which singletons this ingress leads now (metrics, health). */
   leading(): { platform: string; leading: boolean }[];
   /**
@@ -86,11 +94,15 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
   let leases: Redis | undefined;
   const holder = `${hostname()}:${process.pid}`;
   const leaderships = new Map<string, Leadership>();
+  const leaderCalls = new LeaderCalls(bull, (error) =>
+    options.logger.warn("BullMQ connection trouble (leader calls); retrying", { error }),
+  );
   return {
     queue,
     taskSteps,
     description: `BullMQ on ${bull.host} (prefix ${bull.prefix})`,
-    receiving(adapter) {
+    callLeader: (platform, request) => leaderCalls.call(platform, request),
+    receiving(adapter, answerCalls) {
       if (!adapter.exclusiveInbound) return adapter;
       leases ??= openLeaseConnection(bull.url, options.logger);
       const lease = new LeaderLease(leases, `${bull.keyPrefix}leader:${adapter.platform}`, holder);
@@ -102,7 +114,13 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
         logger: options.logger,
       });
       leaderships.set(adapter.platform, leadership);
-      return leaderOnly(adapter, leadership);
+      const { platform } = adapter;
+      const logger = options.logger;
+      return leaderOnly(
+        adapter,
+        leadership,
+        answerCalls && (() => new LeaderCallServer({ bull, platform, answer: answerCalls, logger })),
+      );
     },
     leading: () =>
       [...leaderships].map(([platform, leadership]) => ({ platform, leading: leadership.holds() })),
@@ -144,6 +162,7 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
       sweeps = undefined;
     },
     async close() {
+      await leaderCalls.close();
       await queue.close();
       await taskSteps.close();
       leases?.disconnect();

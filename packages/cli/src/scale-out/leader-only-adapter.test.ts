@@ -62,16 +62,26 @@ describeWithRedis("receiving only while leading", () => {
     connections.push(redis);
     const platform = new SingletonPlatform({ platform: "matrix" });
     const lease = new LeaderLease(redis, `${prefix}leader:matrix`, name);
+    // The work only a leader does (answering other processes' calls): open while it receives.
+    const leaderWork = { opened: 0, closed: 0 };
     const adapter = leaderOnly(
       platform,
       new Leadership({ lease, name: "matrix receiving", ttlMs: TTL_MS, logger: createMemoryLogger() }),
+      () => {
+        leaderWork.opened += 1;
+        return {
+          close: async () => {
+            leaderWork.closed += 1;
+          },
+        };
+      },
     );
     const received: string[] = [];
     await adapter.start(async (message) => {
       received.push(message.text);
     });
     stops.push(() => adapter.stop());
-    return { redis, platform, adapter, received };
+    return { redis, platform, adapter, received, leaderWork };
   }
 
   it("the leader receives; the standby delivers through the HTTP API alone", async () => {
@@ -79,6 +89,10 @@ describeWithRedis("receiving only while leading", () => {
     const standby = await ingress("b");
     expect([leader.platform.receiving, leader.platform.sendOnly]).toEqual([1, 0]);
     expect([standby.platform.receiving, standby.platform.sendOnly]).toEqual([0, 1]);
+    expect([leader.leaderWork, standby.leaderWork]).toEqual([
+      { opened: 1, closed: 0 },
+      { opened: 0, closed: 0 },
+    ]);
     await leader.platform.send("hello");
     expect(leader.received).toEqual(["hello"]);
     // The standby can still post (send-only), as a worker does.
@@ -96,6 +110,11 @@ describeWithRedis("receiving only while leading", () => {
     expect(refused).toBeInstanceOf(Error);
     expect(leader.received).toEqual([]);
     await waitFor("the old leader to stop receiving", () => leader.platform.stops >= 1, TTL_MS * 4);
+    // Its leader work ended with it; the new leader's began.
+    expect([leader.leaderWork, standby.leaderWork]).toEqual([
+      { opened: 1, closed: 1 },
+      { opened: 1, closed: 0 },
+    ]);
     await standby.platform.send("after takeover");
     expect(standby.received).toEqual(["after takeover"]);
     // The standby left its send-only form before receiving.

@@ -18,8 +18,14 @@ export class NotLeadingError extends Error {
  * handed on only while the lease is surely held: a deposed leader's events fail back to the
  * platform side (the Matrix sync position does not advance), so the new leader receives them.
  */
-export function leaderOnly(inner: Adapter, leadership: Leadership): Adapter {
+export function leaderOnly(
+  inner: Adapter,
+  leadership: Leadership,
+  /** Work only the leader does beside receiving (answering other processes' calls): started once it receives. */
+  leaderWork?: () => { close(): Promise<void> },
+): Adapter {
   let receiving = false;
+  let work: { close(): Promise<void> } | undefined;
   let sendingOnly = false;
   const stopSendingOnly = async () => {
     if (!sendingOnly) return;
@@ -36,10 +42,13 @@ export function leaderOnly(inner: Adapter, leadership: Leadership): Adapter {
         await stopSendingOnly();
         await inner.start(fenced);
         receiving = true;
+        work = leaderWork?.();
       },
       deposed: async () => {
         if (!receiving) return;
         receiving = false;
+        await work?.close();
+        work = undefined;
         await inner.stop();
       },
       standby: async () => {

@@ -33,6 +33,11 @@ export interface InboundMessage {
   readonly isEdit: boolean;
   /** Epoch ms at which the platform says the message was sent. */
   readonly sentAt: number;
+  /**
+   * The message came end-to-end encrypted (a Matrix room with encryption on); everything the bot
+   * posts into its conversation is encrypted too. `/status` says so.
+   */
+  readonly encrypted?: boolean;
   /** Files sent with the message (images, documents, voice notes), not downloaded yet. */
   readonly attachments?: readonly InboundAttachment[];
   /** The platform's event, for adapters' own use when delivering. Never read by core. */

@@ -76,6 +76,9 @@ export function teamCommands(team: TeamControls): Command[] {
             `Messages in this conversation: ${messages}.`,
             `Model: ${agent?.model ?? "unknown"}.`,
             `Routing: ${routing}.`,
+            ...(message.encrypted
+              ? ["Encryption: end-to-end — your messages and my answers here are encrypted."]
+              : []),
             ...(await team.extraStatusLines(key, message.author.id)),
           ].join("\n"),
         };

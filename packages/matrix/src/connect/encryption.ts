@@ -1,9 +1,11 @@
 import type { Logger } from "@switchboard/core/adapter";
 import type { ResolvedMatrixConfig } from "../config.ts";
 import type { CryptoBackend } from "../crypto/crypto-backend.ts";
+import type { BackupRequest, KeyBackup } from "../crypto/key-backup.ts";
 import { type CryptoSupport, loadWasmCrypto, type MatrixSdk } from "../sdk/load-sdk.ts";
+import { describeRequestFailure } from "../sdk/request-failure.ts";
 import type { Credentials } from "./credentials.ts";
-import type { KeyValue } from "./key-value.ts";
+import { type KeyValue, memoryKeyValue } from "./key-value.ts";
 
 export type EncryptionState = { readonly active: true } | { readonly active: false; readonly reason: string };
 
@@ -13,16 +15,6 @@ export function decideEncryption(requested: boolean, support: CryptoSupport | un
   if (support === undefined || !support.available)
     return { active: false, reason: support?.reason ?? "the WASM crypto was not loaded" };
   return { active: true };
-}
-
-/** An in-process map, for a bot started without a store (tests, one-off runs). */
-function memoryKeyValue(): KeyValue {
-  const map = new Map<string, string>();
-  return {
-    get: async (key) => map.get(key),
-    set: async (key, value) => map.set(key, value),
-    delete: async (key) => map.delete(key),
-  };
 }
 
 export interface EncryptionSetup {
@@ -75,4 +67,43 @@ export async function setUpEncryption(
     trust: settings.trust,
   });
   return { state, backend };
+}
+
+/**
+ * Turns server-side key backup on when `matrix.encryption.recoveryKey` is set (once the SDK's
+ * crypto client has made the machine). Trouble with the homeserver's backup is a warning, never a
+ * failed start: the bot answers without it.
+ */
+export async function startKeyBackup(
+  settings: ResolvedMatrixConfig["encryption"],
+  backend: CryptoBackend | undefined,
+  parts: {
+    readonly request: BackupRequest;
+    readonly credentials: Credentials;
+    readonly logger: Logger;
+  },
+): Promise<KeyBackup | undefined> {
+  const { recoveryKey } = settings;
+  const machine = backend?.machine();
+  if (recoveryKey === undefined || !backend || !machine) return undefined;
+  const [{ KeyBackup }, { decodeRecoveryKey }] = await Promise.all([
+    import("../crypto/key-backup.ts"),
+    import("../crypto/recovery-key.ts"),
+  ]);
+  const { credentials, request, logger } = parts;
+  try {
+    return await KeyBackup.open({
+      machine,
+      request,
+      recoveryKey: decodeRecoveryKey(recoveryKey),
+      userId: credentials.userId,
+      deviceId: backend.deviceId,
+      logger,
+    });
+  } catch (error) {
+    logger.warn("could not turn the Matrix key backup on; room keys are not backed up until the next start", {
+      error: describeRequestFailure(error).message,
+    });
+    return undefined;
+  }
 }

@@ -160,7 +160,44 @@ export class WasmOlmMachine {
     };
   }
 
-  /** How many one-time keys the server holds for this device, from the last upload's answer or sync. */
+  /**
+   * Calls `listener` with the room keys the crypto stores from now on — received, forwarded or
+   * imported — so events that waited for them can be read. It runs after the keys are stored.
+   */
+  onRoomKeys(listener: (keys: { roomId: string; sessionId: string }[]) => Promise<void>): void {
+    this.#inner.registerRoomKeyUpdatedCallback((infos) =>
+      listener(infos.map((info) => ({ roomId: info.roomId.toString(), sessionId: info.sessionId }))),
+    );
+  }
+
+  /** Backs room keys up from now on to `version`, encrypted to `key`'s public half; `key` is kept to restore. */
+  async enableKeyBackup(key: wasm.BackupDecryptionKey, version: string): Promise<void> {
+    await this.#saved(this.#inner.saveBackupDecryptionKey(key, version));
+    await this.#saved(this.#inner.enableBackupV1(key.megolmV1PublicKey.publicKeyBase64, version));
+  }
+
+  /** The next batch of room keys to upload to the backup, if any are not backed up yet. */
+  async nextKeyBackup(): Promise<{ id: string; body: string; version: string } | undefined> {
+    const request = await this.#saved(this.#inner.backupRoomKeys());
+    return request && { id: request.id, body: request.body, version: request.version };
+  }
+
+  async markKeyBackupSent(id: string, response: string): Promise<void> {
+    await this.#saved(this.#inner.markRequestAsSent(id, wasm.RequestType.KeysBackup, response));
+  }
+
+  /** Imports room keys read from the backup (`room → session id → session`); resolves with how many. */
+  async importBackedUpRoomKeys(
+    sessions: ReadonlyMap<string, ReadonlyMap<string, unknown>>,
+    version: string,
+  ): Promise<number> {
+    const byRoom = new Map<wasm.RoomId, Map<string, unknown>>();
+    for (const [roomId, inRoom] of sessions) byRoom.set(new wasm.RoomId(roomId), new Map(inRoom));
+    const result = await this.#saved(this.#inner.importBackedUpRoomKeys(byRoom, () => undefined, version));
+    return result.importedCount;
+  }
+
+  /** How many room keys the device holds (`total`), and how many of them are in the key backup (`backedUp`). */
   async roomKeyCounts() {
     return this.#inner.roomKeyCounts();
   }

@@ -4,6 +4,7 @@ import type { EncryptionState } from "../connect/encryption.ts";
 import { decideInvite, type InvitePolicy } from "../connect/invite-policy.ts";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
 import type { BatchFacts, BatchHandler } from "../sync/sync-loop.ts";
+import type { UndecryptableEvents } from "../undecryptable/undecryptable-events.ts";
 import {
   ENCRYPTED_ROOM_DECLINE_REASON,
   ENCRYPTED_ROOM_NOTICE,
@@ -26,12 +27,15 @@ export interface EventRouterOptions {
   readonly logger: Logger;
   /** A reaction someone added (✅ / ❌ on an approval prompt decide it). */
   readonly onReaction?: (roomId: string, event: MatrixEvent) => Promise<void>;
+  /** Keeps encrypted events whose keys have not arrived (present when encryption is active). */
+  readonly undecryptable?: Pick<UndecryptableEvents, "failed">;
 }
 
 /**
  * Turns what the SDK extracts from a sync batch into engine input and room actions: messages go to
  * the sink (awaited, so the batch's token is only stored after the engine has them), invites are
- * joined or declined, encrypted events we cannot read are logged and skipped — never answered.
+ * joined or declined, encrypted events we cannot read yet are kept until their keys arrive
+ * (../undecryptable/), or logged and skipped when encryption is off — never answered in plaintext.
  */
 export class EventRouter implements BatchHandler {
   readonly #options: EventRouterOptions;
@@ -63,17 +67,38 @@ export class EventRouter implements BatchHandler {
         if (event) await this.#onRoomEvent(roomId, event);
         return;
       case "room.failed_decryption":
-        this.#options.logger.warn("could not decrypt a Matrix message; it is not answered", {
-          roomId,
-          eventId: event?.event_id,
-          error: payload[2],
-        });
+        if (event) await this.#onFailedDecryption(roomId, event, raw, payload[2]);
         return;
       case "room.leave":
         this.#options.rooms.forget(roomId);
         this.#options.logger.info("left Matrix room", { roomId });
         return;
     }
+  }
+
+  /**
+   * An event decrypted later than its batch (its key arrived late): handed on as the batch would
+   * have handed it. It was not history when it was kept.
+   */
+  async handOnDecrypted(roomId: string, event: MatrixEvent): Promise<void> {
+    if (event.type === "m.room.message") await this.#onMessage(roomId, event);
+    await this.#onRoomEvent(roomId, event);
+  }
+
+  async #onFailedDecryption(roomId: string, event: MatrixEvent, raw: unknown, error: unknown): Promise<void> {
+    const { undecryptable, bot, logger } = this.#options;
+    const fields = { roomId, eventId: event.event_id, sender: event.sender };
+    // History (sent before the bot joined: never shared with it) and the bot's own events are
+    // never answered, so there is nothing to wait for.
+    if (this.#historical.has(event.event_id) || event.sender === bot.userId) {
+      logger.debug("could not decrypt a Matrix event that is history or the bot's own", fields);
+      return;
+    }
+    if (!undecryptable) {
+      logger.warn("could not decrypt a Matrix message; it is not answered", { ...fields, error });
+      return;
+    }
+    await undecryptable.failed(roomId, event, raw, error);
   }
 
   async #onInvite(roomId: string, invite: MatrixEvent): Promise<void> {
@@ -137,7 +162,15 @@ export class EventRouter implements BatchHandler {
       this.#warnEncrypted(roomId, event, encryption.reason);
       return;
     }
-    const mapped = mapRoomMessage(event, { roomId, isDirect: await rooms.isDirect(roomId) }, bot);
+    const mapped = mapRoomMessage(
+      event,
+      {
+        roomId,
+        isDirect: await rooms.isDirect(roomId),
+        encrypted: encryption.active && (await rooms.isEncrypted(roomId)),
+      },
+      bot,
+    );
     if (mapped.kind === "skip") {
       logger.debug("Matrix event not handed on", { roomId, eventId: event.event_id, reason: mapped.reason });
       return;

@@ -7,6 +7,8 @@ export interface RoomFacts {
   readonly roomId: string;
   /** A direct-message room: one conversation, answered without a mention. */
   readonly isDirect: boolean;
+  /** An end-to-end encrypted room (the bot reads it, so encryption is on). */
+  readonly encrypted?: boolean;
 }
 
 export type MappedEvent =
@@ -66,6 +68,7 @@ export function mapRoomMessage(event: MatrixEvent, room: RoomFacts, bot: BotIden
     ...(replyTo === undefined ? {} : { replyTo }),
     isEdit,
     sentAt: event.origin_server_ts,
+    ...(room.encrypted ? { encrypted: true } : {}),
     raw: event,
   };
   return threadRoot === undefined ? { kind: "message", message } : { kind: "message", message, threadRoot };

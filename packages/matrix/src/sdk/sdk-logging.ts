@@ -23,7 +23,12 @@ export function routeSdkLogs(sdk: MatrixSdk, logger: Logger): void {
     debug: (module: string, ...parts: unknown[]) => logger.debug(render(parts), from(module)),
     info: (module: string, ...parts: unknown[]) => logger.debug(render(parts), from(module)),
     warn: (module: string, ...parts: unknown[]) => logger.warn(render(parts), from(module)),
-    error: (module: string, ...parts: unknown[]) => logger.error(render(parts), from(module)),
+    error: (module: string, ...parts: unknown[]) => {
+      const line = render(parts);
+      // Every event it cannot decrypt; ours says what follows (kept for its key, refused…) with context.
+      if (line.startsWith("Decryption error on")) logger.debug(line, from(module));
+      else logger.error(line, from(module));
+    },
   });
   sdk.LogService.setLevel(sdk.LogLevel.INFO);
   if (!httpModuleMuted) {
