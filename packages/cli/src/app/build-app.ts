@@ -114,6 +114,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         })
       : undefined;
     const openedBlobs = blobs;
+    if (openedBlobs)
+      operatorConsole?.chat.useFiles({ blobs: openedBlobs, maxBytes: config.attachments.maxBytes });
     scaleOut = await openScaleOutFor(config, { cwd, logger: componentLogger(logger, "scale-out") });
     checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
     tools = await openTools(config, { store, logger });
@@ -299,6 +301,16 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
               tracking,
               memory: config.memory.enabled ? memory : undefined,
               tasks,
+              ...(attachments && openedBlobs
+                ? {
+                    files: {
+                      reader: attachments,
+                      blobs: openedBlobs,
+                      maxBytes: config.attachments.maxBytes,
+                      maxPerMessage: config.attachments.maxPerMessage,
+                    },
+                  }
+                : {}),
               ...(observability.steps ? { steps: observability.steps } : {}),
               ...(observability.usage ? { usage: observability.usage } : {}),
               ...(workQueue ? { workQueue: () => workQueue.counts() } : {}),

@@ -6,6 +6,9 @@ import type { RequestListener } from "node:http";
 import type { WorkQueueCounts } from "@switchboard/core";
 import {
   type Adapter,
+  type AttachmentReader,
+  type BlobStore,
+  blobId,
   DEFAULT_USAGE_CONFIG,
   decodeConversationKey,
   type Engine,
@@ -24,6 +27,7 @@ import {
   UsageBook,
 } from "@switchboard/core";
 import {
+  type ConsoleFiles,
   type ConsoleTokenResolution,
   ConversationLog,
   consoleRequestListener,
@@ -58,6 +62,13 @@ export interface ConsoleParts {
   readonly usage?: UsageBook;
   /** Scale-out: the work queue's drain jobs by state, for the health page. */
   readonly workQueue?: () => Promise<WorkQueueCounts>;
+  /** Files in transcripts and the chat's uploads; absent when attachments are off. */
+  readonly files?: {
+    readonly reader: AttachmentReader;
+    readonly blobs: BlobStore;
+    readonly maxBytes: number;
+    readonly maxPerMessage: number;
+  };
 }
 
 export interface MountedConsole {
@@ -142,6 +153,7 @@ export class OperatorConsole {
           ...(parts.workQueue ? { workQueue: parts.workQueue } : {}),
         }),
       ...(parts.tasks ? { tasks: taskSource(parts.tasks) } : {}),
+      ...(parts.files ? { files: consoleFiles(parts.files) } : {}),
       placeNames: (key) => this.#placeNames(key),
       isWorking: (key) => this.activity.runningTurns().some((turn) => turn.key === key),
       workStatus: (key) => this.activity.statusOf(key),
@@ -170,6 +182,21 @@ export class OperatorConsole {
     if (!this.#store) throw new Error("OperatorConsole.open(store) was not called");
     return this.#store;
   }
+}
+
+function consoleFiles(files: NonNullable<ConsoleParts["files"]>): ConsoleFiles {
+  return {
+    open: (blob) => files.blobs.open(blob),
+    downloaded: async (platform, messageId) =>
+      (await files.reader.filesOf(platform, messageId)).map((file) => ({
+        name: file.name,
+        mediaType: file.mediaType,
+        size: file.size,
+        blob: blobId(file.blob),
+      })),
+    maxBytes: files.maxBytes,
+    maxPerMessage: files.maxPerMessage,
+  };
 }
 
 function taskSource(tasks: Tasks) {

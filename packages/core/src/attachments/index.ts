@@ -14,6 +14,7 @@ export {
   spaceOf,
 } from "./blobs/blob-store.ts";
 export { type OpenBlobStoreOptions, openBlobStore } from "./blobs/open-blob-store.ts";
+export { type WrittenBlob, writeBlob, writeBytes } from "./blobs/write-blob.ts";
 export { CREATE_FILE, createFileTool } from "./create-file-tool.ts";
 export type { LoadImage } from "./model-content.ts";
 export { ExpiredFileLinkError, fetchPlatformFile, type PlatformFileRequest } from "./platform-fetch.ts";

@@ -1,5 +1,6 @@
 import {
   type Adapter,
+  type AdapterFiles,
   type AdapterStreaming,
   delegateTo,
   encodeConversationKey,
@@ -27,6 +28,7 @@ export function recordedAdapter(
   const recorded: Adapter = {
     ...delegateTo(adapter),
     ...(adapter.streaming ? { streaming: recordedStreaming(adapter.streaming, log, report) } : {}),
+    ...(adapter.files ? { files: recordedFiles(adapter.files, log, report) } : {}),
     start: (sink) =>
       adapter.start((message) => {
         activity.noteEvent(adapter.platform);
@@ -70,6 +72,24 @@ export function recordedAdapter(
     };
   }
   return recorded;
+}
+
+/** The adapter's file sending, with each file shown in the transcript once it is posted. */
+function recordedFiles(
+  files: AdapterFiles,
+  log: ConversationLog,
+  report: (what: string) => (error: unknown) => void,
+): AdapterFiles {
+  return {
+    maxUploadBytes: files.maxUploadBytes,
+    upload: (conversation, file) => files.upload(conversation, file),
+    async post(message) {
+      const posted = await files.post(message);
+      void log.notePostedFile(message, posted).catch(report("a file the bot sent"));
+      return posted;
+    },
+    ...(files.findPosted ? { findPosted: files.findPosted.bind(files) } : {}),
+  };
 }
 
 /**

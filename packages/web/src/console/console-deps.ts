@@ -2,6 +2,7 @@ import type {
   ActiveAgentStore,
   AgentSummary,
   ArchiveStore,
+  BlobRef,
   Command,
   MemoryBook,
   PlaceNames,
@@ -9,7 +10,7 @@ import type {
   TaskRecord,
   TaskStepEntry,
 } from "@switchboard/core";
-import type { ConversationLog } from "../activity/conversation-log.ts";
+import type { ConversationLog, TranscriptFile } from "../activity/conversation-log.ts";
 import type { LiveFeed } from "../activity/live-feed.ts";
 import type { WebAdapter } from "../adapter/web-adapter.ts";
 import type { HealthReport } from "../health/health-report.ts";
@@ -44,6 +45,8 @@ export interface ConsoleDeps {
   readonly workStatus?: (key: string) => string | undefined;
   /** Background tasks; absent when the process has none to show. */
   readonly tasks?: TaskSource;
+  /** Files in transcripts and the chat's upload control; absent when attachments are off. */
+  readonly files?: ConsoleFiles;
   /** Told about a request the console failed to answer (the log). */
   readonly onError?: (error: Error, path: string) => void;
 }
@@ -58,4 +61,15 @@ export interface TaskSource {
   steps(task: TaskRecord): Promise<TaskStepEntry[]>;
   /** The sentence a person would read in chat: done, deferred to the running step, or refused. */
   control(id: string, action: "pause" | "resume" | "cancel" | "steer", guidance: string): Promise<string>;
+}
+
+/** The files the console shows (through its own token guard) and takes in its chat. */
+export interface ConsoleFiles {
+  /** A kept file's bytes; undefined once it is gone (retention, /forget). */
+  open(blob: BlobRef): Promise<AsyncIterable<Uint8Array> | undefined>;
+  /** A person's files as they were downloaded and typed, by platform and message id (empty: not yet). */
+  downloaded(platform: string, messageId: string): Promise<readonly TranscriptFile[]>;
+  /** The largest file the chat takes, and how many one message may carry. */
+  readonly maxBytes: number;
+  readonly maxPerMessage: number;
 }
