@@ -118,7 +118,11 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       operatorConsole?.chat.useFiles({ blobs: openedBlobs, maxBytes: config.attachments.maxBytes });
     scaleOut = await openScaleOutFor(config, { cwd, logger: componentLogger(logger, "scale-out") });
     checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
-    tools = await openTools(config, { store, logger });
+    tools = await openTools(config, {
+      store,
+      logger,
+      ...(openedBlobs ? { files: { blobs: openedBlobs, maxBytes: config.attachments.maxBytes } } : {}),
+    });
     // Metrics exist whenever the HTTP server does: that is where they are read.
     const openedToolServers = tools.mcp;
     // Metrics are built before the engine (it reports to them); they read its health once it exists.

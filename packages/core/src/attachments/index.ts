@@ -20,3 +20,4 @@ export type { LoadImage } from "./model-content.ts";
 export { ExpiredFileLinkError, fetchPlatformFile, type PlatformFileRequest } from "./platform-fetch.ts";
 export { formatBytes, safeFileName } from "./safe-name.ts";
 export type { OutboundFile, PreparedAttachments, StoredAttachment } from "./stored-attachment.ts";
+export { keepToolFile, type ToolFileSource, type ToolFiles, toolResultWithFiles } from "./tool-files.ts";
