@@ -1,4 +1,5 @@
 import { measureAcks } from "./acks.ts";
+import { measureAttachments } from "./attachments.ts";
 import { measureHeap } from "./heap.ts";
 import { measureLongThread } from "./long-thread.ts";
 import { measureMcpTools } from "./mcp-tools.ts";
@@ -54,6 +55,7 @@ export const GROUPS = {
   "store-growth": { measure: () => measureStoreGrowth({ timeBoxMs: 20_000 }), limitSeconds: 240 },
   "mcp-tools": { measure: () => measureMcpTools({ timeBoxMs: 30_000 }), limitSeconds: 120 },
   "scale-out": { measure: measureScaleOut, limitSeconds: 480 },
+  attachments: { measure: measureAttachments, limitSeconds: 180 },
 } satisfies Record<string, Group>;
 
 export type GroupName = keyof typeof GROUPS;
