@@ -6,6 +6,7 @@
 import {
   type Adapter,
   AttachmentReader,
+  BlobRetention,
   type BlobStore,
   componentLogger,
   createMemory,
@@ -114,6 +115,14 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         })
       : undefined;
     const openedBlobs = blobs;
+    const retention = openedBlobs
+      ? new BlobRetention({
+          blobs: openedBlobs,
+          retainDays: config.attachments.retainDays,
+          clock: systemClock,
+          logger: componentLogger(logger, "attachments"),
+        })
+      : undefined;
     if (openedBlobs)
       operatorConsole?.chat.useFiles({ blobs: openedBlobs, maxBytes: config.attachments.maxBytes });
     scaleOut = await openScaleOutFor(config, { cwd, logger: componentLogger(logger, "scale-out") });
@@ -294,8 +303,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         tasks.bind(engine);
         if (openedScaleOut) tasks.useScheduler(openedScaleOut.taskSteps);
         else tasks.startDriving();
-        if (!openedScaleOut) memory.start();
-        await openedScaleOut?.startWorking(engine, { tracking, memory, tasks }, queueMetrics);
+        if (!openedScaleOut) {
+          memory.start();
+          retention?.start();
+        }
+        await openedScaleOut?.startWorking(
+          engine,
+          { tracking, memory, tasks, ...(retention ? { files: retention } : {}) },
+          queueMetrics,
+        );
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
         if (config.http) {
           mounted = await operatorConsole?.mount(
@@ -352,6 +368,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           for (const adapter of adapters) metrics?.platformConnected(adapter.platform, false);
           await tracking.close();
           await memory.close();
+          await retention?.stop();
           await observability.flushed();
         } finally {
           await openedScaleOut?.close();

@@ -1,4 +1,4 @@
-import type { Memory, RequestTracking, Tasks } from "@switchboard/core";
+import type { BlobRetention, Memory, RequestTracking, Tasks } from "@switchboard/core";
 import type { ClusterSweep } from "./cluster-sweeps.ts";
 import type { DrainTarget } from "./drain-worker.ts";
 
@@ -10,6 +10,8 @@ export interface ProcessSweepers {
   readonly memory: Pick<Memory, "sweep" | "sweepIntervalMs">;
   /** Background tasks: due ones announced, stuck ones failed, long pauses expired, endings queued. */
   readonly tasks: Pick<Tasks, "healthRound" | "healthIntervalMs">;
+  /** Files past `attachments.retainDays` (absent when attachments are off). */
+  readonly files?: Pick<BlobRetention, "sweep" | "intervalMs">;
 }
 
 /** Every cluster sweep, each at the interval its timer has in one process. */
@@ -44,5 +46,10 @@ export function clusterSweepsOf(
       everyMs: sweepers.memory.sweepIntervalMs,
       round: async () => ({ archived: (await sweepers.memory.sweep()).length }),
     },
+    ...(sweepers.files ? [filesSweep(sweepers.files)] : []),
   ];
+}
+
+function filesSweep(files: NonNullable<ProcessSweepers["files"]>): ClusterSweep {
+  return { name: "files", everyMs: files.intervalMs, round: async () => ({ deleted: await files.sweep() }) };
 }

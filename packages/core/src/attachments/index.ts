@@ -5,6 +5,7 @@ export {
   attachmentsConfigSchema,
   DEFAULT_ATTACHMENTS_CONFIG,
 } from "./attachments-config.ts";
+export { BlobRetention, type BlobRetentionOptions } from "./blobs/blob-retention.ts";
 export {
   type BlobRef,
   type BlobStore,
