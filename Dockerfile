@@ -13,12 +13,12 @@ WORKDIR /src
 # The pnpm version of package.json's packageManager (test/deploy-files.test.ts keeps them equal).
 RUN npm install --global --no-audit --no-fund pnpm@10.34.9
 COPY . .
-RUN pnpm install --frozen-lockfile \
- && pnpm build \
- && mkdir /packs \
- && for package in core matrix discord slack cli; do \
-      (cd "packages/$package" && pnpm pack --pack-destination /packs); \
-    done
+RUN pnpm install --frozen-lockfile
+# Every workspace package the CLI needs, read from packages/cli/package.json and followed through
+# the workspace (deploy/pack-packages.ts), never a list typed here. test/installed-packages.e2e.test.ts
+# replays this step and the install stage's outside a container.
+RUN pnpm build \
+ && node deploy/pack-packages.ts /packs
 
 FROM ${NODE_IMAGE} AS install
 WORKDIR /opt/switchboard

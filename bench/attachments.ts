@@ -2,15 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  AttachmentReader,
-  attachmentsConfigSchema,
-  fetchPlatformFile,
-  type InboundMessage,
-  openBlobStore,
-  openStore,
-  silentLogger,
-} from "@switchboard/core";
+import { type InboundMessage, openStore, silentLogger } from "@switchboard/core";
+import { fetchPlatformFile } from "@switchboard/core/adapter";
+import { attachmentsConfigSchema } from "@switchboard/core/config";
+import { AttachmentReader, openBlobStore } from "@switchboard/core/host";
 import { atMost, type Figure } from "./support/figures.ts";
 import { median, round } from "./support/stats.ts";
 import { tempDir } from "./support/temp-dir.ts";

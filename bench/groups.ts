@@ -4,6 +4,7 @@ import { measureHeap } from "./heap.ts";
 import { measureLongThread } from "./long-thread.ts";
 import { measureMcpTools } from "./mcp-tools.ts";
 import { measureMemoryCost } from "./memory-cost.ts";
+import { measureModelLatency } from "./model-latency.ts";
 import { measureOverhead } from "./overhead.ts";
 import { measurePromptSize } from "./prompt-size.ts";
 import { measureScaleOut } from "./scale-out.ts";
@@ -13,6 +14,7 @@ import { measureSticky } from "./sticky.ts";
 import { measureStoreGrowth } from "./store-growth.ts";
 import { measureStreaming } from "./streaming.ts";
 import type { Figure } from "./support/figures.ts";
+import { measureTasks } from "./tasks.ts";
 import { measureThroughput } from "./throughput.ts";
 
 export interface Group {
@@ -47,6 +49,7 @@ export const GROUPS = {
   },
   startup: { measure: measureStartup, limitSeconds: 120 },
   acks: { measure: measureAcks, limitSeconds: 180 },
+  "model-latency": { measure: measureModelLatency, limitSeconds: 330 },
   streaming: { measure: measureStreaming, limitSeconds: 180 },
   "slack-side-by-side": {
     measure: () => measureSlackSideBySide({ rounds: 2, sequentialBoxMs: 5_000, concurrentBoxMs: 8_000 }),
@@ -55,6 +58,7 @@ export const GROUPS = {
   "store-growth": { measure: () => measureStoreGrowth({ timeBoxMs: 20_000 }), limitSeconds: 240 },
   "mcp-tools": { measure: () => measureMcpTools({ timeBoxMs: 30_000 }), limitSeconds: 120 },
   "scale-out": { measure: measureScaleOut, limitSeconds: 480 },
+  tasks: { measure: () => measureTasks({ timeBoxMs: 30_000 }), limitSeconds: 180 },
   attachments: { measure: measureAttachments, limitSeconds: 180 },
 } satisfies Record<string, Group>;
 

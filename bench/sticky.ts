@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AIMessage } from "@langchain/core/messages";
-import { teamConfigSchema } from "@switchboard/core";
+import { teamConfigSchema } from "@switchboard/core/config";
 import { atMost, type Figure } from "./support/figures.ts";
 import { ScriptedChatModel } from "./support/scripted-model.ts";
 import { median, round } from "./support/stats.ts";

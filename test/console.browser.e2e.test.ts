@@ -200,6 +200,24 @@ describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
     await expect.poll(() => page.locator(".message.bot", { hasText: "is done" }).count()).toBe(1);
   });
 
+  it("lists a thread a person took over on the Requests page, and hands it back", async () => {
+    await page.goto(url("/chat?thread=person"));
+    await page.fill("#chat-text", "/human the customer wants a manager");
+    await page.keyboard.press("Enter");
+    await page
+      .locator(".message.bot", { hasText: "A person can take over now" })
+      .waitFor({ timeout: 10_000 });
+    await page.goto(url("/requests"));
+    const handoff = page.locator("section.handoffs li.handoff");
+    await expect.poll(() => handoff.count()).toBe(1);
+    expect(await handoff.textContent()).toContain("the customer wants a manager");
+    await handoff.locator("button").click();
+    await expect
+      .poll(() => page.locator("p.notice").textContent())
+      .toBe("Back to the bot: supervisor answers here again.");
+    expect(await page.locator("section.handoffs li.handoff").count()).toBe(0);
+  });
+
   it("fits a phone screen", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(url("/chat"));

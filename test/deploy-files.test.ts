@@ -8,9 +8,11 @@ import { join } from "node:path";
 import { validate } from "dockerfile-utils";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { CLI_PACKAGE, readWorkspace, runtimeClosure } from "../deploy/pack-packages.ts";
 import { ENV_OVERRIDES } from "../packages/cli/src/config/env-overrides.ts";
 import { loadConfig } from "../packages/cli/src/config/load-config.ts";
-import { REPOSITORY_ROOT } from "./support/packaging/pack-workspace.ts";
+import { runCommandsOfStage } from "./support/packaging/dockerfile-stages.ts";
+import { REPOSITORY_ROOT } from "./support/packaging/repository-root.ts";
 
 const read = (path: string) => readFile(join(REPOSITORY_ROOT, path), "utf8");
 
@@ -120,5 +122,66 @@ describe("the scale-out compose example", () => {
       expect(config.role).toBe(role);
       expect(config.store).toBe("redis://redis:6379");
     }
+  });
+});
+
+describe("the packages the container packs", () => {
+  const workspace = (entries: Record<string, Record<string, string>>) =>
+    new Map(
+      Object.entries(entries).map(([name, dependencies]) => [
+        name,
+        { name, folder: `/ws/${name}`, dependencies },
+      ]),
+    );
+
+  it("are the CLI and every workspace package it depends on at run time, dependencies first", () => {
+    const closure = runtimeClosure(
+      workspace({
+        cli: { core: "workspace:*", web: "workspace:^", zod: "^4" },
+        web: { core: "workspace:*", hono: "^4" },
+        core: { zod: "^4" },
+        bench: { core: "workspace:*" },
+      }),
+      "cli",
+    );
+    expect(closure.map((found) => found.name)).toEqual(["core", "web", "cli"]);
+  });
+
+  it("are read from this repository's manifests: today all six packages", () => {
+    const names = runtimeClosure(readWorkspace(REPOSITORY_ROOT), CLI_PACKAGE).map((found) => found.name);
+    expect(names.sort()).toEqual(
+      ["cli", "core", "discord", "matrix", "slack", "web"].map((name) => `@switchboard/${name}`),
+    );
+  });
+
+  it("refuses a workspace dependency no package provides, and a circle", () => {
+    expect(() => runtimeClosure(workspace({ cli: { gone: "workspace:*" } }), "cli")).toThrow(
+      "cli depends on gone with a workspace: version, but no package in packages/ is named so",
+    );
+    expect(() =>
+      runtimeClosure(workspace({ a: { b: "workspace:*" }, b: { a: "workspace:*" } }), "a"),
+    ).toThrow("workspace packages depend on each other in a circle through a");
+  });
+
+  it("are packed by the Dockerfile through deploy/pack-packages.ts, not a typed list", async () => {
+    const packing = runCommandsOfStage(await read("Dockerfile"), "build").at(-1);
+    expect(packing).toBe("pnpm build && node deploy/pack-packages.ts /packs");
+  });
+});
+
+describe("reading the Dockerfile's stages", () => {
+  it("joins continued lines, drops comments inside them and keeps each stage's RUN commands apart", () => {
+    const dockerfile = [
+      "FROM node:22 AS build",
+      "RUN one \\",
+      "# a comment inside the continuation",
+      " && two",
+      "FROM node:22 AS install",
+      "WORKDIR /opt/x",
+      "RUN three",
+    ].join("\n");
+    expect(runCommandsOfStage(dockerfile, "build")).toEqual(["one && two"]);
+    expect(runCommandsOfStage(dockerfile, "install")).toEqual(["three"]);
+    expect(() => runCommandsOfStage(dockerfile, "final")).toThrow("no RUN command in a stage named final");
   });
 });

@@ -1,5 +1,5 @@
+import { encodeConversationKey } from "@switchboard/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeConversationKey } from "../packages/core/src/index.ts";
 import { waitFor } from "../packages/core/src/testing/index.ts";
 import { BotUnderTest } from "./support/discord/bot-under-test.ts";
 

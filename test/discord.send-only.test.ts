@@ -1,5 +1,6 @@
+import type { ConversationRef } from "@switchboard/core";
+import type { ApprovalPress } from "@switchboard/core/adapter";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalPress, ConversationRef } from "../packages/core/src/index.ts";
 import { waitFor } from "../packages/core/src/testing/index.ts";
 import { createDiscordAdapter, type DiscordAdapter } from "../packages/discord/src/index.ts";
 import { FakeDiscord } from "./support/discord/fake-discord.ts";

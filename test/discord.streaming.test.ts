@@ -1,5 +1,5 @@
+import { chunkMarkdown } from "@switchboard/core/adapter";
 import { afterEach, describe, expect, it } from "vitest";
-import { chunkMarkdown } from "../packages/core/src/index.ts";
 import { longAnswerPieces, streamedAnswer, waitFor } from "../packages/core/src/testing/index.ts";
 import { BotUnderTest } from "./support/discord/bot-under-test.ts";
 

@@ -1,5 +1,5 @@
+import type { InboundMessage } from "@switchboard/core";
 import { afterEach, describe, expect, it } from "vitest";
-import type { InboundMessage } from "../packages/core/src/index.ts";
 import { waitFor } from "../packages/core/src/testing/index.ts";
 import { createDiscordAdapter, type DiscordAdapter } from "../packages/discord/src/index.ts";
 import { FakeDiscord } from "./support/discord/fake-discord.ts";

@@ -2,14 +2,9 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import {
-  createHttpTool,
-  httpToolConfigSchema,
-  openStore,
-  type Store,
-  signWebhook,
-  startHttpServer,
-} from "@switchboard/core";
+import { createHttpTool, openStore, type Store } from "@switchboard/core";
+import { httpToolConfigSchema } from "@switchboard/core/config";
+import { signWebhook, startHttpServer } from "@switchboard/core/host";
 import { waitFor } from "@switchboard/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTrackingHarness } from "./support/tracking-harness.ts";

@@ -1,5 +1,4 @@
-import { createMemoryLogger } from "@switchboard/core";
-import { waitFor } from "@switchboard/core/testing";
+import { createMemoryLogger, waitFor } from "@switchboard/core/testing";
 import { describe, expect, it } from "vitest";
 import { createMatrixAdapter } from "../packages/matrix/src/index.ts";
 import { useMatrixBots } from "./support/matrix/bot-lifecycle.ts";

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ApprovalPress, openStore, type Store } from "@switchboard/core";
+import { openStore, type Store } from "@switchboard/core";
+import type { ApprovalPress } from "@switchboard/core/adapter";
 import { waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { sendOnly } from "../packages/cli/src/scale-out/send-only-adapter.ts";

@@ -1,4 +1,5 @@
-import { chunkMarkdown, Engine } from "@switchboard/core";
+import { Engine } from "@switchboard/core";
+import { chunkMarkdown } from "@switchboard/core/adapter";
 import { longAnswerPieces, scriptedResponder, streamedAnswer, waitFor } from "@switchboard/core/testing";
 import { describe, expect, it } from "vitest";
 import { createMatrixAdapter } from "../packages/matrix/src/index.ts";

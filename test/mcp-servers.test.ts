@@ -1,4 +1,5 @@
-import { type McpServerState, McpServers } from "@switchboard/core";
+import { McpServers } from "@switchboard/core";
+import type { McpServerState } from "@switchboard/core/host";
 import { waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type HttpOrderServer, startHttpOrderServer } from "./support/mcp/http-order-server.ts";

@@ -1,11 +1,7 @@
 import { MemorySaver } from "@langchain/langgraph";
-import {
-  createObservability,
-  type RunStep,
-  silentLogger,
-  stepsConfigSchema,
-  usageConfigSchema,
-} from "@switchboard/core";
+import { createObservability, silentLogger } from "@switchboard/core";
+import { stepsConfigSchema, usageConfigSchema } from "@switchboard/core/config";
+import type { RunStep } from "@switchboard/core/records";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type TestStore, testStoreBackends } from "../packages/core/src/store/test-backends.ts";
 import {

@@ -1,7 +1,8 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
-import { extractiveSummary, openStore, type Store } from "@switchboard/core";
+import { openStore, type Store } from "@switchboard/core";
+import { extractiveSummary } from "@switchboard/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   lastHuman,

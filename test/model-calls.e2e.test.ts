@@ -4,15 +4,9 @@
  */
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import {
-  createChatModel,
-  type ModelSpec,
-  modelCallPolicy,
-  openStore,
-  parseModelSpec,
-  type Store,
-  teamConfigSchema,
-} from "@switchboard/core";
+import { createChatModel, type ModelSpec, openStore, type Store } from "@switchboard/core";
+import { parseModelSpec, teamConfigSchema } from "@switchboard/core/config";
+import { modelCallPolicy } from "@switchboard/core/host";
 import { waitFor } from "@switchboard/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";

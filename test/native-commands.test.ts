@@ -27,7 +27,7 @@ describe("every registered command is native on every platform", () => {
     await close?.();
   });
 
-  it("registers the core commands the README promises", () => {
+  it("registers the core commands docs/reference/commands.md promises", () => {
     const names = commands.map((command) => command.name);
     for (const name of [
       "help",

@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeConversationKey, openStore, type RunStep, type Store } from "@switchboard/core";
+import { encodeConversationKey, openStore, type Store } from "@switchboard/core";
+import type { RunStep } from "@switchboard/core/records";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { testContext } from "../packages/cli/src/cli-test-context.ts";
 import { runCli } from "../packages/cli/src/run-cli.ts";

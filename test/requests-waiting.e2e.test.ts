@@ -1,7 +1,8 @@
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { tool } from "@langchain/core/tools";
-import { openStore, type Store, signWebhook, startHttpServer } from "@switchboard/core";
+import { openStore, type Store } from "@switchboard/core";
+import { signWebhook, startHttpServer } from "@switchboard/core/host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startTrackingHarness } from "./support/tracking-harness.ts";

@@ -1,5 +1,4 @@
-import { createMemoryLogger } from "@switchboard/core";
-import { scriptedResponder, waitFor } from "@switchboard/core/testing";
+import { createMemoryLogger, scriptedResponder, waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventCallback, messageEvent } from "./support/slack/event-payloads.ts";
 import { type SlackBot, startSlackBot } from "./support/slack/slack-bot.ts";

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createMemoryLogger } from "@switchboard/core";
+import { createMemoryLogger } from "@switchboard/core/testing";
 import { createSlackAdapter, type SlackAdapter } from "@switchboard/slack";
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeSlack } from "./support/slack/fake-slack.ts";

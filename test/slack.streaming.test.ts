@@ -1,4 +1,4 @@
-import { chunkMarkdown } from "@switchboard/core";
+import { chunkMarkdown } from "@switchboard/core/adapter";
 import { longAnswerPieces, scriptedResponder, streamedAnswer, waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { toSlackTexts } from "../packages/slack/src/send/slack-poster.ts";

@@ -10,14 +10,9 @@ import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
-import {
-  createHttpTool,
-  httpToolConfigSchema,
-  openStore,
-  type Store,
-  UNKNOWN_OUTCOME,
-} from "@switchboard/core";
-import { RecordingAdapter, waitFor } from "@switchboard/core/testing";
+import { createHttpTool, openStore, type Store } from "@switchboard/core";
+import { httpToolConfigSchema } from "@switchboard/core/config";
+import { RecordingAdapter, UNKNOWN_OUTCOME, waitFor } from "@switchboard/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { tempDirectory } from "../packages/core/src/store/test-backends.ts";

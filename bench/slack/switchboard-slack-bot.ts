@@ -4,12 +4,12 @@ import {
   openCheckpointer,
   openStore,
   RequestTracking,
-  requestsConfigSchema,
   type Store,
   silentLogger,
   systemClock,
   Team,
 } from "@switchboard/core";
+import { requestsConfigSchema } from "@switchboard/core/config";
 import { createSlackAdapter } from "@switchboard/slack";
 import type { FakeSlack } from "../../test/support/slack/fake-slack.ts";
 import { instantModel } from "../support/instant.ts";

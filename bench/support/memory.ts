@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { type Clock, createMemory, type Memory, type MemoryConfigInput, type Store } from "@switchboard/core";
+import { type Clock, createMemory, type Memory, type Store } from "@switchboard/core";
+import type { MemoryConfigInput } from "@switchboard/core/config";
 import { ScriptedChatModel, type ScriptedModelOptions } from "./scripted-model.ts";
 import type { StackExtension } from "./switchboard-stack.ts";
 

@@ -12,8 +12,9 @@ import {
   Team,
   type TeamConfig,
   type TurnObserver,
-  teamConfigSchema,
 } from "@switchboard/core";
+import { teamConfigSchema } from "@switchboard/core/config";
+import type { ContinuationHandler } from "@switchboard/core/host";
 import { TimingAdapter } from "./timing-adapter.ts";
 
 /** One agent answering everything: the smallest team, what a single-bot deployment runs. */
@@ -34,6 +35,12 @@ export interface StackOptions {
 
 export interface StackExtension {
   readonly contextFor?: (key: string) => Promise<string | undefined>;
+  /** Tools agents have besides their named ones (start_task). */
+  readonly builtInTools?: (agent: string) => readonly StructuredToolInterface[];
+  /** Runs queued continuations (a task's ending). */
+  readonly continuations?: ContinuationHandler;
+  /** Told the engine once it exists (tasks queue their endings through it). */
+  readonly bind?: (engine: Engine) => void;
   readonly tools?: Readonly<Record<string, StructuredToolInterface>>;
   readonly commands?: readonly Command[];
   readonly observers?: readonly TurnObserver[];
@@ -71,6 +78,7 @@ export async function openStack(options: StackOptions): Promise<Stack> {
     describeModel: (name) => `bench:${name ?? "main"}`,
     ...(extension.contextFor ? { contextFor: extension.contextFor } : {}),
     ...(extension.tools ? { tools: extension.tools } : {}),
+    ...(extension.builtInTools ? { builtInTools: extension.builtInTools } : {}),
   });
   extension.attach?.(team);
   const adapter = new TimingAdapter();
@@ -91,7 +99,9 @@ export async function openStack(options: StackOptions): Promise<Stack> {
     responder: timedTeam,
     commands: [...team.commands, ...(extension.commands ?? [])],
     observers: extension.observers ?? [],
+    ...(extension.continuations ? { continuations: extension.continuations } : {}),
   });
+  extension.bind?.(engine);
   await engine.start();
   return {
     engine,

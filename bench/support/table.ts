@@ -17,7 +17,7 @@ function verdict(figure: Figure): string {
   return met === true ? "met" : met === false ? "MISSED" : "—";
 }
 
-/** The one table `pnpm bench` prints (Markdown, so README and terminal show the same thing). */
+/** The one table `pnpm bench` prints (Markdown, so bench/README.md and the terminal show the same thing). */
 export function renderTable(figures: readonly Figure[]): string {
   const rows = figures.map((figure) => [
     `\`${figure.key}\``,

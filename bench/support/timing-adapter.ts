@@ -1,11 +1,5 @@
-import type {
-  Adapter,
-  ConversationRef,
-  InboundMessage,
-  InboundSink,
-  OutboundMessage,
-  PostedMessage,
-} from "@switchboard/core";
+import type { ConversationRef, InboundMessage, OutboundMessage, PostedMessage } from "@switchboard/core";
+import type { Adapter, InboundSink } from "@switchboard/core/adapter";
 
 /**
  * An in-process platform that keeps nothing per message (100,000 conversations must not grow it):

@@ -5,9 +5,12 @@
  * learning that it was posted: one result, no step's tool run twice, the steps log continuous.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../packages/core/src/runtime/clock.ts";
 import { silentLogger } from "../../packages/core/src/runtime/logger.ts";
+import { RunStepsLog } from "../../packages/core/src/steps/run-steps-log.ts";
 import { openStore } from "../../packages/core/src/store/open-store.ts";
 import { TaskStore } from "../../packages/core/src/tasks/task-store.ts";
+import { UsageBook, usageDay } from "../../packages/core/src/usage/usage-book.ts";
 import { CrashWorld } from "../support/crash/crash-world.ts";
 import { holdPosts } from "../support/crash/held-posts.ts";
 import { shortAnswer } from "../support/crash/scripted-answers.ts";
@@ -93,12 +96,26 @@ const results = (origin: Origin) =>
 
 /** After the process stopped: the steps log of the task, read from the store as another process would. */
 async function stepsLogged(taskId: string): Promise<number[]> {
+  return (await fromStore(taskId)).steps;
+}
+
+/** The task's steps, its run in the run-steps log and what usage counts for its requester, from the store. */
+async function fromStore(taskId: string) {
   const store = await openStore(world!.storeUrl, { logger: silentLogger });
   try {
     const tasks = new TaskStore(store, { retentionMs: 86_400_000 });
     const record = await tasks.get(taskId);
     if (!record) throw new Error(`task ${taskId} not in the store`);
-    return (await tasks.steps(record)).map((step) => step.iteration);
+    const run = await new RunStepsLog(store, { retentionDays: 7, clock: systemClock }).run(record.runId);
+    const usage = new UsageBook(store, { retentionDays: 7, clock: systemClock });
+    const today = [usageDay(Date.now())];
+    return {
+      record,
+      steps: (await tasks.steps(record)).map((step) => step.iteration),
+      run,
+      userTokens: await usage.total("user", record.requesterId, today),
+      threadTokens: await usage.total("conversation", record.home.key, today),
+    };
   } finally {
     await store.close();
   }

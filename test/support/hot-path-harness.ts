@@ -1,16 +1,8 @@
 import { MemorySaver } from "@langchain/langgraph";
-import {
-  createMemory,
-  Engine,
-  LiveSessions,
-  RequestTracker,
-  RequestTracking,
-  requestsConfigSchema,
-  type Store,
-  silentLogger,
-  Team,
-} from "@switchboard/core";
-import { RecordingAdapter } from "@switchboard/core/testing";
+import { createMemory, Engine, RequestTracking, type Store, silentLogger, Team } from "@switchboard/core";
+import { requestsConfigSchema } from "@switchboard/core/config";
+import { RequestTracker } from "@switchboard/core/records";
+import { LiveSessions, RecordingAdapter } from "@switchboard/core/testing";
 import { countingStore } from "./counting-store.ts";
 import { scriptedMemoryModel, scriptedTeamModel } from "./memory-harness.ts";
 

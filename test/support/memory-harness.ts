@@ -3,14 +3,9 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import {
-  type Clock,
-  createMemory,
-  type MemoryConfigInput,
-  type MemoryWorkRecorder,
-  type Store,
-  Team,
-} from "@switchboard/core";
+import { type Clock, createMemory, type Store, Team } from "@switchboard/core";
+import type { MemoryConfigInput } from "@switchboard/core/config";
+import type { MemoryWorkRecorder } from "@switchboard/core/testing";
 import { startConsoleEngine } from "./console-engine.ts";
 
 /** `add_entry+put_context`: a flushing turn, recorded and folded into the document in one call. */

@@ -7,17 +7,17 @@ import {
   createObservability,
   createPinoLogger,
   Engine,
-  handoffTarget,
   RequestTracking,
-  requestsConfigSchema,
   type Store,
-  SwitchboardMetrics,
-  startHttpServer,
-  stepsConfigSchema,
   Team,
+} from "@switchboard/core";
+import {
+  requestsConfigSchema,
+  stepsConfigSchema,
   type UsageConfigInput,
   usageConfigSchema,
-} from "@switchboard/core";
+} from "@switchboard/core/config";
+import { handoffTarget, SwitchboardMetrics, startHttpServer } from "@switchboard/core/host";
 import { RecordingAdapter } from "@switchboard/core/testing";
 import { z } from "zod";
 

@@ -1,7 +1,9 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph";
-import { type ModelCallPolicy, type Store, Team, teamConfigSchema } from "@switchboard/core";
+import { type Store, Team } from "@switchboard/core";
+import { teamConfigSchema } from "@switchboard/core/config";
+import type { ModelCallPolicy } from "@switchboard/core/host";
 import { startConsoleEngine } from "./console-engine.ts";
 
 export const exampleTeam = teamConfigSchema.parse({

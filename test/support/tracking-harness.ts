@@ -1,18 +1,17 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph";
 import {
-  type Adapter,
-  type CatalogEntry,
   type Clock,
   Engine,
   RequestTracking,
-  requestsConfigSchema,
   type Store,
   Team,
   type TeamConfig,
   ToolCatalog,
-  type ToolSource,
 } from "@switchboard/core";
+import type { Adapter } from "@switchboard/core/adapter";
+import { requestsConfigSchema } from "@switchboard/core/config";
+import type { CatalogEntry, ToolSource } from "@switchboard/core/host";
 import { RecordingAdapter } from "@switchboard/core/testing";
 
 export interface TrackingHarnessOptions<A extends Adapter = RecordingAdapter> {

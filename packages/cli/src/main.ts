@@ -14,7 +14,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 // Loaded only now, so that a signal arriving while the (large) module graph loads is handled too.
 const { runCli } = await import("./run-cli.ts");
 const { reportStrayFailures } = await import("./process/stray-failures.ts");
-const { createStreamLogger } = await import("@switchboard/core");
+const { createStreamLogger } = await import("@switchboard/core/host");
 reportStrayFailures(process, createStreamLogger("error"), (code) => process.exit(code));
 const code = await runCli(process.argv.slice(2), {
   env: process.env,

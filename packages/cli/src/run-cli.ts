@@ -22,7 +22,7 @@ Options:
   -c, --config <path>   configuration file (default: ./switchboard.yaml; absent: built-in defaults)
   -f, --force           init: overwrite an existing file
   --offline             doctor: do not contact the model provider (keys are still checked)
-  --role <role>         start, doctor: all (default) | ingress | worker (see "Scaling out" in the README)
+  --role <role>         start, doctor: all (default) | ingress | worker (see docs/how-to/scale-out.md)
   --days <n>            usage: the last n days, today included (default 7)
   --top <n>             usage: rows per table (default 10)
   --write <path>        service: write the unit there (e.g. /etc/systemd/system/switchboard.service)
@@ -31,7 +31,7 @@ Options:
   -h, --help            show this help
   -v, --version         show the version
 
-Configuration reference: README.md ("Configuration"); secrets come from the environment
+Configuration reference: docs/reference/configuration.md in the Switchboard repository; secrets come from the environment
 (OPENAI_API_KEY, ANTHROPIC_API_KEY, SWITCHBOARD_DISCORD_TOKEN, …).
 `;
 

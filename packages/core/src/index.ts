@@ -1,85 +1,38 @@
-export * from "./attachments/index.ts";
-export * from "./checkpoints/index.ts";
+/**
+ * @switchboard/core: the engine that answers each thread one turn at a time, the agent team, memory,
+ * requests, tasks, tools and models, the store and checkpointer factories, and the configuration
+ * types they take. What a program that runs a bot needs; the rest is under deliberately named
+ * subpaths: /adapter (writing a platform adapter), /config (the configuration schemas),
+ * /host (wiring a full deployment, as the switchboard CLI does), /records (reading what happened),
+ * /testing (the adapter contract suite and test helpers). The API reports in ../api/ record each.
+ */
+export type { AttachmentsConfig } from "./attachments/attachments-config.ts";
+export { type OpenedCheckpointer, openCheckpointer } from "./checkpoints/open-checkpointer.ts";
 export type { Command, CommandContext, CommandResult } from "./commands/command.ts";
-export type {
-  Adapter,
-  AdapterCheck,
-  AdapterLimits,
-  AdapterStreaming,
-  CommandSummary,
-  InboundSink,
-  NativeTextStream,
-  PlaceNames,
-  SendOnlyCheck,
-} from "./conversation/adapter.ts";
-export {
-  type ApprovalAnswer,
-  type ApprovalDecider,
-  type ApprovalPress,
-  type ApprovalPrompt,
-  decisionLine,
-} from "./conversation/approvals.ts";
-export { delegateTo } from "./conversation/delegating-adapter.ts";
-export {
-  type AdapterAttachments,
-  type AdapterFiles,
-  type AttachmentBody,
-  AttachmentFetchError,
-  type FileMessage,
-  type FileToSend,
-  type InboundAttachment,
-} from "./conversation/files.ts";
-export type { Author, InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
-export { cachedPlaceLookup } from "./conversation/place-name-cache.ts";
-export {
-  type ConversationRef,
-  decodeConversationKey,
-  encodeConversationKey,
-  InvalidConversationKeyError,
-  sameConversation,
-} from "./conversation/ref.ts";
-export { chunkMarkdown } from "./delivery/chunk.ts";
-export type { Deliverer, Delivery } from "./delivery/deliverer.ts";
+export type { InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
+export { type ConversationRef, decodeConversationKey, encodeConversationKey } from "./conversation/ref.ts";
 export { type AcceptOutcome, Engine, type EngineHealth, type EngineOptions } from "./engine/engine.ts";
-export type {
-  Continuation,
-  ContinuationHandler,
-  Responder,
-  Turn,
-  TurnAnswer,
-  TurnObserver,
-} from "./engine/responder.ts";
-export type { DrainScheduler, MidRunPolicy, ScheduledDrainOutcome } from "./engine/serializer.ts";
-export { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine/settings.ts";
-export type { RecoveryReport } from "./health/recovery-loop.ts";
-export * from "./memory/index.ts";
-export * from "./metrics/index.ts";
-export * from "./models/index.ts";
-export * from "./observability/index.ts";
-export * from "./outbox/index.ts";
-export * from "./runs/index.ts";
-export type { Clock } from "./runtime/clock.ts";
-export { systemClock } from "./runtime/clock.ts";
-export { TurnCancelledError, UserFacingError } from "./runtime/errors.ts";
-export { currentLogContext, withLogContext } from "./runtime/log-context.ts";
-export {
-  createMemoryLogger,
-  createStreamLogger,
-  type Logger,
-  type LogLevel,
-  silentLogger,
-} from "./runtime/logger.ts";
-export {
-  componentLogger,
-  createPinoLogger,
-  type PinoLoggerOptions,
-  type StructuredLogger,
-} from "./runtime/pino-logger.ts";
-export { SecretRedactor } from "./runtime/redact.ts";
-export * from "./steps/index.ts";
-export * from "./store/index.ts";
-export * from "./streaming/index.ts";
-export * from "./tasks/index.ts";
-export * from "./team/index.ts";
-export * from "./tools/index.ts";
-export * from "./usage/index.ts";
+export type { Continuation, Responder, Turn, TurnAnswer, TurnObserver } from "./engine/responder.ts";
+export type { EngineSettings } from "./engine/settings.ts";
+export { createMemory, type Memory } from "./memory/create-memory.ts";
+export type { MemoryConfig } from "./memory/memory-config.ts";
+export { createChatModel } from "./models/create-model.ts";
+export type { ModelSpec } from "./models/spec.ts";
+export { createObservability, type Observability } from "./observability/create-observability.ts";
+export { RequestTracking } from "./runs/request-tracking.ts";
+export type { HttpConfig, RequestsConfig } from "./runs/runs-config.ts";
+export { type Clock, systemClock } from "./runtime/clock.ts";
+export { type Logger, silentLogger } from "./runtime/logger.ts";
+export { createPinoLogger } from "./runtime/pino-logger.ts";
+export type { StepsConfig } from "./steps/steps-config.ts";
+export { openStore } from "./store/open-store.ts";
+export type { Store } from "./store/types.ts";
+export { createTasks, type Tasks } from "./tasks/create-tasks.ts";
+export type { TasksConfig } from "./tasks/tasks-config.ts";
+export { Team, type TeamOptions } from "./team/team.ts";
+export type { LimitsConfig, RoutingConfig, TeamConfig } from "./team/team-config.ts";
+export { createHttpTool } from "./tools/http-tool.ts";
+export type { McpServerConfig } from "./tools/mcp/mcp-config.ts";
+export { McpServers } from "./tools/mcp/mcp-servers.ts";
+export { ToolCatalog } from "./tools/tool-catalog.ts";
+export type { UsageConfig } from "./usage/usage-config.ts";

@@ -20,7 +20,7 @@ import {
   type PostedMessage,
   type Store,
   silentLogger,
-} from "@switchboard/core";
+} from "@switchboard/core/adapter";
 import { type Client, Events, type Message, type PartialMessage } from "discord.js";
 import { approvalButtons } from "./approvals/approval-buttons.ts";
 import { answerApprovalPress, withOutcome } from "./approvals/approval-presses.ts";

@@ -1,4 +1,4 @@
-import { silentLogger } from "@switchboard/core";
+import { silentLogger } from "@switchboard/core/adapter";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { TypingIndicator } from "./typing.ts";
 

@@ -1,4 +1,4 @@
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 
 /**
  * Discord shows "is typing…" for about ten seconds per request and has no way to stop it early,

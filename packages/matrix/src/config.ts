@@ -1,4 +1,4 @@
-import { streamingConfigFields } from "@switchboard/core";
+import { streamingConfigFields } from "@switchboard/core/adapter";
 import { z } from "zod";
 
 const MXID = /^@[^:\s]+:\S+$/;
@@ -9,46 +9,74 @@ const MXID = /^@[^:\s]+:\S+$/;
  */
 export const matrixAdapterConfigSchema = z
   .object({
-    /** Client-server API base URL, e.g. https://matrix.example.org. */
-    homeserverUrl: z.url({ protocol: /^https?$/ }),
-    /** The bot account's access token. Either this, or userId + password. */
-    accessToken: z.string().min(1).optional(),
-    /** The bot's MXID. Needed for password login; checked against the token's owner when given. */
-    userId: z.string().regex(MXID, "must be a full Matrix ID like @bot:example.org").optional(),
-    /** Logs in once with this password; the token is then kept in the store. */
-    password: z.string().min(1).optional(),
-    /** Device name shown in the account's session list after a password login. */
-    deviceName: z.string().min(1).default("Switchboard"),
-    /** The name users write to address the bot; defaults to the account's profile display name. */
-    displayName: z.string().min(1).optional(),
-    /**
-     * How answers are sent. `m.notice` is Matrix's convention for automated messages: bots (this one
-     * included) never answer notices, so two bots in one room cannot talk to each other forever.
-     */
-    msgtype: z.enum(["m.notice", "m.text"]).default("m.notice"),
-    /** `thread`: a top-level mention starts a thread rooted at it. `reply`: answers are plain replies. */
-    replyMode: z.enum(["thread", "reply"]).default("thread"),
-    /** Join rooms the bot is invited to (subject to `inviters` / `inviteServers`). */
-    autoJoin: z.boolean().default(true),
-    /** MXIDs whose invites are accepted. */
-    inviters: z.array(z.string().regex(MXID, "must be a full Matrix ID like @alice:example.org")).default([]),
-    /** Homeservers whose users' invites are accepted; `*` accepts any. */
-    inviteServers: z.array(z.string().min(1)).default([]),
-    /**
-     * Invited to an end-to-end encrypted room while encryption is not active (off, or the native
-     * binding missing): `explain` joins and posts one plain notice saying how to reach the bot;
-     * `decline` refuses the invite with that reason.
-     */
-    encryptedRooms: z.enum(["explain", "decline"]).default("explain"),
-    /**
-     * Which rooms are direct chats (answered with plain replies, one conversation per room):
-     * `marked` — rooms in the bot's `m.direct` account data, which is set from the invite's
-     * `is_direct` (how Matrix clients create DMs); `marked-or-two-members` — also a room of the bot
-     * and one other person, decided when the bot first sees the room and never changed after.
-     */
-    directRooms: z.enum(["marked", "marked-or-two-members"]).default("marked"),
-    /** Send a read receipt for each message the bot answers (people see the bot has read it). */
-    readReceipts: z.boolean().default(true),
+    homeserverUrl: z
+      .url({ protocol: /^https?$/ })
+      .describe("Client-server API base URL, e.g. https://matrix.example.org."),
+    accessToken: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The bot account's access token. Either this, or userId + password."),
+    userId: z
+      .string()
+      .regex(MXID, "must be a full Matrix ID like @bot:example.org")
+      .optional()
+      .describe("The bot's MXID. Needed for password login; checked against the token's owner when given."),
+    password: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Logs in once with this password; the token is then kept in the store."),
+    deviceName: z
+      .string()
+      .min(1)
+      .default("Switchboard")
+      .describe("Device name shown in the account's session list after a password login."),
+    displayName: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The name users write to address the bot; defaults to the account's profile display name."),
+    msgtype: z
+      .enum(["m.notice", "m.text"])
+      .default("m.notice")
+      .describe(
+        "How answers are sent. `m.notice` is Matrix's convention for automated messages: bots (this one included) never answer notices, so two bots in one room cannot talk to each other forever.",
+      ),
+    replyMode: z
+      .enum(["thread", "reply"])
+      .default("thread")
+      .describe(
+        "`thread`: a top-level mention starts a thread rooted at it. `reply`: answers are plain replies.",
+      ),
+    autoJoin: z
+      .boolean()
+      .default(true)
+      .describe("Join rooms the bot is invited to (subject to `inviters` / `inviteServers`)."),
+    inviters: z
+      .array(z.string().regex(MXID, "must be a full Matrix ID like @alice:example.org"))
+      .default([])
+      .describe("MXIDs whose invites are accepted."),
+    inviteServers: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("Homeservers whose users' invites are accepted; `*` accepts any."),
+    encryptedRooms: z
+      .enum(["explain", "decline"])
+      .default("explain")
+      .describe(
+        "Invited to an end-to-end encrypted room while encryption is not active (off, or the native binding missing): `explain` joins and posts one plain notice saying how to reach the bot; `decline` refuses the invite with that reason.",
+      ),
+    directRooms: z
+      .enum(["marked", "marked-or-two-members"])
+      .default("marked")
+      .describe(
+        "Which rooms are direct chats (answered with plain replies, one conversation per room): `marked` — rooms in the bot's `m.direct` account data, which is set from the invite's `is_direct` (how Matrix clients create DMs); `marked-or-two-members` — also a room of the bot and one other person, decided when the bot first sees the room and never changed after.",
+      ),
+    readReceipts: z
+      .boolean()
+      .default(true)
+      .describe("Send a read receipt for each message the bot answers (people see the bot has read it)."),
     /**
      * End-to-end encryption on the WASM crypto. `true` / `false`, or the settings below (an object
      * turns it on unless `enabled: false`).
@@ -88,15 +116,27 @@ export const matrixAdapterConfigSchema = z
       .min(1)
       .optional()
       .describe("Unused (the crypto state lives in the store); accepted for older files."),
-    /** Longest markdown chunk per event; the HTML + JSON event stays far below Matrix's 65,536 bytes. */
-    maxMessageLength: z.number().int().min(500).max(16_000).default(4_000),
+    maxMessageLength: z
+      .number()
+      .int()
+      .min(500)
+      .max(16_000)
+      .default(4_000)
+      .describe(
+        "Longest markdown chunk per event; the HTML + JSON event stays far below Matrix's 65,536 bytes.",
+      ),
     /**
      * `streaming`, `streamEditIntervalMs`, `progress`: answers grow by `m.replace` edits; every
      * edit is an event, and homeservers limit how many a user sends, so edits are spaced widely.
      */
     ...streamingConfigFields(2_000),
-    /** How long one `/sync` long-poll waits for new events. */
-    syncTimeoutMs: z.number().int().min(0).max(120_000).default(30_000),
+    syncTimeoutMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(120_000)
+      .default(30_000)
+      .describe("How long one `/sync` long-poll waits for new events."),
   })
   .refine(
     (config) =>

@@ -1,4 +1,4 @@
-import type { ConversationRef } from "@switchboard/core";
+import type { ConversationRef } from "@switchboard/core/adapter";
 
 export const MATRIX_PLATFORM = "matrix";
 

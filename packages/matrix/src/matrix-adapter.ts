@@ -16,7 +16,7 @@ import {
   type SendOnlyCheck,
   type Store,
   silentLogger,
-} from "@switchboard/core";
+} from "@switchboard/core/adapter";
 import { REACTION_HINT, ReactionApprovals } from "./approvals/approval-reactions.ts";
 import { type MatrixAdapterConfig, matrixAdapterConfigSchema, type ResolvedMatrixConfig } from "./config.ts";
 import { obtainCredentials } from "./connect/credentials.ts";

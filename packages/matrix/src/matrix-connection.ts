@@ -1,4 +1,4 @@
-import type { ApprovalDecider, InboundSink, Logger } from "@switchboard/core";
+import type { ApprovalDecider, InboundSink, Logger } from "@switchboard/core/adapter";
 import type { CryptoClient } from "matrix-bot-sdk";
 import type { ResolvedMatrixConfig } from "./config.ts";
 import { obtainCredentials } from "./connect/credentials.ts";

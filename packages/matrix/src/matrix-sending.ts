@@ -1,4 +1,4 @@
-import type { ApprovalDecider, Logger } from "@switchboard/core";
+import type { ApprovalDecider, Logger } from "@switchboard/core/adapter";
 import type { MatrixClient } from "matrix-bot-sdk";
 import { ReactionApprovals } from "./approvals/approval-reactions.ts";
 import type { ResolvedMatrixConfig } from "./config.ts";

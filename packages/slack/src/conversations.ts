@@ -1,4 +1,4 @@
-import type { ConversationRef } from "@switchboard/core";
+import type { ConversationRef } from "@switchboard/core/adapter";
 
 /**
  * The one owner of how Slack places map to conversation keys, and back to where to post:

@@ -17,7 +17,7 @@ import {
   type PostedMessage,
   type Store,
   silentLogger,
-} from "@switchboard/core";
+} from "@switchboard/core/adapter";
 import { registerApprovalActions } from "./approvals/approval-actions.ts";
 import {
   DEFAULT_COMMAND_WORDS,

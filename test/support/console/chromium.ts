@@ -19,7 +19,7 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-/** The README's pictures; refreshed only on request (`SWITCHBOARD_DOCS_SCREENSHOTS=1`), never by CI. */
+/** The documentation's pictures (docs/console/, shown in docs/features/operator-console.md); refreshed only on request (`SWITCHBOARD_DOCS_SCREENSHOTS=1`), never by CI. */
 const DOCS_DIR = join(import.meta.dirname, "../../../docs/console");
 const updateDocs = process.env.SWITCHBOARD_DOCS_SCREENSHOTS === "1";
 
@@ -29,7 +29,7 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   if (updateDocs) {
     await mkdir(DOCS_DIR, { recursive: true });
-    // The visible part only, at the page's width: small enough for a README.
+    // The visible part only, at the page's width: small enough for a documentation page.
     await page.screenshot({ path: join(DOCS_DIR, `${name}.png`) });
   }
   return path;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { ModelEndpoints } from "@switchboard/core/host";
 import type { ModelCatalog } from "../../../packages/cli/src/app/model-catalog.ts";
 import { scriptedTeamModel } from "../memory-harness.ts";
 import { PacedTeamModel } from "./paced-team-model.ts";
@@ -85,10 +86,16 @@ export function scriptedCatalog(options: { paceMs?: number } = {}): ModelCatalog
     options.paceMs === undefined
       ? scriptedTeamModel(answerAsTeam, 2_000)
       : new PacedTeamModel(answerAsTeam, options.paceMs);
+  return scriptedCatalogOf(model);
+}
+
+/** A model catalog whose every model is `model`. */
+export function scriptedCatalogOf(model: ReturnType<ModelCatalog["modelFor"]>): ModelCatalog {
   return {
     defaultSpec: { provider: "offline" },
     specFor: () => ({ provider: "offline" }),
     modelFor: () => model,
     describe: () => "scripted",
+    endpoints: new ModelEndpoints(),
   };
 }

@@ -6,7 +6,7 @@ import {
   openStore,
   type Store,
   type Turn,
-} from "../../../packages/core/src/index.ts";
+} from "@switchboard/core";
 import { scriptedResponder, waitFor } from "../../../packages/core/src/testing/index.ts";
 import type { DiscordAdapterConfigInput } from "../../../packages/discord/src/config.ts";
 import { createDiscordAdapter, type DiscordAdapter } from "../../../packages/discord/src/index.ts";

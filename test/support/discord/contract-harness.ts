@@ -1,8 +1,5 @@
-import {
-  type Adapter,
-  type ConversationRef,
-  encodeConversationKey,
-} from "../../../packages/core/src/index.ts";
+import { type ConversationRef, encodeConversationKey } from "@switchboard/core";
+import type { Adapter } from "@switchboard/core/adapter";
 import type {
   AdapterHarness,
   ObservedPost,

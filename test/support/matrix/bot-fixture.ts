@@ -1,12 +1,5 @@
-import {
-  type AcceptOutcome,
-  createMemoryLogger,
-  Engine,
-  type InboundMessage,
-  type Store,
-  type Turn,
-} from "@switchboard/core";
-import { scriptedResponder, waitFor } from "@switchboard/core/testing";
+import { type AcceptOutcome, Engine, type InboundMessage, type Store, type Turn } from "@switchboard/core";
+import { createMemoryLogger, scriptedResponder, waitFor } from "@switchboard/core/testing";
 import {
   createMatrixAdapter,
   type MatrixAdapter,

@@ -2,8 +2,9 @@
  * The real Matrix adapter and a real Engine on a real homeserver (a private Synapse), answering
  * `echo: <text>`; its store is whatever the test gives (a SQLite file, so a restart keeps state).
  */
-import { createMemoryLogger, Engine, type Store } from "@switchboard/core";
-import { scriptedResponder } from "@switchboard/core/testing";
+
+import { Engine, type Store } from "@switchboard/core";
+import { createMemoryLogger, scriptedResponder } from "@switchboard/core/testing";
 import {
   createMatrixAdapter,
   type MatrixAdapter,

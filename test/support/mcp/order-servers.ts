@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type McpServerConfig, mcpServerConfigSchema } from "@switchboard/core";
+import type { McpServerConfig } from "@switchboard/core";
+import { mcpServerConfigSchema } from "@switchboard/core/config";
 
 const STDIO_ENTRY = fileURLToPath(new URL("./stdio-order-server.ts", import.meta.url));
 

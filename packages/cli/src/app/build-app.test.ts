@@ -1,7 +1,8 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { signWebhook, silentLogger } from "@switchboard/core";
+import { silentLogger } from "@switchboard/core";
+import { signWebhook } from "@switchboard/core/host";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config/load-config.ts";
 import { buildApp } from "./build-app.ts";
@@ -29,7 +30,12 @@ describe("buildApp wires the configured features", () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: "ok", openRequests: 0 });
+    expect(await health.json()).toMatchObject({
+      status: "ok",
+      openRequests: 0,
+      turns: { inProgress: 0, max: 2_000, waitingToStart: 0 },
+      modelEndpoints: [],
+    });
     const body = JSON.stringify({ event: "run_completed", eventId: "e", requestId: "req-x", runId: "r" });
     const now = Math.floor(Date.now() / 1000);
     const post = (secret: string) =>
@@ -63,7 +69,7 @@ describe("buildApp wires the configured features", () => {
     expect(app.team.agents().map((agent) => agent.name)).toEqual(["supervisor"]);
     await app.close();
     await expect(appFrom([...team("track_parcle"), ...tool].join("\n"))).rejects.toThrow(
-      /supervisor lists tool "track_parcle", which does not exist \(known tools: track_parcel, find_tools, search_memory\)/,
+      /supervisor lists tool "track_parcle", which does not exist \(known tools: track_parcel, find_tools, search_memory, create_file\)/,
     );
   });
 });

@@ -3,29 +3,36 @@
  * agent team, adapters, engine. Every piece that is chosen by configuration is chosen here, and
  * only here.
  */
+
 import {
-  type Adapter,
+  createMemory,
+  createObservability,
+  Engine,
+  type Logger,
+  type Observability,
+  openStore,
+  RequestTracking,
+  type Store,
+  systemClock,
+  type Team,
+} from "@switchboard/core";
+import type { Adapter } from "@switchboard/core/adapter";
+import { DEFAULT_ENGINE_SETTINGS, humansConfigSchema } from "@switchboard/core/config";
+import {
   AttachmentReader,
   BlobRetention,
   type BlobStore,
   componentLogger,
-  createMemory,
-  createObservability,
-  Engine,
+  HumanHandoffs,
   handoffTarget,
-  type Logger,
+  humanCommands,
   modelCallPolicy,
-  type Observability,
   openBlobStore,
-  openStore,
-  RequestTracking,
-  type Store,
   SwitchboardMetrics,
   spaceOf,
-  systemClock,
-  type Team,
   WorkQueueMetrics,
-} from "@switchboard/core";
+} from "@switchboard/core/host";
+import { ActiveAgentStore } from "@switchboard/core/records";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
 import type { Role } from "../config/schema.ts";
@@ -173,6 +180,20 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ...(config.memory.summaryModel ? { summaryModel: models.modelFor(config.memory.summaryModel) } : {}),
       ...(openedBlobs ? { forgetAlso: (key: string) => openedBlobs.deleteSpace(spaceOf(key)) } : {}),
     });
+    const activeAgents = new ActiveAgentStore(store);
+    const humans = new HumanHandoffs({
+      store,
+      activeAgents,
+      config: humansConfigSchema.parse(config.team.humans ?? {}),
+      summaryOf: async (key) => {
+        const context = await memory.book.context(key);
+        if (context?.content) return context.content;
+        const entries = await memory.book.recentEntries(key, 5);
+        return entries.length > 0 ? entries.map((entry) => `- ${entry.summary}`).join("\n") : undefined;
+      },
+      clock: systemClock,
+      logger: componentLogger(logger, "humans"),
+    });
     let builtTeam: Team | undefined;
     const tasks = createConfiguredTasks(config, {
       store,
@@ -202,6 +223,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       modelCalls,
       blobs: openedBlobs,
       tasks,
+      humans,
+      activeAgents,
+      humansTool: config.team.humans !== undefined,
     });
     builtTeam = team;
     memory.attach(team);
@@ -241,10 +265,11 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       store,
       adapters,
       responder,
-      continuations: tasks.continuations(responder),
+      continuations: humans.continuations(tasks.continuations(responder)),
       commands: observability.recordCommands([
         ...team.commands,
         ...tasks.commands,
+        ...humanCommands(humans),
         ...memory.commands,
         ...tracking.commands(),
         ...observability.commands,
@@ -254,6 +279,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       deliveryObserver: observability.deliveryObserver,
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
       ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
+      modelEndpoints: () => models.endpoints.states(),
       ...(attachments && openedBlobs
         ? {
             readAttachments: async (messages, { key, signal }) =>
@@ -267,6 +293,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         lockTtlMs: config.engine.lockTtlSeconds * 1000,
         typingDelayMs: config.engine.typingDelayMs,
         maxConcurrentTurns: config.engine.maxConcurrentTurns,
+        cpuSlots: {
+          ...DEFAULT_ENGINE_SETTINGS.cpuSlots,
+          targetDelayMs: config.engine.eventLoopDelayTargetMs,
+        },
         // Past the team's own wall time: a safety net for work that hangs outside a model call.
         maxTurnMs: (config.limits.wallTimeSeconds + 60) * 1000,
       },
@@ -301,6 +331,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         // sweep once per cluster, as BullMQ rounds its workers take.
         tracking.bind(engine, { sweep: !openedScaleOut });
         tasks.bind(engine);
+        humans.bind(engine);
+        if (!openedScaleOut) humans.start();
         if (openedScaleOut) tasks.useScheduler(openedScaleOut.taskSteps);
         else tasks.startDriving();
         if (!openedScaleOut) {
@@ -309,7 +341,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         }
         await openedScaleOut?.startWorking(
           engine,
-          { tracking, memory, tasks, ...(retention ? { files: retention } : {}) },
+          { tracking, memory, tasks, humans, ...(retention ? { files: retention } : {}) },
           queueMetrics,
         );
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
@@ -321,6 +353,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
               tracking,
               memory: config.memory.enabled ? memory : undefined,
               tasks,
+              humans,
               ...(attachments && openedBlobs
                 ? {
                     files: {
@@ -342,6 +375,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
             logger: componentLogger(logger, "http"),
             metrics,
             mounts: mounted ? [mounted] : [],
+            engineHealth: () => engine.health(),
           });
         }
       },
@@ -363,6 +397,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           const stopping = openedScaleOut?.stopWorking();
           // Running task steps end first (each continues from its last step at the next start).
           await tasks.stop();
+          humans.stop();
           await engine.stop();
           await stopping;
           for (const adapter of adapters) metrics?.platformConnected(adapter.platform, false);

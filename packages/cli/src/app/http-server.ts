@@ -1,11 +1,5 @@
-import {
-  type HttpConfig,
-  type HttpServerOptions,
-  type Logger,
-  type RequestTracking,
-  type SwitchboardMetrics,
-  startHttpServer,
-} from "@switchboard/core";
+import type { EngineHealth, HttpConfig, Logger, RequestTracking } from "@switchboard/core";
+import { type HttpServerOptions, type SwitchboardMetrics, startHttpServer } from "@switchboard/core/host";
 
 export type HttpServer = Awaited<ReturnType<typeof startHttpServer>>;
 
@@ -20,6 +14,8 @@ export function startConfiguredHttpServer(
     logger: Logger;
     metrics?: SwitchboardMetrics | undefined;
     mounts?: HttpServerOptions["mounts"];
+    /** Turns in progress and waiting, the CPU slots and each model endpoint's limit, for /health. */
+    engineHealth?: () => EngineHealth;
   },
 ): Promise<HttpServer> {
   const startedAt = Date.now();
@@ -31,9 +27,30 @@ export function startConfiguredHttpServer(
     health: async () => ({
       uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
       openRequests: await deps.tracking.tracker.openCount(),
+      ...(deps.engineHealth ? capacityOf(deps.engineHealth()) : {}),
     }),
     ...(metrics ? { metrics: () => metrics.exposition() } : {}),
     logger: deps.logger,
     ...(deps.mounts ? { mounts: deps.mounts } : {}),
   });
+}
+
+/** What /health says about capacity: turns against the ceiling, the CPU slots, each model endpoint. */
+function capacityOf(health: EngineHealth) {
+  return {
+    turns: {
+      inProgress: health.runningTurns,
+      max: health.maxTurns,
+      waitingToStart: health.waitingToStart,
+      cpuSlots: health.cpuSlots,
+      eventLoopDelayP99Ms: Math.round(health.eventLoop.delayP99Ms),
+    },
+    modelEndpoints: health.modelEndpoints.map(({ endpoint, limit, inFlight, queued, pausedUntil }) => ({
+      endpoint,
+      limit,
+      inFlight,
+      queued,
+      ...(pausedUntil === undefined ? {} : { pausedUntil: new Date(pausedUntil).toISOString() }),
+    })),
+  };
 }

@@ -1,11 +1,11 @@
+import type { ModelSpec } from "@switchboard/core";
+import { apiKeyEnvVar, parseModelString } from "@switchboard/core/config";
 import {
-  apiKeyEnvVar,
   describeModel,
   loadChatModelFactory,
-  type ModelSpec,
-  parseModelString,
+  ModelEndpoints,
   type ToolCallingChatModel,
-} from "@switchboard/core";
+} from "@switchboard/core/host";
 import type { LoadedConfig, ProviderKeys } from "../config/load-config.ts";
 import type { SwitchboardConfig } from "../config/schema.ts";
 
@@ -20,6 +20,8 @@ export interface ModelCatalog {
    */
   modelFor(model: string | undefined): ToolCallingChatModel;
   describe(model: string | undefined): string;
+  /** Every model endpoint's limiter: all the catalog's models (and any built later) share them. */
+  readonly endpoints: ModelEndpoints;
 }
 
 /**
@@ -29,9 +31,14 @@ export interface ModelCatalog {
 export async function loadModelCatalog(loaded: LoadedConfig): Promise<ModelCatalog> {
   const { config } = loaded;
   const specFor = modelSpecResolver(config.model, loaded.providerKeys);
-  const build = await loadChatModelFactory(configuredModels(config).map((model) => specFor(model).provider));
+  const endpoints = new ModelEndpoints(config.modelEndpoints);
+  const build = await loadChatModelFactory(
+    configuredModels(config).map((model) => specFor(model).provider),
+    { endpoints },
+  );
   return {
     defaultSpec: config.model,
+    endpoints,
     specFor,
     modelFor: (model) => build(specFor(model)),
     describe: (model) => describeModel(specFor(model)),

@@ -3,29 +3,28 @@
  * the recent-problems log and, once the engine exists, the console's routes under `/console`.
  */
 import type { RequestListener } from "node:http";
-import type { WorkQueueCounts } from "@switchboard/core";
 import {
-  type Adapter,
-  type AttachmentReader,
-  type BlobStore,
-  blobId,
-  DEFAULT_USAGE_CONFIG,
   decodeConversationKey,
   type Engine,
   type Logger,
   type Memory,
-  type PlaceNames,
   type RequestTracking,
-  RunStepsLog,
-  type RunStepsReader,
   type Store,
-  stepsConfigSchema,
   systemClock,
-  type TaskObserver,
   type Tasks,
   type Team,
-  UsageBook,
 } from "@switchboard/core";
+import type { Adapter, PlaceNames } from "@switchboard/core/adapter";
+import { DEFAULT_USAGE_CONFIG, stepsConfigSchema } from "@switchboard/core/config";
+import {
+  type AttachmentReader,
+  type BlobStore,
+  blobId,
+  type HumanHandoffs,
+  type TaskObserver,
+  type WorkQueueCounts,
+} from "@switchboard/core/host";
+import { RunStepsLog, type RunStepsReader, UsageBook } from "@switchboard/core/records";
 import {
   type ConsoleFiles,
   type ConsoleTokenResolution,
@@ -54,6 +53,7 @@ export interface ConsoleParts {
   readonly tracking: RequestTracking;
   readonly memory: Memory | undefined;
   readonly tasks?: Tasks;
+  readonly humans?: HumanHandoffs;
   /**
    * The run-steps log and usage roll-ups the process records into. Absent: the console opens its
    * own readers over the same store, which see everything any process recorded there.
@@ -153,6 +153,14 @@ export class OperatorConsole {
           ...(parts.workQueue ? { workQueue: parts.workQueue } : {}),
         }),
       ...(parts.tasks ? { tasks: taskSource(parts.tasks) } : {}),
+      ...(parts.humans
+        ? {
+            handoffs: {
+              open: () => (parts.humans as HumanHandoffs).open(),
+              release: (key: string) => (parts.humans as HumanHandoffs).release(key, OPERATOR.displayName),
+            },
+          }
+        : {}),
       ...(parts.files ? { files: consoleFiles(parts.files) } : {}),
       placeNames: (key) => this.#placeNames(key),
       isWorking: (key) => this.activity.runningTurns().some((turn) => turn.key === key),

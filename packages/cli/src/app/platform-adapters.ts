@@ -2,7 +2,9 @@
  * Turns the enabled platform sections into adapters, one per section, in a fixed order. Each
  * platform's SDK is loaded by its `create…Adapter`, so only the SDKs of enabled platforms load.
  */
-import type { Adapter, Logger, Store } from "@switchboard/core";
+
+import type { Logger, Store } from "@switchboard/core";
+import type { Adapter } from "@switchboard/core/adapter";
 import { createDiscordAdapter } from "@switchboard/discord";
 import { createMatrixAdapter } from "@switchboard/matrix";
 import { createSlackAdapter } from "@switchboard/slack";

@@ -2,7 +2,9 @@
  * What the configured role changes in the wiring of one process. Role `all` changes nothing and
  * loads nothing; the ingress and worker roles load the BullMQ scale-out (../scale-out/).
  */
-import type { Adapter, Logger } from "@switchboard/core";
+
+import type { Logger } from "@switchboard/core";
+import type { Adapter } from "@switchboard/core/adapter";
 import type { Role, SwitchboardConfig } from "../config/schema.ts";
 import type { ScaleOut } from "../scale-out/index.ts";
 

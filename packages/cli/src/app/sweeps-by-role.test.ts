@@ -6,7 +6,8 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { IdleSweeper, RequestSweeper, silentLogger } from "@switchboard/core";
+import { silentLogger } from "@switchboard/core";
+import { IdleSweeper, RequestSweeper } from "@switchboard/core/host";
 import { Queue } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {

@@ -7,17 +7,14 @@ import {
   createTasks,
   type Logger,
   type Memory,
-  type ModelCallPolicy,
   type Observability,
   type RequestTracking,
   type Store,
-  SUPERVISOR,
   systemClock,
-  TaskMetrics,
-  type TaskObserver,
   type Tasks,
   type Team,
 } from "@switchboard/core";
+import { type ModelCallPolicy, SUPERVISOR, TaskMetrics, type TaskObserver } from "@switchboard/core/host";
 import type { SwitchboardConfig } from "../config/schema.ts";
 import type { OpenedCheckpointer } from "./checkpointer.ts";
 import type { ModelCatalog } from "./model-catalog.ts";

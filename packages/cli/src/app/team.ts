@@ -2,21 +2,27 @@
  * The agent team as the configuration describes it, with the hooks of memory (context, search),
  * the tool catalog and request tracking; and memory's model.
  */
+
+import {
+  type Logger,
+  type Memory,
+  type Observability,
+  type RequestTracking,
+  type Store,
+  type Tasks,
+  Team,
+} from "@switchboard/core";
 import {
   type BlobStore,
   CREATE_FILE,
   createFileTool,
   GivenUpDeliveries,
-  type Logger,
-  type Memory,
+  type HumanHandoffs,
+  handToHumanTool,
   type ModelCallPolicy,
-  type Observability,
-  type RequestTracking,
   readBlob,
-  type Store,
-  type Tasks,
-  Team,
-} from "@switchboard/core";
+} from "@switchboard/core/host";
+import type { ActiveAgentStore } from "@switchboard/core/records";
 import type { SwitchboardConfig } from "../config/schema.ts";
 import type { OpenedCheckpointer } from "./checkpointer.ts";
 import type { ModelCatalog } from "./model-catalog.ts";
@@ -35,12 +41,17 @@ export interface TeamDeps {
   /** Where files are kept; absent when attachments are off. */
   readonly blobs: BlobStore | undefined;
   readonly tasks: Tasks;
+  readonly humans: HumanHandoffs;
+  readonly activeAgents: ActiveAgentStore;
+  /** Whether agents get `hand_to_human` (`team.humans` is configured). */
+  readonly humansTool: boolean;
 }
 
 /** Progress texts of the built-in tools. */
 const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
   find_tools: "is looking for a tool that fits…",
   start_task: "is starting a background task…",
+  hand_to_human: "is asking a person to take over…",
   search_memory: "is searching earlier conversations…",
   create_file: "is writing a file…",
 };
@@ -50,6 +61,7 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
   const { store, models, logger, checkpointer, tools, memory, tracking, observability, modelCalls, tasks } =
     deps;
   const { blobs } = deps;
+  const handToHuman = deps.humansTool ? [handToHumanTool(deps.humans)] : [];
   const textOnly = new Set(config.attachments.textOnlyModels);
   const { catalog } = tools;
   const givenUp = new GivenUpDeliveries(store);
@@ -66,7 +78,8 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
       ...memory.tools,
       ...(blobs ? { [CREATE_FILE]: createFileTool(blobs, { maxBytes: config.attachments.maxBytes }) } : {}),
     },
-    builtInTools: (agent) => tasks.toolsFor(agent),
+    builtInTools: (agent) => [...tasks.toolsFor(agent), ...handToHuman],
+    activeAgents: deps.activeAgents,
     contextFor: memory.contextFor,
     attachedTools: (key, agent) => catalog.attachedTools(key, agent),
     needsApproval: (name) => catalog.needsApproval(name),

@@ -1,13 +1,5 @@
-import {
-  type CatalogEntry,
-  createHttpTool,
-  type Logger,
-  McpServers,
-  mcpStatusLines,
-  type Store,
-  ToolCatalog,
-  type ToolFiles,
-} from "@switchboard/core";
+import { createHttpTool, type Logger, McpServers, type Store, ToolCatalog } from "@switchboard/core";
+import { type CatalogEntry, mcpStatusLines, type ToolFiles } from "@switchboard/core/host";
 import type { SwitchboardConfig } from "../config/schema.ts";
 import { cliVersion } from "../version.ts";
 

@@ -1,4 +1,4 @@
-import { describeMcpServer } from "@switchboard/core";
+import { describeMcpServer } from "@switchboard/core/host";
 import type { OpenedTools } from "../app/tools.ts";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { CheckResult } from "./doctor-result.ts";

@@ -1,4 +1,5 @@
-import { createChatModel, describeModel, type ModelSpec } from "@switchboard/core";
+import { createChatModel, type ModelSpec } from "@switchboard/core";
+import { describeModel } from "@switchboard/core/host";
 import { missingModelKey, modelSpecResolver } from "../app/model-catalog.ts";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { CheckResult } from "./doctor-result.ts";

@@ -1,4 +1,4 @@
-import { SEARCH_MEMORY, unknownToolReferences } from "@switchboard/core";
+import { SEARCH_MEMORY, unknownToolReferences } from "@switchboard/core/host";
 import type { OpenedTools } from "../app/tools.ts";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { CheckResult } from "./doctor-result.ts";

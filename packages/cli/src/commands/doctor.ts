@@ -1,4 +1,5 @@
-import { createStreamLogger, openStore } from "@switchboard/core";
+import { openStore } from "@switchboard/core";
+import { createStreamLogger } from "@switchboard/core/host";
 import { openTools } from "../app/tools.ts";
 import type { CliContext, CommonOptions } from "../cli-context.ts";
 import { ConfigError, type LoadedConfig, loadConfig } from "../config/load-config.ts";

@@ -1,5 +1,6 @@
 import { userInfo } from "node:os";
-import { createPinoLogger, describeModel } from "@switchboard/core";
+import { createPinoLogger } from "@switchboard/core";
+import { describeModel } from "@switchboard/core/host";
 import { type App, buildApp } from "../app/build-app.ts";
 import { runningLine } from "../app/role.ts";
 import type { CliContext, CommonOptions } from "../cli-context.ts";

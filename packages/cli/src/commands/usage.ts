@@ -1,4 +1,6 @@
-import { daysBetween, openStore, systemClock, UsageBook, usageTable } from "@switchboard/core";
+import { openStore, systemClock } from "@switchboard/core";
+import { daysBetween, usageTable } from "@switchboard/core/host";
+import { UsageBook } from "@switchboard/core/records";
 import type { CliContext, CommonOptions } from "../cli-context.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { reportStartupFailure } from "./startup-failure.ts";

@@ -33,7 +33,8 @@ describe("loadConfig: a good file", () => {
       midRunPolicy: "collect",
       lockTtlSeconds: 30,
       typingDelayMs: 800,
-      maxConcurrentTurns: 16,
+      maxConcurrentTurns: 2_000,
+      eventLoopDelayTargetMs: 40,
     });
     expect(config.team.specialists.map((s) => s.name)).toEqual(["billing"]);
     expect(config.team.supervisor.prompt).toMatch(/supervisor/);
@@ -168,7 +169,7 @@ describe("loadConfig: bad values name the key path and what was expected", () =>
     [
       "an unknown top-level key",
       "memroy: {}\n",
-      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, logLevels, logFormat, role, scaleOut, engine, team, routing, limits, memory, requests, steps, usage, http, tools, mcp, matrix, discord, slack)",
+      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, logLevels, logFormat, role, scaleOut, engine, modelEndpoints, team, routing, limits, memory, attachments, requests, tasks, steps, usage, http, tools, mcp, matrix, discord, slack)",
     ],
     [
       "a scaled-out role on the embedded store",
@@ -189,7 +190,7 @@ describe("loadConfig: bad values name the key path and what was expected", () =>
     [
       "an unknown nested key",
       "engine:\n  lockTTL: 5\n",
-      "switchboard.yaml: engine.lockTTL: unknown key (known keys here: commandPrefixes, midRunPolicy, lockTtlSeconds, typingDelayMs, maxConcurrentTurns)",
+      "switchboard.yaml: engine.lockTTL: unknown key (known keys here: commandPrefixes, midRunPolicy, lockTtlSeconds, typingDelayMs, maxConcurrentTurns, eventLoopDelayTargetMs)",
     ],
     [
       "a list as the whole file",

@@ -1,4 +1,5 @@
-import type { Adapter, InboundMessage, InboundSink } from "@switchboard/core";
+import type { InboundMessage } from "@switchboard/core";
+import type { Adapter, InboundSink } from "@switchboard/core/adapter";
 import { type AdapterHarness, type ObservedPost, runAdapterContract } from "@switchboard/core/testing";
 import Keyv from "keyv";
 import { ConsoleAdapter } from "./console-adapter.ts";

@@ -1,11 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type {
-  Adapter,
-  ConversationRef,
-  InboundSink,
-  OutboundMessage,
-  PostedMessage,
-} from "@switchboard/core";
+import type { ConversationRef, OutboundMessage, PostedMessage } from "@switchboard/core";
+import type { Adapter, InboundSink } from "@switchboard/core/adapter";
 import type Keyv from "keyv";
 import { CONSOLE_HELP, parseConsoleLine } from "./console-line.ts";
 

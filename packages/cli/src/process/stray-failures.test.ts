@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createMemoryLogger } from "@switchboard/core";
+import { createMemoryLogger } from "@switchboard/core/testing";
 import { describe, expect, it } from "vitest";
 import { reportStrayFailures } from "./stray-failures.ts";
 

@@ -2,7 +2,7 @@
  * Where BullMQ keeps its queues: the store's Redis, under the store's key prefix, so one
  * `?prefix=` separates whole deployments (queues included) on a shared Redis.
  */
-import { parseStoreUrl } from "@switchboard/core";
+import { parseStoreUrl } from "@switchboard/core/config";
 import type { RedisOptions } from "bullmq";
 
 export interface BullConnection {

@@ -4,8 +4,7 @@
  * than its interval never overlapped by a second copy in the other worker.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { createMemoryLogger } from "@switchboard/core";
-import { waitFor } from "@switchboard/core/testing";
+import { createMemoryLogger, waitFor } from "@switchboard/core/testing";
 import { Queue, Worker } from "bullmq";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {

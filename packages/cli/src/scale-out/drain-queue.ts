@@ -1,4 +1,4 @@
-import type { DrainScheduler } from "@switchboard/core";
+import type { DrainScheduler } from "@switchboard/core/host";
 import { Queue } from "bullmq";
 import type { BullConnection } from "./bullmq-connection.ts";
 import { DRAIN_JOB, DRAIN_JOB_OPTIONS, DRAIN_QUEUE, type DrainJobData, drainJobId } from "./drain-jobs.ts";

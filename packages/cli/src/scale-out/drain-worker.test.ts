@@ -3,8 +3,9 @@
  * conversation, a locked conversation tried again later (never dropped), and work that arrives
  * while a drain ends announced again once the job is gone.
  */
-import { createMemoryLogger, type RecoveryReport, type ScheduledDrainOutcome } from "@switchboard/core";
-import { waitFor } from "@switchboard/core/testing";
+
+import type { RecoveryReport, ScheduledDrainOutcome } from "@switchboard/core/host";
+import { createMemoryLogger, waitFor } from "@switchboard/core/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {
   describeWithRedis,

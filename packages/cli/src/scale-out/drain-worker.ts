@@ -1,4 +1,5 @@
-import type { Logger, RecoveryReport, ScheduledDrainOutcome } from "@switchboard/core";
+import type { Logger } from "@switchboard/core";
+import type { RecoveryReport, ScheduledDrainOutcome } from "@switchboard/core/host";
 import { DelayedError, type Job, Worker } from "bullmq";
 import type { BullConnection } from "./bullmq-connection.ts";
 import { DRAIN_JOB_OPTIONS, DRAIN_QUEUE, type DrainJobData } from "./drain-jobs.ts";

@@ -3,7 +3,8 @@
  * role `all` never loads BullMQ or connects to Redis for it.
  */
 import { hostname } from "node:os";
-import type { Adapter, Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core";
+import type { Adapter } from "@switchboard/core/adapter";
 import { Redis } from "ioredis";
 import type { Role } from "../config/schema.ts";
 import { bullConnectionFor } from "./bullmq-connection.ts";

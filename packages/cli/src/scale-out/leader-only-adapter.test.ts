@@ -3,8 +3,9 @@
  * only the leader receives, a standby delivers send-only, events reaching a deposed leader are
  * refused (left to the platform side for the new leader), and a takeover starts receiving.
  */
-import { createMemoryLogger, type InboundMessage } from "@switchboard/core";
-import { RecordingAdapter, waitFor } from "@switchboard/core/testing";
+
+import type { InboundMessage } from "@switchboard/core";
+import { createMemoryLogger, RecordingAdapter, waitFor } from "@switchboard/core/testing";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {

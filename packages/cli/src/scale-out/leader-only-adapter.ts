@@ -1,4 +1,6 @@
-import { type Adapter, delegateTo, type InboundMessage, type InboundSink } from "@switchboard/core";
+import type { InboundMessage } from "@switchboard/core";
+import type { Adapter, InboundSink } from "@switchboard/core/adapter";
+import { delegateTo } from "@switchboard/core/host";
 import type { Leadership } from "./leadership.ts";
 
 /** An event reached an ingress that no longer leads; the platform side keeps it for the new leader. */

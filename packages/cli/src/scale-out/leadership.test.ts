@@ -3,8 +3,7 @@
  * when the leader dies (stops renewing), never while the old leader may still act, fences that only
  * grow, and a clean stop that hands over at once.
  */
-import { createMemoryLogger } from "@switchboard/core";
-import { waitFor } from "@switchboard/core/testing";
+import { createMemoryLogger, waitFor } from "@switchboard/core/testing";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {

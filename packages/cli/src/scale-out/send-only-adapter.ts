@@ -1,4 +1,5 @@
-import { type Adapter, delegateTo } from "@switchboard/core";
+import type { Adapter } from "@switchboard/core/adapter";
+import { delegateTo } from "@switchboard/core/host";
 
 /** The platform has no send-only mode (every built-in one has); the worker role refuses it. */
 export class SendOnlyUnsupportedError extends Error {

@@ -6,22 +6,16 @@
 
 import { join } from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
+import { createMemory, Engine, type Memory, openStore, RequestTracking, type Store } from "@switchboard/core";
+import { requestsConfigSchema } from "@switchboard/core/config";
 import {
   type ArchivedSession,
   BlobRetention,
-  createMemory,
-  createMemoryLogger,
-  Engine,
-  type Memory,
-  openStore,
   type RecoveryReport,
-  RequestTracking,
-  requestsConfigSchema,
-  type Store,
   spaceOf,
   writeBytes,
-} from "@switchboard/core";
-import { echoResponder, RecordingAdapter, waitFor } from "@switchboard/core/testing";
+} from "@switchboard/core/host";
+import { createMemoryLogger, echoResponder, RecordingAdapter, waitFor } from "@switchboard/core/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { FolderBlobStore } from "../../../core/src/attachments/blobs/folder-blob-store.ts";
 import {
@@ -156,6 +150,7 @@ describeWithRedis("the sweepers as cluster rounds", () => {
         {
           tracking,
           memory: countingMemory,
+          humans: { sweepIntervalMs: 60_000, sweep: async () => 0 },
           tasks: {
             healthIntervalMs: 60_000,
             healthRound: async () => ({ announced: 0, stuck: 0, expired: 0, reported: 0, deleted: 0 }),

@@ -1,4 +1,5 @@
-import type { BlobRetention, Memory, RequestTracking, Tasks } from "@switchboard/core";
+import type { Memory, RequestTracking, Tasks } from "@switchboard/core";
+import type { BlobRetention, HumanHandoffs } from "@switchboard/core/host";
 import type { ClusterSweep } from "./cluster-sweeps.ts";
 import type { DrainTarget } from "./drain-worker.ts";
 
@@ -10,6 +11,8 @@ export interface ProcessSweepers {
   readonly memory: Pick<Memory, "sweep" | "sweepIntervalMs">;
   /** Background tasks: due ones announced, stuck ones failed, long pauses expired, endings queued. */
   readonly tasks: Pick<Tasks, "healthRound" | "healthIntervalMs">;
+  /** Threads a person had for too long, handed back to the bot. */
+  readonly humans: Pick<HumanHandoffs, "sweep" | "sweepIntervalMs">;
   /** Files past `attachments.retainDays` (absent when attachments are off). */
   readonly files?: Pick<BlobRetention, "sweep" | "intervalMs">;
 }
@@ -40,6 +43,11 @@ export function clusterSweepsOf(
       name: "tasks",
       everyMs: sweepers.tasks.healthIntervalMs,
       round: async () => ({ ...(await sweepers.tasks.healthRound()) }),
+    },
+    {
+      name: "humans",
+      everyMs: sweepers.humans.sweepIntervalMs,
+      round: async () => ({ released: await sweepers.humans.sweep() }),
     },
     {
       name: "memory",

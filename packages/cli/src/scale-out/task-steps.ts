@@ -6,7 +6,8 @@
  * whole run. The job carries only the task id: the store holds the task, its next step and its
  * controls; the job's id is derived from the task, so a task waiting for its step is queued once.
  */
-import type { Logger, StepOutcome, TaskScheduler } from "@switchboard/core";
+import type { Logger } from "@switchboard/core";
+import type { StepOutcome, TaskScheduler } from "@switchboard/core/host";
 import { DelayedError, type Job, type JobsOptions, Queue, Worker } from "bullmq";
 import type { BullConnection } from "./bullmq-connection.ts";
 

@@ -55,7 +55,12 @@ export const attachmentsConfigSchema = z.strictObject({
         .describe("An OpenAI-compatible API root; `/audio/transcriptions` is appended."),
       model: z.string().min(1).describe("The transcription model, e.g. whisper-1."),
       apiKey: z.string().min(1).optional().describe("Bearer token, when the endpoint wants one."),
-      timeoutSeconds: z.number().positive().max(600).default(60),
+      timeoutSeconds: z
+        .number()
+        .positive()
+        .max(600)
+        .default(60)
+        .describe("How long one transcription may take before it is given up."),
     })
     .optional()
     .describe(

@@ -1,4 +1,5 @@
 import type Keyv from "keyv";
+import type { EndpointState } from "../capacity/endpoint-limiter.ts";
 import type { Command } from "../commands/command.ts";
 import { parseCommand } from "../commands/command.ts";
 import { CommandRegistry } from "../commands/registry.ts";
@@ -7,6 +8,7 @@ import type { ApprovalDecider } from "../conversation/approvals.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
 import { Deliverer, type DeliveryObserver, type OpenFile } from "../delivery/deliverer.ts";
 import { RecoveryLoop, type RecoveryReport } from "../health/recovery-loop.ts";
+import type { WaitReason } from "../health/wait-reasons.ts";
 import { Outbox } from "../outbox/outbox.ts";
 import type { DeliveryRetryPolicy } from "../outbox/retry-delivery.ts";
 import { runAsIntake } from "../runtime/event-loop.ts";
@@ -52,6 +54,11 @@ export interface EngineOptions {
    * the recovery loop runs only when the cluster asks (`runRecoveryRound`), once per cluster.
    */
   readonly scheduler?: DrainScheduler;
+  /**
+   * The model endpoints' limits and lines (ModelEndpoints.states): a conversation waiting for one
+   * is reported as such, and /health shows them.
+   */
+  readonly modelEndpoints?: () => readonly EndpointState[];
   /** Reads the files people send (core/attachments); absent: attachments are ignored. */
   readonly readAttachments?: ReadAttachments;
   /** Opens the bytes of files the team sends (the blob store); absent: files are announced by name. */
@@ -64,6 +71,8 @@ export interface EngineHealth extends SerializerHealth {
   readonly accepting: boolean;
   /** The recovery loop's last look at the queues (absent before its first round). */
   readonly queues: RecoveryReport | undefined;
+  /** Each model endpoint called so far: its adaptive limit, calls in flight and in line. */
+  readonly modelEndpoints: readonly EndpointState[];
 }
 
 /**
@@ -127,6 +136,7 @@ export class Engine {
       lockTtlMs: this.settings.lockTtlMs,
       policy: this.settings.midRunPolicy,
       maxConcurrentTurns: this.settings.maxConcurrentTurns,
+      cpuSlots: this.settings.cpuSlots,
       maxTurnMs: this.settings.maxTurnMs,
       work: (key, items, signal) => this.#processor.process(key, items, signal),
       stopRequested: (key) => this.#takeStopRequest(key),
@@ -142,10 +152,12 @@ export class Engine {
             ageMs: now - decodeWork(head.item).enqueuedAt,
           }));
         },
+        whyWaiting: (key) => this.#whyWaiting(key),
       },
       logger: this.#logger,
       intervalMs: Math.min(this.settings.recoveryIntervalMs, this.settings.lockTtlMs / 2),
       staleAfterMs: this.settings.lockTtlMs * 2,
+      lockTtlMs: this.settings.lockTtlMs,
     });
   }
 
@@ -195,7 +207,35 @@ export class Engine {
   }
 
   health(): EngineHealth {
-    return { ...this.#serializer.health(), accepting: this.#accepting, queues: this.#recovery.lastReport };
+    return {
+      ...this.#serializer.health(),
+      accepting: this.#accepting,
+      queues: this.#recovery.lastReport,
+      modelEndpoints: this.#options.modelEndpoints?.() ?? [],
+    };
+  }
+
+  #whyWaiting(key: string): WaitReason {
+    const serializer = this.#serializer;
+    if (serializer.isWaitingToStart(key)) {
+      const health = serializer.health();
+      return {
+        kind: "turn-start",
+        admission: {
+          turnsInProgress: health.runningTurns,
+          maxTurns: health.maxTurns,
+          cpu: health.cpuSlots,
+          eventLoop: health.eventLoop,
+        },
+      };
+    }
+    if (serializer.isRunning(key)) {
+      const endpoint = this.#options
+        .modelEndpoints?.()
+        .find((state) => state.waitingConversations.includes(key));
+      return endpoint ? { kind: "model-endpoint", endpoint } : { kind: "turn-running" };
+    }
+    return serializer.isWaitingForLock(key) ? { kind: "lock-elsewhere" } : { kind: "unclaimed" };
   }
 
   /**

@@ -224,7 +224,7 @@ describe("exactly once", () => {
     expect(ranOn.filter((name) => name === "b").length).toBeGreaterThanOrEqual(3);
   });
 
-  it("runs no more turns at once than the limit; the rest wait, queued", async () => {
+  it("runs no more turns at once than the ceiling; the rest wait, queued", async () => {
     const adapter = new RecordingAdapter();
     let running = 0;
     let most = 0;
@@ -241,7 +241,7 @@ describe("exactly once", () => {
         adapter.send(`q${i}`, { conversation: { platform: "test", path: [`dm-${i}`] } }),
       ),
     );
-    expect(engine.health().waitingForSlot).toBeGreaterThan(0);
+    expect(engine.health().waitingToStart).toBeGreaterThan(0);
     await engine.idle();
     expect(adapter.posts).toHaveLength(6);
     expect(most).toBe(2);

@@ -30,6 +30,8 @@ export interface TurnAnswer {
   readonly text: string;
   /** Which agent answered, for the console and logs. */
   readonly agent?: string;
+  /** Nothing to say by design (a person has the thread): an empty text is not a failure to answer. */
+  readonly silent?: boolean;
   /** The answer asks for approval: its last message carries the platform's Approve / Deny controls. */
   readonly approval?: ApprovalPrompt;
   /**

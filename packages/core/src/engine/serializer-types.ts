@@ -2,6 +2,8 @@
  * The serializer's settings and what it reports: how messages arriving mid-turn are treated, how
  * long locks live, how many turns run at once, and the scale-out seam that hands drains to workers.
  */
+import type { CpuSlotsState } from "../capacity/cpu-slots.ts";
+import type { CpuSlotSettings, EventLoopSample } from "../capacity/event-loop-load.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { AtomicStore } from "../store/types.ts";
 
@@ -17,8 +19,13 @@ export interface SerializerOptions {
    */
   readonly lockTtlMs: number;
   readonly policy: MidRunPolicy;
-  /** Turns running at once in this process; more conversations wait for a slot, queued. */
+  /**
+   * Turns in progress at once in this process (waiting on a model included): a ceiling for memory.
+   * How many of them compute at once is decided by the event loop's delay (`cpuSlots`).
+   */
   readonly maxConcurrentTurns: number;
+  /** How the CPU slots of turns start and adapt (default: DEFAULT_ENGINE_SETTINGS.cpuSlots). */
+  readonly cpuSlots?: CpuSlotSettings;
   /** A unit of work running longer than this is cancelled (left queued): nothing holds a thread forever. */
   readonly maxTurnMs: number;
   /** Runs one unit of work: one queued item, or (collect policy) every item that was waiting. */
@@ -43,8 +50,16 @@ export type ScheduledDrainOutcome = "drained" | "locked-elsewhere";
 
 /** What an instance sees of its own queues, for health reports and metrics. */
 export interface SerializerHealth {
+  /** Turns in progress here: computing, or waiting on a model or a tool. */
   readonly runningTurns: number;
-  readonly waitingForSlot: number;
+  /** The ceiling on turns in progress (engine.maxConcurrentTurns). */
+  readonly maxTurns: number;
+  /** Conversations holding their lock whose next turn waits to start (ceiling or CPU slot). */
+  readonly waitingToStart: number;
+  /** The CPU slots: how many turns may compute at once now, how many do, how many wait. */
+  readonly cpuSlots: CpuSlotsState;
+  /** The event loop's delay and utilisation over the last window (what sizes the CPU slots). */
+  readonly eventLoop: EventLoopSample;
   /** Conversations this instance is waiting to drain (lock held elsewhere). */
   readonly waitingForLock: number;
   readonly lockWaits: number;

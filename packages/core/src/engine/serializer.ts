@@ -1,4 +1,3 @@
-import pLimit, { type LimitFunction } from "p-limit";
 import { SHUTDOWN_REASON, TurnCancelledError } from "../runtime/errors.ts";
 import { runAsBackground } from "../runtime/event-loop.ts";
 import type { QueueEntry } from "../store/types.ts";
@@ -6,6 +5,7 @@ import { EngineStoppingError } from "./errors.ts";
 import { LOCK_LOST_REASON, LockHeartbeat, lockWasLost } from "./lock-heartbeat.ts";
 import { finishUnit, type Hold, QUEUE_PREFIX, takeUnit } from "./queue-unit.ts";
 import type { ScheduledDrainOutcome, SerializerHealth, SerializerOptions } from "./serializer-types.ts";
+import { TurnAdmission } from "./turn-admission.ts";
 
 export type {
   DrainScheduler,
@@ -28,21 +28,29 @@ const WAITER_PREFIX = "lock-wanted:";
  * backoff while the queue has work; the holder hands the lock over after its current turn when
  * someone wants it (so turns spread over instances), and a dead holder's lock expires within one
  * TTL. The recovery loop (`recover`) picks up queues nobody is draining.
+ *
+ * Each unit of work is admitted on its own (turn-admission.ts): a conversation with ten queued
+ * messages goes back in line after each turn, so it never keeps others waiting for all ten.
  */
 export class ConversationSerializer {
   readonly #options: SerializerOptions;
   readonly #draining = new Map<string, Promise<void>>();
   /** Conversations queued again while their drain ran here: drained once more before letting go. */
   readonly #dirty = new Set<string>();
+  /** Units admitted or waiting to be: cancelling one cancels its turn, started or not. */
   readonly #running = new Map<string, AbortController>();
   readonly #retries = new Map<string, { timer: NodeJS.Timeout; attempt: number }>();
-  readonly #slots: LimitFunction;
+  readonly #admission: TurnAdmission;
+  readonly #stopping = new AbortController();
   #lockWaits = 0;
   #stopped = false;
 
   constructor(options: SerializerOptions) {
     this.#options = options;
-    this.#slots = pLimit(options.maxConcurrentTurns);
+    this.#admission = new TurnAdmission({
+      maxTurns: options.maxConcurrentTurns,
+      ...(options.cpuSlots ? { cpu: options.cpuSlots } : {}),
+    });
   }
 
   get stopped(): boolean {
@@ -111,8 +119,19 @@ export class ConversationSerializer {
     return controller !== undefined;
   }
 
+  /** A turn of this conversation is in progress here (or admitted and about to start). */
   isRunning(key: string): boolean {
-    return this.#running.has(key);
+    return this.#running.has(key) && !this.#admission.isWaiting(key);
+  }
+
+  /** The conversation's next turn is waiting here for room to start (the ceiling or a CPU slot). */
+  isWaitingToStart(key: string): boolean {
+    return this.#admission.isWaiting(key);
+  }
+
+  /** The conversation has work queued here while another instance holds its lock. */
+  isWaitingForLock(key: string): boolean {
+    return this.#retries.has(key);
   }
 
   /**
@@ -153,9 +172,13 @@ export class ConversationSerializer {
   }
 
   health(): SerializerHealth {
+    const admission = this.#admission.state();
     return {
-      runningTurns: this.#running.size,
-      waitingForSlot: this.#slots.pendingCount,
+      runningTurns: admission.turnsInProgress,
+      maxTurns: admission.maxTurns,
+      waitingToStart: admission.waitingToStart,
+      cpuSlots: admission.cpu,
+      eventLoop: admission.eventLoop,
       waitingForLock: this.#retries.size,
       lockWaits: this.#lockWaits,
     };
@@ -176,10 +199,12 @@ export class ConversationSerializer {
   /** Stops taking work, cancels running turns, waits for them to end and release their locks. */
   async stop(reason = SHUTDOWN_REASON): Promise<void> {
     this.#stopped = true;
+    this.#stopping.abort(new TurnCancelledError(reason));
     for (const { timer } of this.#retries.values()) clearTimeout(timer);
     this.#retries.clear();
     for (const controller of this.#running.values()) controller.abort(new Error(reason));
     while (this.#draining.size > 0) await Promise.allSettled([...this.#draining.values()]);
+    this.#admission.stop();
   }
 
   #kick(key: string): void {
@@ -266,8 +291,8 @@ export class ConversationSerializer {
       return "locked-elsewhere";
     }
     const hold: Hold = { lockKey, token: locked.token, released: false };
-    // The turn slot is waited for while holding the lock (its heartbeat running): failed lock
-    // attempts never take a slot, so polling never crowds out turns.
+    // Room to start a turn is waited for while holding the lock (its heartbeat running): failed
+    // lock attempts never take a place in line, so polling never crowds out turns.
     const heartbeat = new LockHeartbeat({
       atomic,
       lockKey,
@@ -278,9 +303,11 @@ export class ConversationSerializer {
       onError: (error) => logger.warn("lock heartbeat failed", { key, error }),
     });
     try {
-      return await this.#slots(() =>
-        this.#drainHolding(key, heartbeat, { hold, head: locked.head, handOver: options.handOver }),
-      );
+      return await this.#drainHolding(key, heartbeat, {
+        hold,
+        head: locked.head,
+        handOver: options.handOver,
+      });
     } finally {
       heartbeat.stop();
       if (!hold.released) await atomic.releaseLock(lockKey, hold.token);
@@ -316,17 +343,25 @@ export class ConversationSerializer {
     const controller = new AbortController();
     this.#running.set(key, controller);
     heartbeat.attach(controller);
-    const overrun = setTimeout(
-      () => controller.abort(new Error("the turn ran past its time limit")),
-      this.#options.maxTurnMs,
-    );
-    overrun.unref?.();
+    let overrun: NodeJS.Timeout | undefined;
     try {
-      await this.#options.work(
-        key,
-        entries.map((entry) => entry.item),
-        controller.signal,
+      const turn = await this.#admit(key, controller.signal);
+      overrun = setTimeout(
+        () => controller.abort(new Error("the turn ran past its time limit")),
+        this.#options.maxTurnMs,
       );
+      overrun.unref?.();
+      const work = () =>
+        this.#options.work(
+          key,
+          entries.map((entry) => entry.item),
+          controller.signal,
+        );
+      try {
+        await (turn ? turn.lease.run(work) : work());
+      } finally {
+        turn?.end();
+      }
     } finally {
       clearTimeout(overrun);
       this.#running.delete(key);
@@ -335,5 +370,21 @@ export class ConversationSerializer {
     // The items stay queued for the instance that holds the lock now.
     if (lockWasLost(controller.signal)) throw new TurnCancelledError(LOCK_LOST_REASON);
     return finishUnit(this.#options.atomic, key, entries, heartbeat, hold);
+  }
+
+  /**
+   * Room for the unit to start. Undefined when its turn was stopped by the user while it waited:
+   * the work then runs at once, without a slot, and ends as a stopped turn does. A lost lock or a
+   * stopping serializer leaves the items queued.
+   */
+  async #admit(key: string, signal: AbortSignal) {
+    try {
+      return await this.#admission.admit(key, AbortSignal.any([signal, this.#stopping.signal]));
+    } catch (error) {
+      if (lockWasLost(signal)) throw new TurnCancelledError(LOCK_LOST_REASON);
+      if (this.#stopping.signal.aborted) throw this.#stopping.signal.reason;
+      if (signal.aborted) return undefined;
+      throw error;
+    }
   }
 }

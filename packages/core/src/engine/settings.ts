@@ -1,5 +1,6 @@
+import type { CpuSlotSettings } from "../capacity/event-loop-load.ts";
 import { DEFAULT_TYPING_DELAY_MS } from "../delivery/deliverer.ts";
-import type { MidRunPolicy } from "./serializer.ts";
+import type { MidRunPolicy } from "./serializer-types.ts";
 
 export interface EngineSettings {
   /** Text starting with one of these is a command: `/reset`, `!reset`. */
@@ -9,8 +10,16 @@ export interface EngineSettings {
   /** See ConversationSerializer: renewed by a heartbeat, so it only bounds recovery after a crash. */
   readonly lockTtlMs: number;
   readonly midRunPolicy: MidRunPolicy;
-  /** Turns running at once in this process; beyond it conversations wait, queued. Keeps acks quick. */
+  /**
+   * Turns in progress at once in this process, waiting on a model included: a ceiling for memory,
+   * not a speed limit (see TurnAdmission). Beyond it conversations wait, queued.
+   */
   readonly maxConcurrentTurns: number;
+  /**
+   * The CPU slots turns compute in (a turn waiting on a model or a tool holds none): how many to
+   * start with, the bounds, and the event loop delay they are sized to stay under.
+   */
+  readonly cpuSlots: CpuSlotSettings;
   /** A unit of work running longer is cancelled and left queued (a safety net above the team's wall time). */
   readonly maxTurnMs: number;
   /** How often this process looks for queued work nobody drains (a crashed holder's). */
@@ -24,7 +33,8 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   dedupeTtlMs: 7 * 24 * 60 * 60 * 1000,
   lockTtlMs: 30_000,
   midRunPolicy: "queue",
-  maxConcurrentTurns: 16,
+  maxConcurrentTurns: 2_000,
+  cpuSlots: { initial: 16, min: 2, max: 256, targetDelayMs: 40 },
   maxTurnMs: 11 * 60 * 1000,
   recoveryIntervalMs: 5_000,
   typingDelayMs: DEFAULT_TYPING_DELAY_MS,

@@ -201,7 +201,7 @@ export class TurnProcessor {
         { answer: true },
       );
     await stream?.forget();
-    if (answer.text.trim() === "")
+    if (answer.text.trim() === "" && !answer.silent)
       logger.warn("the team's answer was empty: nothing was posted", { key: turn.key, agent: answer.agent });
     logger.info("turn answered", { key: turn.key, agent: answer.agent, chars: answer.text.length });
     // Memory records what each file was (name, type, first words), so search finds it later.

@@ -1,10 +1,13 @@
 import type { Logger } from "../runtime/logger.ts";
+import { describeWaits, type WaitReason } from "./wait-reasons.ts";
 
 export interface QueueScan {
   /** Kicks queues with work that nobody here drains; returns the conversations kicked. */
   recover(): Promise<string[]>;
   /** The oldest queued item's enqueue time per conversation with work. */
   queueAges(): Promise<{ key: string; ageMs: number }[]>;
+  /** What a conversation with old work is waiting for, as this process sees it. */
+  whyWaiting(key: string): WaitReason;
 }
 
 export interface RecoveryReport {
@@ -16,22 +19,31 @@ export interface RecoveryReport {
 
 /**
  * The health monitor every process runs: picks up queued work whose holder died (its lock expired)
- * without waiting for a new message or a restart, and reports conversations that wait too long.
+ * without waiting for a new message or a restart, and reports conversations that wait too long —
+ * with what they wait for (wait-reasons.ts).
  */
 export class RecoveryLoop {
   readonly #scan: QueueScan;
   readonly #logger: Logger;
   readonly #intervalMs: number;
   readonly #staleAfterMs: number;
+  readonly #lockTtlMs: number;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #last: RecoveryReport | undefined;
 
-  constructor(options: { scan: QueueScan; logger: Logger; intervalMs: number; staleAfterMs: number }) {
+  constructor(options: {
+    scan: QueueScan;
+    logger: Logger;
+    intervalMs: number;
+    staleAfterMs: number;
+    lockTtlMs: number;
+  }) {
     this.#scan = options.scan;
     this.#logger = options.logger;
     this.#intervalMs = options.intervalMs;
     this.#staleAfterMs = options.staleAfterMs;
+    this.#lockTtlMs = options.lockTtlMs;
   }
 
   /** The last round's figures (queue depth and age), for metrics and the health page. */
@@ -63,16 +75,11 @@ export class RecoveryLoop {
     if (picked.length > 0)
       this.#logger.info("picked up queued work nobody was answering", { conversations: picked.length });
     const ages = await this.#scan.queueAges();
-    const stale = ages.filter((queue) => queue.ageMs > this.#staleAfterMs);
-    if (stale.length > 0)
-      this.#logger.warn(
-        "conversations waiting longer than expected (a lock held by a stuck or dead process?)",
-        {
-          conversations: stale.length,
-          oldestAgeMs: Math.max(...stale.map((queue) => queue.ageMs)),
-          keys: stale.slice(0, 5).map((queue) => queue.key),
-        },
-      );
+    const stale = ages
+      .filter((queue) => queue.ageMs > this.#staleAfterMs)
+      .map((queue) => ({ ...queue, reason: this.#scan.whyWaiting(queue.key) }));
+    for (const report of describeWaits(stale, this.#lockTtlMs))
+      this.#logger.warn(report.message, report.fields);
     this.#last = {
       at: Date.now(),
       queuedConversations: ages.length,

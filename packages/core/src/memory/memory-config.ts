@@ -5,34 +5,61 @@ import { z } from "zod";
  * parsed `MemoryConfig`. Every key has a default, so `memory: {}` switches the defaults on.
  */
 export const memoryConfigSchema = z.strictObject({
-  /** Off: no memory model calls, no archiving, no context added to prompts. */
-  enabled: z.boolean().default(true),
-  /** Every Nth processed message also rewrites the conversation's context document. */
-  flushEvery: z.number().int().min(1).max(100).default(6),
-  /** A conversation quiet for this long has its live session archived and its history cleared. */
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe("Off: no memory model calls, no archiving, no context added to prompts."),
+  flushEvery: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(6)
+    .describe("Every Nth processed message also rewrites the conversation's context document."),
   idleMinutes: z
     .number()
     .positive()
     .max(7 * 24 * 60)
-    .default(30),
-  /**
-   * The memory agent's own model (`openai:gpt-4o-mini`…): entries and context documents are
-   * routine work a small, cheap model does well. The main model when absent.
-   */
-  model: z.string().min(1).optional(),
-  /** A cheaper model for archive summaries (`openai:gpt-4o-mini`…); the memory model when absent. */
-  summaryModel: z.string().min(1).optional(),
-  /** Live history above this many (estimated) tokens is compacted: older turns become a digest. */
-  historyTokenBudget: z.number().int().min(500).default(8_000),
-  /**
-   * Where `search_memory` looks: this conversation's earlier sessions only, or also the asking
-   * user's other conversations in the same workspace (never another user's).
-   */
-  scope: z.enum(["conversation", "user"]).default("conversation"),
-  /** Entries loaded into the prompt when a session starts. */
-  recentEntries: z.number().int().min(0).max(100).default(10),
-  /** Summaries of earlier sessions carried in the prompt. */
-  summariesInPrompt: z.number().int().min(0).max(50).default(5),
+    .default(30)
+    .describe("A conversation quiet for this long has its live session archived and its history cleared."),
+  model: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The memory agent's own model (`openai:gpt-4o-mini`…): entries and context documents are routine work a small, cheap model does well. The main model when absent.",
+    ),
+  summaryModel: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("A cheaper model for archive summaries (`openai:gpt-4o-mini`…); the memory model when absent."),
+  historyTokenBudget: z
+    .number()
+    .int()
+    .min(500)
+    .default(8_000)
+    .describe("Live history above this many (estimated) tokens is compacted: older turns become a digest."),
+  scope: z
+    .enum(["conversation", "user"])
+    .default("conversation")
+    .describe(
+      "Where `search_memory` looks: this conversation's earlier sessions only, or also the asking user's other conversations in the same workspace (never another user's).",
+    ),
+  recentEntries: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .default(10)
+    .describe("Entries loaded into the prompt when a session starts."),
+  summariesInPrompt: z
+    .number()
+    .int()
+    .min(0)
+    .max(50)
+    .default(5)
+    .describe("Summaries of earlier sessions carried in the prompt."),
 });
 
 export type MemoryConfig = z.output<typeof memoryConfigSchema>;

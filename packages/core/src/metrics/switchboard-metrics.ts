@@ -5,6 +5,7 @@ import type { AcceptOutcome, EngineHealth } from "../engine/engine.ts";
 import type { Turn, TurnAnswer, TurnObserver } from "../engine/responder.ts";
 import type { StepListener } from "../steps/step-recorder.ts";
 import type { AtomicStore } from "../store/types.ts";
+import { registerEngineMetrics } from "./engine-metrics.ts";
 
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120];
 
@@ -33,7 +34,7 @@ export class SwitchboardMetrics {
       atomic?: AtomicStore;
       /** Each MCP server's name and state, read when scraped. */
       toolServers?: () => readonly { name: string; status: string }[];
-      /** The engine's own figures (running turns, lock waits, queue age), read when scraped. */
+      /** The engine's own figures (turns, CPU slots, model endpoints, lock waits, queue age), read when scraped. */
       engineHealth?: () => EngineHealth | undefined;
     } = {},
   ) {
@@ -125,35 +126,7 @@ export class SwitchboardMetrics {
         },
       });
     }
-    const engineHealth = options.engineHealth;
-    if (engineHealth) {
-      const gauge = (name: string, help: string, read: (health: EngineHealth) => number) =>
-        new Gauge({
-          name,
-          help,
-          registers,
-          collect() {
-            const health = engineHealth();
-            if (health) this.set(read(health));
-          },
-        });
-      gauge("switchboard_running_turns", "Turns running in this process", (health) => health.runningTurns);
-      gauge(
-        "switchboard_turns_waiting_for_slot",
-        "Conversations holding their lock and waiting for a turn slot (engine.maxConcurrentTurns)",
-        (health) => health.waitingForSlot,
-      );
-      gauge(
-        "switchboard_lock_waits",
-        "Times this process found a conversation locked by another instance (since start)",
-        (health) => health.lockWaits,
-      );
-      gauge(
-        "switchboard_oldest_queue_age_seconds",
-        "Age of the oldest queued work item, as of the recovery loop's last round",
-        (health) => (health.queues?.oldestQueueAgeMs ?? 0) / 1000,
-      );
-    }
+    if (options.engineHealth) registerEngineMetrics(this.registry, options.engineHealth);
     const atomic = options.atomic;
     if (atomic) {
       const queued = async () => {

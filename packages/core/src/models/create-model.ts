@@ -8,14 +8,20 @@
  *
  * Retries inside the provider SDKs are switched off (`maxRetries: 0`): `withModelRetry` is the one
  * retry policy, so rate-limit waits, backoff and cancellation behave the same for every provider.
- * The SDKs' own request timeout is the per-attempt timeout of `modelCallPolicy`, so an attempt the
- * retry loop gives up on also has its HTTP request cancelled instead of left hanging for minutes.
+ *
+ * Every remote model sends its requests through its endpoint's limiter (`endpointFetch`): one
+ * `ModelEndpoints` per factory, so all the models a process builds — agents', memory's, background
+ * tasks' — share each provider's capacity without knowing about it. The per-attempt timeout of
+ * `modelCallPolicy` is applied there, from the moment a request is sent; the SDKs' own timers, which
+ * would also count the wait for capacity, are only a last resort.
  * Construction never touches the network.
  */
 import type * as AnthropicLibrary from "@langchain/anthropic";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type * as OllamaLibrary from "@langchain/ollama";
 import type * as OpenAiLibrary from "@langchain/openai";
+import { endpointFetch } from "./endpoint-fetch.ts";
+import { endpointOf, ModelEndpoints } from "./model-endpoints.ts";
 import { OfflineChatModel } from "./offline-model.ts";
 import {
   apiKeyEnvVar,
@@ -44,6 +50,17 @@ const NO_KEY_PLACEHOLDER = "not-needed";
 /** Builds models synchronously, for the providers whose libraries were loaded with it. */
 export type ChatModelFactory = (spec: ModelSpec, deps?: CreateChatModelDeps) => ToolCallingChatModel;
 
+export interface ChatModelFactoryOptions {
+  /** The process's model endpoints and their limits; a factory of its own otherwise. */
+  readonly endpoints?: ModelEndpoints;
+}
+
+/**
+ * Never what ends a call (the endpoint's request timeout and the caller's signal do): a bound for
+ * the SDK's timer, which cannot tell waiting for capacity from waiting for the provider.
+ */
+const SDK_LAST_RESORT_TIMEOUT_MS = 60 * 60 * 1000;
+
 /** Thrown by a ChatModelFactory asked for a provider it was not loaded for: a wiring mistake. */
 export class ProviderNotLoadedError extends Error {
   constructor(provider: ModelProvider) {
@@ -58,8 +75,9 @@ export class ProviderNotLoadedError extends Error {
 export async function createChatModel(
   spec: ModelSpec,
   deps: CreateChatModelDeps = {},
+  options: ChatModelFactoryOptions = {},
 ): Promise<ToolCallingChatModel> {
-  const factory = await loadChatModelFactory([spec.provider]);
+  const factory = await loadChatModelFactory([spec.provider], options);
   return factory(spec, deps);
 }
 
@@ -67,9 +85,28 @@ export async function createChatModel(
  * Loads the libraries of `providers`, and only those, once; the factory then builds models of
  * those providers synchronously (for callers that wire many models, such as an agent team).
  */
-export async function loadChatModelFactory(providers: Iterable<ModelProvider>): Promise<ChatModelFactory> {
+export async function loadChatModelFactory(
+  providers: Iterable<ModelProvider>,
+  options: ChatModelFactoryOptions = {},
+): Promise<ChatModelFactory> {
   const libraries = await loadProviderLibraries(new Set(providers));
-  return (spec, deps = {}) => buildChatModel(spec, libraries, deps);
+  const endpoints = options.endpoints ?? new ModelEndpoints();
+  return (spec, deps = {}) =>
+    buildChatModel(spec, libraries, { ...deps, fetch: limitedFetch(spec, endpoints, deps) });
+}
+
+/** The fetch a remote model of `spec` sends its requests with: through its endpoint's limiter. */
+function limitedFetch(
+  spec: ModelSpec,
+  endpoints: ModelEndpoints,
+  deps: CreateChatModelDeps,
+): typeof fetch | undefined {
+  const endpoint = endpointOf(spec);
+  if (endpoint === undefined) return deps.fetch;
+  return endpointFetch(endpoints.limiter(endpoint), {
+    fetch: deps.fetch,
+    requestTimeoutMs: modelCallPolicy(spec).attemptTimeoutMs,
+  });
 }
 
 interface ProviderLibraries {
@@ -97,7 +134,7 @@ function buildChatModel(
   libraries: ProviderLibraries,
   deps: CreateChatModelDeps,
 ): ToolCallingChatModel {
-  const timeout = modelCallPolicy(spec).attemptTimeoutMs;
+  const timeout = SDK_LAST_RESORT_TIMEOUT_MS;
   switch (spec.provider) {
     case "offline":
       return new OfflineChatModel({ agentName: deps.offlineAgentName });

@@ -1,11 +1,20 @@
+export type { CallOutcome, EndpointCaps, EndpointState } from "../capacity/endpoint-limiter.ts";
 export {
   type ChatModelFactory,
+  type ChatModelFactoryOptions,
   type CreateChatModelDeps,
   createChatModel,
   loadChatModelFactory,
   type ToolCallingChatModel,
 } from "./create-model.ts";
 export { describeModel } from "./describe.ts";
+export {
+  DEFAULT_MODEL_ENDPOINTS_CONFIG,
+  endpointOf,
+  ModelEndpoints,
+  type ModelEndpointsConfig,
+  modelEndpointsConfigSchema,
+} from "./model-endpoints.ts";
 export {
   OfflineChatModel,
   type OfflineChatModelCallOptions,

@@ -23,7 +23,9 @@ import type { BaseLanguageModelInput } from "@langchain/core/language_models/bas
 import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/language_models/chat_models";
 import type { AIMessageChunk } from "@langchain/core/messages";
 import { Runnable } from "@langchain/core/runnables";
+import { awayFromCpu } from "../capacity/cpu-slots.ts";
 import { UserFacingError } from "../runtime/errors.ts";
+import { type AttemptClock, runWithAttemptClock } from "./attempt-clock.ts";
 import { classifyModelError, type ModelFailureKind } from "./retry-policy.ts";
 
 export interface ModelRetryEvent {
@@ -142,7 +144,10 @@ export async function invokeWithRetry<T>(
     signal?.throwIfAborted();
     const bounded = boundAttempt(signal, options.attemptTimeoutMs, options.firstTokenTimeoutMs);
     try {
-      return await untilAborted(call(attempt, bounded.signal, bounded.firstToken), bounded.signal);
+      const attemptCall = runWithAttemptClock(bounded.clock, () =>
+        call(attempt, bounded.signal, bounded.firstToken),
+      );
+      return await untilAborted(attemptCall, bounded.signal);
     } catch (error) {
       bounded.clear();
       signal?.throwIfAborted();
@@ -154,7 +159,8 @@ export async function invokeWithRetry<T>(
       const backoffMs = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
       const delayMs = Math.round(Math.min(maxDelayMs, failure.retryAfterMs ?? backoffMs));
       options.onRetry?.({ attempt, kind: failure.kind, delayMs, error });
-      await untilAborted(sleep(delayMs, signal), signal);
+      // Waiting out a backoff, a turn holds no CPU slot.
+      await awayFromCpu(() => untilAborted(sleep(delayMs, signal), signal));
     } finally {
       bounded.clear();
     }
@@ -163,38 +169,49 @@ export async function invokeWithRetry<T>(
 
 /**
  * The signal one attempt runs under: the caller's, plus the attempt's own timers when bounded —
- * the whole attempt, and until its first token (stopped by `firstToken`).
+ * the whole attempt, and until its first token (stopped by `firstToken`). The timers stop while the
+ * request waits for its endpoint's capacity and start afresh when it is sent (`clock`).
  */
 function boundAttempt(
   signal: AbortSignal | undefined,
   timeoutMs: number | undefined,
   firstTokenMs: number | undefined,
-): { signal: AbortSignal | undefined; firstToken: () => void; clear: () => void } {
+): { signal: AbortSignal | undefined; firstToken: () => void; clear: () => void; clock: AttemptClock } {
   if (timeoutMs === undefined && firstTokenMs === undefined)
-    return { signal, firstToken: () => undefined, clear: () => undefined };
+    return { signal, firstToken: () => undefined, clear: () => undefined, clock: IDLE_CLOCK };
   // Not AbortSignal.timeout: its timer would outlive a quick answer; these are cleared at once.
   const timer = new AbortController();
-  const whole =
-    timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => timer.abort(attemptTimeoutReason(timeoutMs)), timeoutMs);
-  let first =
-    firstTokenMs === undefined
-      ? undefined
-      : setTimeout(() => timer.abort(new FirstTokenTimeout(firstTokenMs)), firstTokenMs);
+  let whole: NodeJS.Timeout | undefined;
+  let first: NodeJS.Timeout | undefined;
+  let tokenSeen = false;
+  const stop = () => {
+    clearTimeout(whole);
+    clearTimeout(first);
+    whole = undefined;
+    first = undefined;
+  };
+  const start = () => {
+    stop();
+    if (timeoutMs !== undefined)
+      whole = setTimeout(() => timer.abort(attemptTimeoutReason(timeoutMs)), timeoutMs);
+    if (firstTokenMs !== undefined && !tokenSeen)
+      first = setTimeout(() => timer.abort(new FirstTokenTimeout(firstTokenMs)), firstTokenMs);
+  };
+  start();
   const firstToken = () => {
+    tokenSeen = true;
     clearTimeout(first);
     first = undefined;
   };
   return {
     signal: signal ? AbortSignal.any([signal, timer.signal]) : timer.signal,
     firstToken,
-    clear: () => {
-      clearTimeout(whole);
-      firstToken();
-    },
+    clear: stop,
+    clock: { pause: stop, resume: () => (timer.signal.aborted ? undefined : start()) },
   };
 }
+
+const IDLE_CLOCK: AttemptClock = { pause: () => undefined, resume: () => undefined };
 
 /**
  * Settles with `promise`, or rejects with the signal's reason as soon as it aborts (also when the

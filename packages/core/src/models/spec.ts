@@ -38,24 +38,60 @@ export class ModelConfigError extends Error {
 }
 
 const remoteFields = {
-  model: z.string().trim().min(1, "model name is empty"),
-  apiKey: z.string().min(1).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  /** Retries after the first failed call (rate limits, timeouts, network); see `modelRetryOptions`. */
-  maxRetries: z.number().int().min(0).max(10).optional(),
-  /** How long one attempt may take before it is aborted and retried; see `modelCallPolicy`. */
-  timeoutSeconds: z.number().positive().max(3600).optional(),
-  /** How long a streamed answer may take to start (first text or tool call); see `modelCallPolicy`. */
-  firstTokenTimeoutSeconds: z.number().positive().max(3600).optional(),
+  model: z
+    .string()
+    .trim()
+    .min(1, "model name is empty")
+    .describe("The provider's model name (`gpt-4o-mini`, `claude-sonnet-4-5`, `llama3.1:8b`…)."),
+  apiKey: z.string().min(1).optional().describe("The provider's API key; better taken from the environment."),
+  temperature: z
+    .number()
+    .min(0)
+    .max(2)
+    .optional()
+    .describe("Sampling temperature; the provider's default when absent."),
+  maxRetries: z
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .optional()
+    .describe(
+      "Retries after a failed call (rate limit, timeout, network, 5xx), 3 when absent; `0` makes exactly one call. Applies to every call: the team's, memory's and summaries' (summaries try at most twice).",
+    ),
+  timeoutSeconds: z
+    .number()
+    .positive()
+    .max(3600)
+    .optional()
+    .describe(
+      "How long one model call may take, start to end (120 when absent); a call that hangs is aborted and retried within `maxRetries`.",
+    ),
+  firstTokenTimeoutSeconds: z
+    .number()
+    .positive()
+    .max(3600)
+    .optional()
+    .describe(
+      "How long a streamed answer may take to start, its first text or tool call (30 when absent, never longer than `timeoutSeconds`); a provider that accepts the request and then sends nothing is given up on after this, and the call retried.",
+    ),
 };
 
-const httpUrl = z.url({
-  protocol: /^https?$/,
-  error: (issue) => (issue.input === undefined ? "baseUrl is required" : "baseUrl must be an http(s) URL"),
-});
+const httpUrl = z
+  .url({
+    protocol: /^https?$/,
+    error: (issue) => (issue.input === undefined ? "baseUrl is required" : "baseUrl must be an http(s) URL"),
+  })
+  .describe("The API's base URL (e.g. `http://localhost:8000/v1`); required for `openai-compatible`.");
 
 export const modelSpecSchema = z.discriminatedUnion("provider", [
-  z.strictObject({ provider: z.literal("offline") }),
+  z.strictObject({
+    provider: z
+      .literal("offline")
+      .describe(
+        "Who serves the model; `openai-compatible` is any server speaking OpenAI's API, at `baseUrl`.",
+      ),
+  }),
   z.strictObject({ provider: z.literal("openai"), ...remoteFields, baseUrl: httpUrl.optional() }),
   z.strictObject({ provider: z.literal("anthropic"), ...remoteFields, baseUrl: httpUrl.optional() }),
   z.strictObject({ provider: z.literal("ollama"), ...remoteFields, baseUrl: httpUrl.optional() }),

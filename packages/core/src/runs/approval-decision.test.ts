@@ -4,9 +4,9 @@ import { ConversationIndex } from "../engine/conversation-index.ts";
 import type { Continuation } from "../engine/responder.ts";
 import { testStoreBackends } from "../store/test-backends.ts";
 import { decideApproval, NotAwaitingApprovalError } from "./approval-decision.ts";
+import type { RunScheduler } from "./continuations.ts";
 import { RequestTracker } from "./request-tracker.ts";
 import { requestsConfigSchema } from "./runs-config.ts";
-import type { RunScheduler } from "./tracked-team.ts";
 
 describe.each(testStoreBackends("approval-decision"))("decideApproval on %s", (_name, open) => {
   it("records who decided and resumes the request once, however many decide at the same moment", async () => {

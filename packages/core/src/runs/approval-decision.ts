@@ -1,17 +1,7 @@
 import type { AtomicStore } from "../store/types.ts";
-import type { RequestRecord } from "./request-record.ts";
+import { CONTINUATION, type RunScheduler } from "./continuations.ts";
+import type { RecordedDecision, RequestRecord } from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
-import { CONTINUATION, type RunScheduler } from "./tracked-team.ts";
-
-/** Who decided on a waiting action, and how; kept on the request record. */
-export interface RecordedDecision {
-  readonly approved: boolean;
-  /** The name shown in the thread and on the record. */
-  readonly by: string;
-  /** Where the decision was made: `chat` (/approve, /deny), `button` (or reaction) or `console`. */
-  readonly via: "chat" | "button" | "console";
-  readonly at: number;
-}
 
 export class NotAwaitingApprovalError extends Error {
   readonly requestId: string;

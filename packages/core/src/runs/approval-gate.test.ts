@@ -6,9 +6,9 @@ import { silentLogger } from "../runtime/logger.ts";
 import { testStoreBackends } from "../store/test-backends.ts";
 import type { Store } from "../store/types.ts";
 import { ApprovalGate } from "./approval-gate.ts";
+import type { RunScheduler } from "./continuations.ts";
 import { RequestTracker } from "./request-tracker.ts";
 import { requestsConfigSchema } from "./runs-config.ts";
-import type { RunScheduler } from "./tracked-team.ts";
 
 /** One instance of the app: its own gate and scheduler over the shared store. */
 function instance(store: Store, queued: Continuation[]) {

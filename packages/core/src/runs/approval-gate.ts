@@ -2,10 +2,10 @@ import type { ApprovalAnswer, ApprovalDecider, ApprovalPress } from "../conversa
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { AtomicStore } from "../store/types.ts";
-import { decideApproval, NotAwaitingApprovalError, type RecordedDecision } from "./approval-decision.ts";
-import type { RequestRecord } from "./request-record.ts";
+import { decideApproval, NotAwaitingApprovalError } from "./approval-decision.ts";
+import type { RunScheduler } from "./continuations.ts";
+import type { RecordedDecision, RequestRecord } from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
-import type { RunScheduler } from "./tracked-team.ts";
 
 export interface ApprovalGateOptions {
   readonly tracker: RequestTracker;

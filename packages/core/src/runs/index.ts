@@ -1,8 +1,15 @@
-export { NotAwaitingApprovalError, type RecordedDecision } from "./approval-decision.ts";
+export { NotAwaitingApprovalError } from "./approval-decision.ts";
 export { ApprovalGate } from "./approval-gate.ts";
+export { CONTINUATION, type RunScheduler } from "./continuations.ts";
 export { type HttpServerOptions, startHttpServer } from "./http-server.ts";
 export type { RequestTimeouts } from "./request-due.ts";
-export type { RequestRecord, RequestStatus, RunRecord, RunTrigger } from "./request-record.ts";
+export type {
+  RecordedDecision,
+  RequestRecord,
+  RequestStatus,
+  RunRecord,
+  RunTrigger,
+} from "./request-record.ts";
 export { RequestSweeper, type RequestSweepReport } from "./request-sweeper.ts";
 export { RequestTracker, UnknownRequestError } from "./request-tracker.ts";
 export { RequestTracking } from "./request-tracking.ts";
@@ -12,6 +19,6 @@ export {
   type RequestsConfig,
   requestsConfigSchema,
 } from "./runs-config.ts";
-export { type RunScheduler, TrackedTeam } from "./tracked-team.ts";
+export { TrackedTeam } from "./tracked-team.ts";
 export { type WebhookEvent, WebhookReceiver, webhookEventSchema } from "./webhook-receiver.ts";
 export { signWebhook, verifyWebhookSignature, WEBHOOK_MAX_AGE_SECONDS } from "./webhook-signature.ts";

@@ -1,6 +1,15 @@
 import type { ConversationRef } from "../conversation/ref.ts";
 import type { ApprovalRequest } from "../team/team-graph.ts";
-import type { RecordedDecision } from "./approval-decision.ts";
+
+/** Who decided on a waiting action, and how; kept on the request record. */
+export interface RecordedDecision {
+  readonly approved: boolean;
+  /** The name shown in the thread and on the record. */
+  readonly by: string;
+  /** Where the decision was made: `chat` (/approve, /deny), `button` (or reaction) or `console`. */
+  readonly via: "chat" | "button" | "console";
+  readonly at: number;
+}
 
 export type RequestStatus =
   | "active"

@@ -1,9 +1,9 @@
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { RunScheduler } from "./continuations.ts";
 import { dueAction, type RequestTimeouts, timeoutSecondsFor } from "./request-due.ts";
 import type { RequestRecord } from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
-import type { RunScheduler } from "./tracked-team.ts";
 
 const duration = (seconds: number) =>
   seconds >= 7200

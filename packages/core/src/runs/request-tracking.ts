@@ -5,11 +5,12 @@ import type { Store } from "../store/types.ts";
 import type { Team } from "../team/team.ts";
 import { approvalCommands } from "./approval-commands.ts";
 import { ApprovalGate } from "./approval-gate.ts";
+import type { RunScheduler } from "./continuations.ts";
 import { describeRequest } from "./request-record.ts";
 import { RequestSweeper } from "./request-sweeper.ts";
 import { RequestTracker } from "./request-tracker.ts";
 import type { RequestsConfig } from "./runs-config.ts";
-import { type RunScheduler, TrackedTeam } from "./tracked-team.ts";
+import { TrackedTeam } from "./tracked-team.ts";
 import { WebhookReceiver } from "./webhook-receiver.ts";
 
 /**

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Deliverer, Delivery } from "../delivery/deliverer.ts";
+import type { Delivery } from "../delivery/deliverer.ts";
 import type {
-  Continuation,
   ContinuationHandler,
   ContinuationWork,
   Responder,
@@ -13,22 +12,9 @@ import { withLogContext } from "../runtime/log-context.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { approvalPrompt, type RunInput } from "../team/run-outcome.ts";
 import type { Team } from "../team/team.ts";
+import { CONTINUATION, type RunScheduler } from "./continuations.ts";
 import type { RequestRecord, RunRecord, RunTrigger } from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
-
-/** What tracking needs from the engine, bound once the engine exists. */
-export interface RunScheduler {
-  readonly deliverer: Deliverer;
-  /** False when a continuation with the same id was queued before. */
-  enqueueContinuation(key: string, continuation: Continuation): Promise<boolean>;
-}
-
-export const CONTINUATION = {
-  toolsAttached: "tools_attached",
-  approval: "approval",
-  externalCompleted: "external_completed",
-  externalFailed: "external_failed",
-} as const;
 
 const followUpText = (tool: string) =>
   `(${tool} attached new tools for you. Continue answering my previous request with them; do not mention this note.)`;
@@ -222,6 +208,12 @@ export class TrackedTeam implements Responder, ContinuationHandler {
           agent: outcome.agent,
           approval: { requestId: request.id, requesterId: request.origin.authorId },
         };
+      case "with-person":
+        await this.#tracker.settleRun(request.id, run.runId, { status: "completed" }, "completed", {
+          agent: outcome.agent,
+          note: "a person has this thread; the bot recorded the message and did not answer",
+        });
+        return { text: "", agent: outcome.agent, silent: true };
       case "stopped-for-tool":
         await this.#tracker.settleRun(request.id, run.runId, { status: "completed" }, "active", {
           agent: outcome.agent,

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { CONTINUATION, type RunScheduler } from "./continuations.ts";
 import { isOpen, type RequestRecord } from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
-import { CONTINUATION, type RunScheduler } from "./tracked-team.ts";
 import { verifyWebhookSignature } from "./webhook-signature.ts";
 
 export const webhookEventSchema = z.strictObject({

@@ -12,12 +12,21 @@ const onOff = z
  */
 export function streamingConfigFields(defaultEditIntervalMs: number) {
   return {
-    /** Answers appear as they are written (`off`: posted whole when done). */
-    streaming: onOff.default(true),
-    /** Least time between two changes to a streamed answer; keeps within the platform's rate limits. */
-    streamEditIntervalMs: z.number().int().min(250).max(30_000).default(defaultEditIntervalMs),
-    /** Show what the team is doing ("billing is checking your invoice…") while it works. */
-    progress: onOff.default(true),
+    streaming: onOff
+      .prefault("on")
+      .describe("Answers appear as they are written (`off`: posted whole when done)."),
+    streamEditIntervalMs: z
+      .number()
+      .int()
+      .min(250)
+      .max(30_000)
+      .default(defaultEditIntervalMs)
+      .describe(
+        "Least time between two changes to a streamed answer; keeps within the platform's rate limits.",
+      ),
+    progress: onOff
+      .prefault("on")
+      .describe('Show what the team is doing ("billing is checking your invoice…") while it works.'),
   };
 }
 

@@ -2,6 +2,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Command } from "../commands/command.ts";
+import type { Deliverer } from "../delivery/deliverer.ts";
 import type { Continuation, ContinuationHandler, ContinuationWork } from "../engine/responder.ts";
 import { invokeWithRetry } from "../models/retry.ts";
 import { DEFAULT_MODEL_CALL_POLICY, type ModelCallPolicy } from "../models/spec.ts";
@@ -15,6 +16,7 @@ import { TaskControls } from "./task-controls.ts";
 import { TaskDriver, type TaskScheduler } from "./task-driver.ts";
 import { buildTaskGraph } from "./task-graph.ts";
 import { TaskHealth, type TaskHealthReport } from "./task-health.ts";
+import { TaskProgress } from "./task-progress.ts";
 import { isTerminal, type TaskRecord } from "./task-record.ts";
 import { TASK_ENDED, type TaskHomeHooks, TaskResults } from "./task-results.ts";
 import {
@@ -62,9 +64,11 @@ export interface CreateTasksOptions {
   readonly pollMs?: number;
 }
 
-/** What queues a task's ending in its home thread: the engine. */
+/** What queues a task's ending in its home thread, and posts its progress: the engine. */
 export interface ContinuationQueue {
   enqueueContinuation(key: string, continuation: Continuation): Promise<boolean>;
+  /** Progress messages (`tasks.progress: milestones`); absent: none are shown. */
+  readonly deliverer?: Deliverer;
 }
 
 /** Background tasks wired in one place: give `toolsFor` to the team, `commands` and `continuations` to the engine, then `bind(engine)`. */
@@ -139,7 +143,15 @@ export function createTasks(options: CreateTasksOptions): Tasks {
     ...(options.recording ? { recording: options.recording } : {}),
     ...(options.costOf ? { costOf: options.costOf } : {}),
     ...(options.refusal ? { refusal: options.refusal } : {}),
-    observer: everyObserver(options.observers ?? [], logger),
+    observer: everyObserver(
+      [
+        ...(options.observers ?? []),
+        ...(config.progress === "milestones"
+          ? [new TaskProgress({ store: options.store, deliverer: () => queue?.deliverer, clock, logger })]
+          : []),
+      ],
+      logger,
+    ),
     clock,
     logger,
     leaseTtlMs: options.leaseTtlMs,

@@ -68,6 +68,11 @@ export interface TaskRecord {
   readonly retryAt?: number;
   /** Guidance taken from people, given to the task in its next step. */
   readonly pendingGuidance: readonly Guidance[];
+  /**
+   * The step being taken (set before it starts, cleared when its result is in the record): after a
+   * crash, only a task with this mark can have a checkpoint ahead of its record.
+   */
+  readonly stepInFlight?: number;
   /** Steps in a row that found the model unavailable (the task waits longer after each). */
   readonly consecutiveWaits: number;
   readonly inputTokens: number;

@@ -147,10 +147,14 @@ export class TaskRunner {
     const { store, clock } = this.#options;
     let record = await store.get(taskId);
     if (!record) return "idle";
-    // A step checkpointed before a crash, but not yet in the record: finish its bookkeeping first.
-    const state = await this.#state(taskId);
-    if (!isTerminal(record.status) && state.lastStep && state.iteration > record.iteration)
-      record = await this.#afterStep(record, state.lastStep);
+    // A step that started and never reached the record may have been checkpointed before a crash:
+    // then its bookkeeping is finished from the checkpoint, and the step is not taken again. Only
+    // then is the checkpoint read here; a step that ended normally cleared the mark.
+    if (!isTerminal(record.status) && record.stepInFlight === record.iteration + 1) {
+      const state = await this.#state(taskId);
+      if (state.lastStep && state.iteration > record.iteration)
+        record = await this.#afterStep(record, state.lastStep);
+    }
     record = await this.#applyControls(record);
     if (isTerminal(record.status)) {
       if (!record.reported) await this.#report(record);
@@ -161,15 +165,15 @@ export class TaskRunner {
     if (record.status === "waiting" && (record.retryAt ?? 0) > now) return "idle";
     const stop = await this.#limitReached(record, now);
     if (stop) {
-      await this.#end(record, "failed", { lastError: stop, ...lastWords(state) });
+      await this.#end(record, "failed", { lastError: stop, ...lastWords(await this.#state(taskId)) });
       return "idle";
     }
-    const started = stepStarting(record, now);
-    if (started !== record) await store.save(started, record);
-    return this.#takeStep(started, state, signal);
+    const started: TaskRecord = { ...stepStarting(record, now), stepInFlight: record.iteration + 1 };
+    await store.save(started, record);
+    return this.#takeStep(started, signal);
   }
 
-  async #takeStep(record: TaskRecord, state: TaskStateValue, signal: AbortSignal): Promise<StepOutcome> {
+  async #takeStep(record: TaskRecord, signal: AbortSignal): Promise<StepOutcome> {
     const { graph, logger, store } = this.#options;
     let context: StepContext;
     try {
@@ -182,7 +186,7 @@ export class TaskRunner {
     }
     const recording = await this.#options.recording?.(record);
     const guidance = record.pendingGuidance.map((g) => `Guidance from ${g.by}: ${g.text}`);
-    const first = state.iteration === 0 ? [new HumanMessage(record.instructions)] : [];
+    const first = record.iteration === 0 ? [new HumanMessage(record.instructions)] : [];
     try {
       const values = (await graph.invoke(
         { messages: [...first, ...guidance.map((text) => new HumanMessage(text))], guidance },
@@ -252,8 +256,9 @@ export class TaskRunner {
       at: now,
     };
     await store.writeStep(record.id, entry);
+    const { stepInFlight: _done, ...rest } = record;
     const stepped: TaskRecord = {
-      ...record,
+      ...rest,
       iteration: step.iteration,
       lastProgressAt: now,
       pendingGuidance: [],

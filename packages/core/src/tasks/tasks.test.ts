@@ -2,13 +2,17 @@ import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messa
 import { fakeModel } from "@langchain/core/testing";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import type { PostedMessage } from "../conversation/messages.ts";
+import { Deliverer } from "../delivery/deliverer.ts";
+import { ConversationIndex } from "../engine/conversation-index.ts";
 import type { Continuation } from "../engine/responder.ts";
 import { silentLogger } from "../runtime/logger.ts";
 import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/types.ts";
 import { UNKNOWN_OUTCOME } from "../team/tool-calls.ts";
+import { RecordingAdapter } from "../testing/recording-adapter.ts";
 import { createTasks, type Tasks } from "./create-tasks.ts";
 import { type TasksConfig, tasksConfigSchema } from "./tasks-config.ts";
 
@@ -38,6 +42,7 @@ async function world(
     tools?: StructuredToolInterface[];
     leaseTtlMs?: number;
     attempts?: number;
+    deliverer?: Deliverer;
   } = {},
 ): Promise<World> {
   const store = await openStore("memory:", { logger: silentLogger });
@@ -80,6 +85,7 @@ async function world(
   });
   const seenIds = new Set<string>();
   tasks.bind({
+    ...(options.deliverer ? { deliverer: options.deliverer } : {}),
     async enqueueContinuation(_key, continuation) {
       if (continuation.id && seenIds.has(continuation.id)) return false;
       if (continuation.id) seenIds.add(continuation.id);
@@ -251,9 +257,9 @@ describe("background tasks", () => {
     const id = taskIdIn(await w.start());
     const before = await w.tasks.store.get(id);
     expect(await w.tasks.runStep(id)).toBe("stepped");
-    // The crash: the record never heard of step 1 (its write was lost), the checkpoint has it.
+    // The crash: the record as it was when step 1 began (marked in flight); the checkpoint has it.
     const after = await w.tasks.store.get(id);
-    await w.tasks.store.save({ ...before!, status: "running" }, after);
+    await w.tasks.store.save({ ...before!, status: "running", stepInFlight: 1 }, after);
     expect(await w.tasks.runStep(id)).toBe("idle");
     expect(w.model.calls).toHaveLength(2);
     expect(w.calls.search).toBe(1);
@@ -354,4 +360,74 @@ describe("background tasks", () => {
     });
     expect(w.queued.map((c) => c.data?.taskId)).toEqual([paused]);
   });
+
+  it("the health round fails a task a live process holds without progress, and queues an ending a crash left unqueued", async () => {
+    const w = await world({ config: { maxIterations: 10, wallTimeMinutes: 10 } });
+    w.model.respondWithTools([search("a")]);
+    const id = taskIdIn(await w.start());
+    expect(await w.tasks.runStep(id)).toBe("stepped");
+    // Another process holds the task's lease and makes no progress for longer than 2 × 10 min / 10.
+    const lease = await w.store.atomic.acquireLock(`task-lease:${id}`, 3_600_000);
+    w.clock.advance(2 * 60_000 + 1);
+    expect((await w.tasks.healthRound()).stuck).toBe(1);
+    // Its holder's heartbeat hears the control; here the lease is let go and the control applied.
+    await w.store.atomic.releaseLock(`task-lease:${id}`, lease ?? "");
+    expect(await w.tasks.runStep(id)).toBe("idle");
+    expect(await w.tasks.store.get(id)).toMatchObject({
+      status: "failed",
+      lastError: "it made no progress for 2 minutes (stuck)",
+    });
+    expect(w.queued.map((c) => c.data?.taskId)).toEqual([id]);
+
+    // A task that ended while its ending was never queued (a crash between the two): the round queues it.
+    const other = taskIdIn(await w.start({ callId: "other" }));
+    const record = await w.tasks.store.get(other);
+    await w.tasks.store.save(
+      { ...record!, status: "completed", result: "r", finishedAt: w.clock.now(), reported: false },
+      record,
+    );
+    expect((await w.tasks.healthRound()).reported).toBe(1);
+    expect(w.queued.map((c) => c.data?.taskId)).toEqual([id, other]);
+    expect((await w.tasks.store.get(other))?.reported).toBe(true);
+  });
+
+  it("milestones: one progress message in the thread, edited in place, never one per step", async () => {
+    const slack = new EditingAdapter({ platform: "slack" });
+    const store = await openStore("memory:", { logger: silentLogger });
+    opened.push(store);
+    const deliverer = new Deliverer([slack], new ConversationIndex(store));
+    const w = await world({ config: { progress: "milestones" }, deliverer });
+    w.model
+      .respondWithTools([search("a")])
+      .respondWithTools([search("b")])
+      .respondWithTools([search("c")])
+      .respond(new AIMessage("done"));
+    const id = taskIdIn(await w.start());
+    for (let step = 0; step < 4; step++) {
+      await w.tasks.runStep(id);
+      w.clock.advance(6_000);
+      // Progress is shown beside the task's work, not awaited by it.
+      await vi.waitFor(() =>
+        expect(slack.posts.length + slack.edits.length).toBeGreaterThanOrEqual(step + 1),
+      );
+    }
+    await vi.waitFor(() => expect(slack.edits).toHaveLength(4));
+    expect(slack.posts).toHaveLength(1);
+    expect(slack.posts[0]?.text).toContain(
+      `Task ${id} · Compare flights to Lisbon: step 1 of at most 50 (used search)`,
+    );
+    expect(slack.edits.map((edit) => edit.text)).toEqual([
+      expect.stringContaining("step 2 of at most 50"),
+      expect.stringContaining("step 3 of at most 50"),
+      expect.stringContaining("step 4 of at most 50 (writing)"),
+      `_Task ${id} · Compare flights to Lisbon: completed after 4 steps._`,
+    ]);
+  });
 });
+
+class EditingAdapter extends RecordingAdapter {
+  readonly edits: { id: string; text: string }[] = [];
+  async edit(posted: PostedMessage, text: string): Promise<void> {
+    this.edits.push({ id: posted.id, text });
+  }
+}

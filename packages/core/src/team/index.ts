@@ -3,8 +3,12 @@ export { handoffTarget, handoffToolName } from "./handoff.ts";
 export { pairToolCalls, textOf } from "./history.ts";
 export { TeamLimitError } from "./limits.ts";
 export { approvalPrompt, outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
-export { type AgentSummary, Team, type TeamOptions } from "./team.ts";
+export { Team, type TeamOptions } from "./team.ts";
+export type { AgentSummary } from "./team-commands.ts";
 export {
+  HUMAN,
+  type HumansConfig,
+  humansConfigSchema,
   type LimitsConfig,
   limitsConfigSchema,
   type RoutingConfig,

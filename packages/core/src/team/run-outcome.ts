@@ -39,7 +39,9 @@ export type RunOutcome =
       readonly files?: readonly OutboundFile[];
     }
   | { readonly kind: "awaiting-approval"; readonly approval: ApprovalRequest; readonly agent: string }
-  | { readonly kind: "stopped-for-tool"; readonly tool: string; readonly agent: string };
+  | { readonly kind: "stopped-for-tool"; readonly tool: string; readonly agent: string }
+  /** A person has taken the thread over: the message was recorded, the bot says nothing. */
+  | { readonly kind: "with-person"; readonly agent: string };
 
 /** What the thread reads for an outcome when nothing tracks the request. */
 export function outcomeText(outcome: RunOutcome, commandPrefix = "/"): string {
@@ -49,6 +51,7 @@ export function outcomeText(outcome: RunOutcome, commandPrefix = "/"): string {
     case "awaiting-approval":
       return approvalPrompt(outcome.approval, commandPrefix);
     case "stopped-for-tool":
+    case "with-person":
       return "";
   }
 }

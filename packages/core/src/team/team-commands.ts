@@ -1,10 +1,31 @@
 import { HumanMessage } from "@langchain/core/messages";
 import type { Command } from "../commands/command.ts";
-import type { Team } from "./team.ts";
+import type { ActiveAgentStore } from "./active-agents.ts";
 import { SUPERVISOR } from "./team-config.ts";
+import type { TeamStateValue } from "./team-state.ts";
+
+export interface AgentSummary {
+  readonly name: string;
+  readonly description: string;
+  readonly model: string;
+}
+
+/**
+ * What the team's commands act on. The Team provides it; declared here, below the Team, so this
+ * file needs nothing from team.ts (the Team builds its commands from this file, never the reverse).
+ */
+export interface TeamControls {
+  readonly activeAgents: Pick<ActiveAgentStore, "get">;
+  readonly sticky: boolean;
+  agents(): AgentSummary[];
+  conversationState(key: string): Promise<TeamStateValue | undefined>;
+  extraStatusLines(key: string, viewer: string): Promise<string[]>;
+  returnToSupervisor(key: string): Promise<void>;
+  reset(key: string): Promise<void>;
+}
 
 /** /supervisor, /reset, /agents, /status: answered before any model call, the same on every platform. */
-export function teamCommands(team: Team): Command[] {
+export function teamCommands(team: TeamControls): Command[] {
   return [
     {
       name: "supervisor",

@@ -8,29 +8,80 @@ const agentName = z
   );
 
 export const specialistConfigSchema = z.strictObject({
-  name: agentName.refine((name) => name !== "supervisor", "the name supervisor is reserved"),
-  description: z.string().min(1, "say what this agent is for: the supervisor hands off by it"),
-  prompt: z.string().min(1),
-  /** Model string for this agent; the default model when absent. */
-  model: z.string().optional(),
-  /** Names of tools from the tool registry. */
-  tools: z.array(z.string()).default([]),
+  name: agentName
+    .refine((name) => name !== "supervisor", "the name supervisor is reserved")
+    .refine((name) => name !== "human", "the name human is reserved (a person who took the thread over)")
+    .describe(
+      "The agent's name: lowercase letters, digits and `_` (the supervisor hands off with the tool `transfer_to_<name>`).",
+    ),
+  description: z
+    .string()
+    .min(1, "say what this agent is for: the supervisor hands off by it")
+    .describe("What this agent is for: the supervisor picks the specialist by it."),
+  prompt: z.string().min(1).describe("The agent's system prompt."),
+  model: z
+    .string()
+    .optional()
+    .describe("Model string for this agent (`openai:gpt-4o-mini`…); the main `model` when absent."),
+  tools: z
+    .array(z.string())
+    .default([])
+    .describe(
+      "Tools this agent always has: names of `tools` entries, MCP tools (`<server>__<tool>`), and the built-ins `find_tools` and `search_memory`.",
+    ),
+});
+
+/** Handing a thread to a person (`hand_to_human`, `/human`). */
+export const humansConfigSchema = z.strictObject({
+  /**
+   * Where people are told that a thread wants one of them: the conversation key of a channel or
+   * room (`slack:T0123:C0456`, `discord:<guild>:<channel>`, `matrix:!room:server`). Absent: only
+   * the thread says so (and the console lists open handoffs).
+   */
+  notify: z
+    .string()
+    .regex(/^[a-z]+:.+/, "a conversation key such as slack:T0123:C0456")
+    .optional()
+    .describe("where people are told a thread wants one of them (a channel's conversation key)"),
+  /** Who the notice names, as the platform writes a mention: `<!subteam^S012>`, `@support`, `<@U123>`. */
+  mention: z.string().optional().describe("who the notice names, written as the platform writes a mention"),
+  /** A thread nobody handed back is the bot's again after this long, with a line saying so. */
+  releaseAfterMinutes: z
+    .number()
+    .positive()
+    .default(240)
+    .describe("a thread is handed back to the bot after this long"),
 });
 
 export const teamConfigSchema = z
   .strictObject({
     supervisor: z
       .strictObject({
-        prompt: z.string().min(1),
-        model: z.string().optional(),
-        tools: z.array(z.string()).default([]),
+        prompt: z.string().min(1).describe("The supervisor's system prompt."),
+        model: z
+          .string()
+          .optional()
+          .describe("Model string for the supervisor; the main `model` when absent."),
+        tools: z
+          .array(z.string())
+          .default([])
+          .describe("Tools the supervisor always has (names as for specialists)."),
       })
       .default({
         prompt:
           "You are the supervisor. Answer briefly, or hand the conversation to the specialist who fits.",
         tools: [],
-      }),
-    specialists: z.array(specialistConfigSchema).default([]),
+      })
+      .describe("The agent that answers a thread no specialist holds, and hands it to the one who fits."),
+    specialists: z
+      .array(specialistConfigSchema)
+      .default([])
+      .describe(
+        "The specialists the supervisor hands threads to (the example file has `billing`, `tech_support` and `scheduling`).",
+      ),
+    humans: humansConfigSchema
+      .optional()
+      .describe("Handing threads to people (`hand_to_human`, `/human`); absent: its defaults."),
   })
   .superRefine((team, context) => {
     const seen = new Set<string>();
@@ -47,16 +98,23 @@ export const teamConfigSchema = z
   });
 
 export const routingConfigSchema = z.strictObject({
-  /** When off, every message goes through the supervisor. */
-  sticky: z.boolean().default(true),
+  sticky: z
+    .boolean()
+    .default(true)
+    .describe(
+      "After a handoff the specialist answers the thread directly until `/supervisor` or `/reset`; `false`: every message goes through the supervisor.",
+    ),
 });
 
 export const limitsConfigSchema = z.strictObject({
-  /** Model calls in one turn. */
-  maxIterations: z.number().int().positive().default(20),
-  /** The same tool called this many times in a row is a loop. */
-  maxRepeatedToolCalls: z.number().int().positive().default(5),
-  wallTimeSeconds: z.number().positive().default(600),
+  maxIterations: z.number().int().positive().default(20).describe("Model calls in one turn."),
+  maxRepeatedToolCalls: z
+    .number()
+    .int()
+    .positive()
+    .default(5)
+    .describe("The same tool called this many times in a row is a loop."),
+  wallTimeSeconds: z.number().positive().default(600).describe("One turn, end to end."),
 });
 
 export type TeamConfig = z.output<typeof teamConfigSchema>;
@@ -65,3 +123,6 @@ export type RoutingConfig = z.output<typeof routingConfigSchema>;
 export type LimitsConfig = z.output<typeof limitsConfigSchema>;
 
 export const SUPERVISOR = "supervisor";
+/** The thread's "agent" while a person has taken it over: the bot records messages and answers none. */
+export const HUMAN = "human";
+export type HumansConfig = z.output<typeof humansConfigSchema>;

@@ -30,8 +30,8 @@ import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
 import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
-import { teamCommands } from "./team-commands.ts";
-import { type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
+import { type AgentSummary, type TeamControls, teamCommands } from "./team-commands.ts";
+import { HUMAN, type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
 import { type ApprovalRequest, buildTeamGraph, type GraphAgent } from "./team-graph.ts";
 import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
 import { unknownToolReferences } from "./tool-references.ts";
@@ -50,6 +50,8 @@ export interface TeamOptions {
   readonly tools?: Readonly<Record<string, StructuredToolInterface>>;
   /** Extra system context per conversation (memory). */
   readonly contextFor?: (key: string) => Promise<string | undefined>;
+  /** Who answers each conversation; shared with whatever else changes it (handing a thread to a person). */
+  readonly activeAgents?: ActiveAgentStore;
   /** Tools an agent has besides those its `tools:` list names (start_task, for the agents tasks allow). */
   readonly builtInTools?: (agent: string) => readonly StructuredToolInterface[];
   /** Tools attached to a conversation's agent at run time (find_tools). */
@@ -72,18 +74,12 @@ export interface TeamOptions {
   readonly logger?: Logger;
 }
 
-export interface AgentSummary {
-  readonly name: string;
-  readonly description: string;
-  readonly model: string;
-}
-
 /**
  * The agent team as a Responder: a supervisor and specialists in one checkpointed graph, with
  * sticky routing — after a handoff the specialist answers the conversation directly (one model
  * call per follow-up) until /supervisor or /reset.
  */
-export class Team implements Responder {
+export class Team implements Responder, TeamControls {
   readonly activeAgents: ActiveAgentStore;
   readonly commands: readonly Command[];
   readonly #options: TeamOptions;
@@ -96,7 +92,7 @@ export class Team implements Responder {
     const [unknownTool] = unknownToolReferences(options.config, Object.keys(options.tools ?? {}));
     if (unknownTool) throw unknownTool;
     this.#logger = options.logger ?? silentLogger;
-    this.activeAgents = new ActiveAgentStore(options.store);
+    this.activeAgents = options.activeAgents ?? new ActiveAgentStore(options.store);
     this.#journal = new RunJournal(options.store);
     this.#graph = buildTeamGraph({
       journal: this.#journal,
@@ -160,6 +156,7 @@ export class Team implements Responder {
     return {
       text: outcomeText(outcome, turn.commandPrefix),
       agent: outcome.agent,
+      ...(outcome.kind === "with-person" ? { silent: true } : {}),
       ...(historyTokens !== undefined ? { historyTokens } : {}),
       ...(files?.length ? { files } : {}),
     };
@@ -180,7 +177,14 @@ export class Team implements Responder {
    * `user_id` and, when tracked, `request_id`/`run_id` from the run's configurable.
    */
   async run(input: RunInput): Promise<RunOutcome> {
-    const active = this.sticky ? await this.activeAgents.get(input.key) : undefined;
+    const holder = await this.activeAgents.get(input.key);
+    // A person has the thread: what was said joins its history (the bot reads it when it is back),
+    // and nobody else answers.
+    if (holder?.agent === HUMAN) {
+      if (input.text !== undefined) await this.#appendHuman(input.key, input.text);
+      return { kind: "with-person", agent: HUMAN };
+    }
+    const active = this.sticky ? holder : undefined;
     const wallSeconds = this.#options.limits.wallTimeSeconds;
     // Not AbortSignal.timeout: its timer, and the signals listening to it, would outlive the run
     // by the whole wall time (kilobytes per turn held for minutes); this one is cleared below.
@@ -310,6 +314,14 @@ export class Team implements Responder {
       messages: [new AIMessage({ id: message.id, name: message.agent, content: message.text })],
     };
     await this.#graph.updateState({ configurable: { thread_id: key } }, update);
+  }
+
+  async #appendHuman(key: string, text: string): Promise<void> {
+    if (!(await this.conversationState(key))) return;
+    await this.#graph.updateState(
+      { configurable: { thread_id: key } },
+      { messages: [new HumanMessage(text)] },
+    );
   }
 
   /** Replaces the conversation's model history (memory compaction and archiving); the active agent stays. */

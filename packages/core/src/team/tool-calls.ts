@@ -7,6 +7,7 @@ import type { ToolCall } from "@langchain/core/messages/tool";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { StructuredTool, type StructuredToolInterface } from "@langchain/core/tools";
 import { isGraphInterrupt } from "@langchain/langgraph";
+import { awayFromCpu } from "../capacity/cpu-slots.ts";
 import type { RunJournal } from "./run-journal.ts";
 
 /** The run's journal when this run records (tracked runs have an id), and whether it is a re-run. */
@@ -66,10 +67,13 @@ async function invokeTool(
   try {
     // Tools learn who calls them: the agent and the tool call id join the conversation key, user,
     // request and run in configurable (`<run_id>:<tool_call_id>` is the call's idempotency key).
-    const output: unknown = await found.invoke(call.args, {
-      ...config,
-      configurable: { ...config.configurable, agent, tool_call_id: call.id },
-    });
+    // Waiting on a tool (an HTTP service, an MCP server), the turn holds no CPU slot.
+    const output: unknown = await awayFromCpu(() =>
+      found.invoke(call.args, {
+        ...config,
+        configurable: { ...config.configurable, agent, tool_call_id: call.id },
+      }),
+    );
     if (ToolMessage.isInstance(output)) return output;
     return toolResult(call, typeof output === "string" ? output : JSON.stringify(output));
   } catch (error) {

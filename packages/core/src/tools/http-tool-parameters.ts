@@ -12,10 +12,15 @@ export interface ParametersSchema {
 const FIELD_TYPES = ["string", "number", "integer", "boolean", "array", "object"] as const;
 
 const jsonSchemaForm = z.looseObject({
-  type: z.literal("object"),
-  properties: z.record(z.string(), z.record(z.string(), z.unknown())),
-  required: z.array(z.string()).optional(),
-  additionalProperties: z.union([z.boolean(), z.record(z.string(), z.unknown())]).optional(),
+  type: z.literal("object").describe("JSON Schema form: always `object`."),
+  properties: z
+    .record(z.string(), z.record(z.string(), z.unknown()))
+    .describe("JSON Schema form: each argument's name and its JSON Schema."),
+  required: z.array(z.string()).optional().describe("JSON Schema form: the arguments the model must send."),
+  additionalProperties: z
+    .union([z.boolean(), z.record(z.string(), z.unknown())])
+    .optional()
+    .describe("JSON Schema form: whether (or which) other arguments are allowed."),
 });
 
 /** `integer`, `string?` (optional): a field's type in the compact form. */

@@ -25,19 +25,44 @@ export const httpToolConfigSchema = z.strictObject({
     .max(64)
     .refine((name) => !RESERVED_TOOL_NAMES.has(name) && !name.startsWith("transfer_to_"), {
       error: "find_tools, search_memory and transfer_to_* are built-in names",
-    }),
-  description: z.string().min(1, "say what the tool does: agents and find_tools choose by it"),
-  url: z.url(),
-  method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
-  headers: z.record(z.string(), z.string()).default({}),
-  /** The arguments the model must send; checked before the call. Absent: any JSON object. */
-  parameters: httpToolParametersSchema.optional(),
-  requiresApproval: z.boolean().default(false),
-  /** Shown while it runs, after the agent's name: "is checking your invoice…". */
-  status: z.string().min(1).max(100).optional(),
-  timeoutSeconds: z.number().positive().default(30),
-  /** The response is cut here before the model sees it (and read no further than a few times this). */
-  maxResponseChars: z.number().int().min(100).max(200_000).default(4_000),
+    })
+    .describe("The tool's name as agents list it: lowercase letters, digits and single `_`."),
+  description: z
+    .string()
+    .min(1, "say what the tool does: agents and find_tools choose by it")
+    .describe("What the tool does: the model and `find_tools` choose by it."),
+  url: z.url().describe("The endpoint called."),
+  method: z
+    .enum(["GET", "POST", "PUT", "PATCH", "DELETE"])
+    .default("POST")
+    .describe("Arguments go as the JSON body, or as the query string for `GET`."),
+  headers: z
+    .record(z.string(), z.string())
+    .default({})
+    .describe("Sent with every call (e.g. `Authorization`)."),
+  parameters: httpToolParametersSchema
+    .optional()
+    .describe("The arguments the model must send; checked before the call. Absent: any JSON object."),
+  requiresApproval: z
+    .boolean()
+    .default(false)
+    .describe("A call waits for `/approve` (or the Approve button) from the person who asked or an admin."),
+  status: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('Shown while it runs, after the agent\'s name: "is checking your invoice…".'),
+  timeoutSeconds: z.number().positive().default(30).describe("One call, response body included."),
+  maxResponseChars: z
+    .number()
+    .int()
+    .min(100)
+    .max(200_000)
+    .default(4_000)
+    .describe(
+      "The response is cut here before the model sees it (and read no further than a few times this).",
+    ),
 });
 
 export type HttpToolConfig = z.output<typeof httpToolConfigSchema>;

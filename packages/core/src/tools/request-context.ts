@@ -14,7 +14,7 @@ export interface ToolRequestContext {
   readonly idempotencyKey?: string;
 }
 
-/** The header names, one place: README "Tools" documents them. */
+/** The header names, one place: docs/reference/http-endpoints.md documents them. */
 export const REQUEST_CONTEXT_HEADERS = {
   requestId: "X-Switchboard-Request-Id",
   runId: "X-Switchboard-Run-Id",

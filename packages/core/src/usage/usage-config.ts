@@ -1,19 +1,18 @@
 import { z } from "zod";
 
 const priceSchema = z.strictObject({
-  /** USD per million input tokens. */
-  input: z.number().min(0),
-  /** USD per million output tokens. */
-  output: z.number().min(0),
-  /** USD per million cached input tokens (defaults to `input`). */
-  cachedInput: z.number().min(0).optional(),
+  input: z.number().min(0).describe("USD per million input tokens."),
+  output: z.number().min(0).describe("USD per million output tokens."),
+  cachedInput: z
+    .number()
+    .min(0)
+    .optional()
+    .describe("USD per million cached input tokens (defaults to `input`)."),
 });
 
 const limitSchema = z.strictObject({
-  /** Input + output tokens. */
-  tokens: z.number().int().positive().optional(),
-  /** USD, from the price table. */
-  costUsd: z.number().positive().optional(),
+  tokens: z.number().int().positive().optional().describe("Input + output tokens."),
+  costUsd: z.number().positive().optional().describe("USD, from the price table."),
 });
 
 /**
@@ -21,19 +20,22 @@ const limitSchema = z.strictObject({
  * `UsageConfig`.
  */
 export const usageConfigSchema = z.strictObject({
-  /** Per-model prices (USD per million tokens), merged over the built-in table. */
-  prices: z.record(z.string().min(1), priceSchema).default({}),
-  /** Day totals are kept this long. */
-  retentionDays: z.number().int().min(1).max(3650).default(90),
-  /** Caps per UTC day; over one, the user gets one sentence and no model runs. */
+  prices: z
+    .record(z.string().min(1), priceSchema)
+    .default({})
+    .describe("Per-model prices (USD per million tokens), merged over the built-in table."),
+  retentionDays: z.number().int().min(1).max(3650).default(90).describe("Day totals are kept this long."),
   limits: z
     .strictObject({
-      perUserPerDay: limitSchema.optional(),
-      perConversationPerDay: limitSchema.optional(),
+      perUserPerDay: limitSchema.optional().describe("What one user may use per UTC day."),
+      perConversationPerDay: limitSchema.optional().describe("What one conversation may use per UTC day."),
     })
-    .default({}),
-  /** Platform user ids who may ask `/usage all` (the whole workspace's day). */
-  admins: z.array(z.string().min(1)).default([]),
+    .default({})
+    .describe("Caps per UTC day; over one, the user gets one sentence and no model runs."),
+  admins: z
+    .array(z.string().min(1))
+    .default([])
+    .describe("Platform user ids who may ask `/usage all` (the whole workspace's day)."),
 });
 
 export type UsageConfig = z.output<typeof usageConfigSchema>;

@@ -1,4 +1,4 @@
-import type { ApprovalPrompt } from "@switchboard/core";
+import type { ApprovalPrompt } from "@switchboard/core/adapter";
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from "discord.js";
 
 /** `switchboard:approve:<request id>` — what a press tells us, within Discord's 100-character custom id. */

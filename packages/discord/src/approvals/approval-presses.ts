@@ -1,4 +1,4 @@
-import { type ApprovalDecider, decisionLine, type Logger } from "@switchboard/core";
+import { type ApprovalDecider, decisionLine, type Logger } from "@switchboard/core/adapter";
 import { type ButtonInteraction, MessageFlags } from "discord.js";
 import { NO_PINGS } from "../connect/client.ts";
 import { PLATFORM } from "../receive/places.ts";

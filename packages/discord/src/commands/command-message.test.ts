@@ -1,4 +1,4 @@
-import { encodeConversationKey } from "@switchboard/core";
+import { encodeConversationKey } from "@switchboard/core/adapter";
 import { describe, expect, it } from "vitest";
 import { type CommandUse, commandMessage } from "./command-message.ts";
 import { findSlashCommand } from "./slash-commands.ts";

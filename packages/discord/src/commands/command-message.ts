@@ -1,4 +1,4 @@
-import type { InboundMessage } from "@switchboard/core";
+import type { InboundMessage } from "@switchboard/core/adapter";
 import { type ChannelLocation, conversationOf, placeOfMessage } from "../receive/places.ts";
 import { commandText, interactionMessageId, type SlashCommand } from "./slash-commands.ts";
 

@@ -1,4 +1,4 @@
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import { type Client, DiscordAPIError, RESTJSONErrorCodes } from "discord.js";
 import { type SlashCommand, slashCommandBodies } from "./slash-commands.ts";
 

@@ -1,4 +1,4 @@
-import type { InboundSink, Logger } from "@switchboard/core";
+import type { InboundSink, Logger } from "@switchboard/core/adapter";
 import { type ChatInputCommandInteraction, GuildMember, MessageFlags } from "discord.js";
 import { type Allowlist, isAllowed } from "../receive/allowlist.ts";
 import { locationOf } from "../receive/message-facts.ts";

@@ -1,4 +1,4 @@
-import type { CommandSummary } from "@switchboard/core";
+import type { CommandSummary } from "@switchboard/core/adapter";
 import {
   ApplicationCommandOptionType,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
@@ -59,6 +59,10 @@ export function slashCommandsFor(commands: readonly CommandSummary[]): SlashComm
   return [...SLASH_COMMANDS, ...extra];
 }
 
+function clip(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}
+
 function generatedSlashCommand(command: CommandSummary): SlashCommand {
   const summary = command.summary.charAt(0).toUpperCase() + command.summary.slice(1);
   const description =
@@ -67,14 +71,15 @@ function generatedSlashCommand(command: CommandSummary): SlashCommand {
     ?.replace(/[[\]<>]/g, "")
     .trim()
     .toLowerCase();
-  return {
-    name: command.name,
-    description,
-    ephemeral: false,
-    ...(optionName && OPTION_NAME.test(optionName)
-      ? { argument: { name: optionName, description: `${optionName} for /${command.name}` } }
-      : {}),
-  };
+  // A usage that is one word names the option; a longer one (`pause <id> | steer <id> <guidance>`)
+  // becomes a free-text option that says what it takes.
+  const argument =
+    optionName === undefined || optionName === ""
+      ? undefined
+      : OPTION_NAME.test(optionName)
+        ? { name: optionName, description: `${optionName} for /${command.name}` }
+        : { name: "text", description: clip(`${command.usage ?? ""}`.trim(), DESCRIPTION_LIMIT) };
+  return { name: command.name, description, ephemeral: false, ...(argument ? { argument } : {}) };
 }
 
 export function findSlashCommand(

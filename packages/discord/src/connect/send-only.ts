@@ -1,4 +1,4 @@
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import { type APIUser, type Client, Routes } from "discord.js";
 import type { DiscordAdapterConfig } from "../config.ts";
 import { createDiscordClient } from "./client.ts";

@@ -1,4 +1,4 @@
-import type { PlaceNames } from "@switchboard/core";
+import type { PlaceNames } from "@switchboard/core/adapter";
 import type { Client } from "discord.js";
 import type { ConversationPlace } from "../receive/places.ts";
 

@@ -1,4 +1,4 @@
-import { AttachmentFetchError, type InboundAttachment } from "@switchboard/core";
+import { AttachmentFetchError, type InboundAttachment } from "@switchboard/core/adapter";
 import { type Client, DiscordAPIError, RESTJSONErrorCodes } from "discord.js";
 import { describe, expect, it } from "vitest";
 import { discordAttachmentDownloads, discordFileOrigins, linkExpired } from "./attachment-downloads.ts";

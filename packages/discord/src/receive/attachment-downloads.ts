@@ -5,7 +5,7 @@ import {
   ExpiredFileLinkError,
   fetchPlatformFile,
   type InboundAttachment,
-} from "@switchboard/core";
+} from "@switchboard/core/adapter";
 import { type APIMessage, type Client, DiscordAPIError, RESTJSONErrorCodes, Routes } from "discord.js";
 import { type DiscordFileRef, discordFileRef } from "./message-files.ts";
 

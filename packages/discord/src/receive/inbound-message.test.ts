@@ -1,4 +1,4 @@
-import { encodeConversationKey } from "@switchboard/core";
+import { encodeConversationKey } from "@switchboard/core/adapter";
 import { describe, expect, it } from "vitest";
 import { type BotIdentity, type MessageFacts, toInboundMessage } from "./inbound-message.ts";
 

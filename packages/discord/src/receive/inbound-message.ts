@@ -1,4 +1,4 @@
-import type { InboundAttachment, InboundMessage } from "@switchboard/core";
+import type { InboundAttachment, InboundMessage } from "@switchboard/core/adapter";
 import { type ChannelLocation, conversationOf, placeOfMessage } from "./places.ts";
 
 /** What the adapter needs to know about one Discord message, read off discord.js structures. */

@@ -1,4 +1,4 @@
-import type { InboundAttachment } from "@switchboard/core";
+import type { InboundAttachment } from "@switchboard/core/adapter";
 
 /** What the adapter reads of one attachment, from discord.js's `Attachment` or a REST payload. */
 export interface AttachmentFacts {

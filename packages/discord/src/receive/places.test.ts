@@ -1,4 +1,4 @@
-import { decodeConversationKey, encodeConversationKey } from "@switchboard/core";
+import { decodeConversationKey, encodeConversationKey } from "@switchboard/core/adapter";
 import { describe, expect, it } from "vitest";
 import {
   type ChannelLocation,

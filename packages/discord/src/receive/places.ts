@@ -1,4 +1,4 @@
-import type { ConversationRef } from "@switchboard/core";
+import type { ConversationRef } from "@switchboard/core/adapter";
 
 export const PLATFORM = "discord";
 /** The space part of a DM conversation key; no guild id can look like it. */

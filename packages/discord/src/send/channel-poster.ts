@@ -1,4 +1,4 @@
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import {
   type ActionRowBuilder,
   type AnyThreadChannel,

@@ -1,4 +1,4 @@
-import type { AdapterFiles, ConversationRef, FileMessage, FileToSend } from "@switchboard/core";
+import type { AdapterFiles, ConversationRef, FileMessage, FileToSend } from "@switchboard/core/adapter";
 import { isInteractionMessageId } from "../commands/slash-commands.ts";
 import { placeOf } from "../receive/places.ts";
 import type { ChannelPoster } from "./channel-poster.ts";

@@ -1,4 +1,5 @@
-import { openStore, type Store } from "@switchboard/core";
+import { openStore } from "@switchboard/core";
+import type { Store } from "@switchboard/core/adapter";
 import { afterEach, describe, expect, it } from "vitest";
 import { SharedInteractions, TOKEN_LIFETIME_MS } from "./shared-interactions.ts";
 

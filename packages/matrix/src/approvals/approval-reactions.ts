@@ -7,7 +7,7 @@ import {
   encodeConversationKey,
   type Logger,
   type PostedMessage,
-} from "@switchboard/core";
+} from "@switchboard/core/adapter";
 import type { KeyValue } from "../connect/key-value.ts";
 import { isRecord, type MatrixEvent, relationOf } from "../receive/matrix-event.ts";
 import type { MessagePoster } from "../send/message-poster.ts";

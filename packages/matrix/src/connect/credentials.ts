@@ -1,4 +1,4 @@
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import type { ResolvedMatrixConfig } from "../config.ts";
 import { MatrixAuthError, MatrixConnectionError } from "../errors.ts";
 import type { MatrixSdk } from "../sdk/load-sdk.ts";

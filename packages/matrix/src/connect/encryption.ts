@@ -1,4 +1,4 @@
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import type { ResolvedMatrixConfig } from "../config.ts";
 import type { CryptoBackend } from "../crypto/crypto-backend.ts";
 import { type CryptoSupport, loadWasmCrypto, type MatrixSdk } from "../sdk/load-sdk.ts";

@@ -1,4 +1,4 @@
-import type { InboundSink, Logger } from "@switchboard/core";
+import type { InboundSink, Logger } from "@switchboard/core/adapter";
 import type { MatrixClient } from "matrix-bot-sdk";
 import type { EncryptionState } from "../connect/encryption.ts";
 import { decideInvite, type InvitePolicy } from "../connect/invite-policy.ts";

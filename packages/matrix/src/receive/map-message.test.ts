@@ -1,4 +1,4 @@
-import { encodeConversationKey } from "@switchboard/core";
+import { encodeConversationKey } from "@switchboard/core/adapter";
 import { describe, expect, it } from "vitest";
 import { mapRoomMessage } from "./map-message.ts";
 import type { MatrixEvent } from "./matrix-event.ts";

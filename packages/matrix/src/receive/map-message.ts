@@ -1,4 +1,4 @@
-import type { InboundMessage } from "@switchboard/core";
+import type { InboundMessage } from "@switchboard/core/adapter";
 import { roomConversation, threadConversation } from "../conversation.ts";
 import { type MatrixEvent, relationOf } from "./matrix-event.ts";
 import { type BotIdentity, mentionsBot, withoutLeadingAddress, withoutReplyFallback } from "./mentions.ts";

@@ -1,4 +1,4 @@
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import type { MatrixClient } from "matrix-bot-sdk";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
 import { isRecord, type MatrixEvent, relationOf } from "./matrix-event.ts";

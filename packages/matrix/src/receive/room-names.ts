@@ -1,4 +1,4 @@
-import { cachedPlaceLookup, type Logger } from "@switchboard/core";
+import { cachedPlaceLookup, type Logger } from "@switchboard/core/adapter";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
 
 type StateReader = (roomId: string, type: string, stateKey: string) => Promise<Record<string, unknown>>;

@@ -1,4 +1,4 @@
-import { createMemoryLogger } from "@switchboard/core";
+import { createMemoryLogger } from "@switchboard/core/testing";
 import { describe, expect, it } from "vitest";
 import { MatrixSendError } from "../errors.ts";
 import { EventSender } from "./event-sender.ts";

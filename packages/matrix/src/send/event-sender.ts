@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import { MatrixSendError } from "../errors.ts";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
 import { retryDelayMs } from "./retry-policy.ts";

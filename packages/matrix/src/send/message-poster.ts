@@ -1,4 +1,4 @@
-import type { OutboundMessage, PostedMessage } from "@switchboard/core";
+import type { OutboundMessage, PostedMessage } from "@switchboard/core/adapter";
 import type { EncryptionState } from "../connect/encryption.ts";
 import { placeOf } from "../conversation.ts";
 import { EncryptedRoomError } from "../errors.ts";

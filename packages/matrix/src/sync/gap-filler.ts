@@ -1,4 +1,4 @@
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import { asEvent, isRecord } from "../receive/matrix-event.ts";
 import type { SyncBatch, Timeline } from "./sync-response.ts";
 

@@ -1,4 +1,4 @@
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
 import type { SyncEmit, SyncPrimitives } from "../sdk/syncing-client.ts";
 import { type FetchMessages, fillTimelineGaps } from "./gap-filler.ts";

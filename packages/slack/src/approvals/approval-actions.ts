@@ -1,6 +1,6 @@
 import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
-import { type ApprovalDecider, decisionLine, type Logger } from "@switchboard/core";
+import { type ApprovalDecider, decisionLine, type Logger } from "@switchboard/core/adapter";
 import { SLACK_PLATFORM } from "../conversations.ts";
 import { explainSlackError } from "../slack-api-errors.ts";
 import { APPROVAL_ACTIONS, APPROVE_ACTION, decidedBlocks, type SlackBlock } from "./approval-blocks.ts";

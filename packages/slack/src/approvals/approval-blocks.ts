@@ -1,4 +1,4 @@
-import { type ApprovalPrompt, chunkMarkdown, decisionLine } from "@switchboard/core";
+import { type ApprovalPrompt, chunkMarkdown, decisionLine } from "@switchboard/core/adapter";
 
 /** The action ids of our two buttons; a press carries the request id as the button's value. */
 export const APPROVE_ACTION = "switchboard_approve";

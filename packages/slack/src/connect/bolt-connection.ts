@@ -1,6 +1,6 @@
 import { App, type Logger as BoltLogger, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
 import type { WebClientOptions } from "@slack/web-api";
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import type { SlackConnection } from "../config.ts";
 import { HttpIntake } from "../intake/http-intake.ts";
 import { isNotAccepted } from "../intake/not-accepted.ts";

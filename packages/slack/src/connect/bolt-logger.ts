@@ -1,5 +1,5 @@
 import { type Logger as BoltLogger, LogLevel } from "@slack/bolt";
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 
 function describe(parts: unknown[]): { message: string; fields: Record<string, unknown> } {
   const words: string[] = [];

@@ -1,5 +1,5 @@
 import { WebClient } from "@slack/web-api";
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import { platformErrorCode } from "../slack-api-errors.ts";
 import { checkScopes, type ScopeNeeds } from "./scopes.ts";
 

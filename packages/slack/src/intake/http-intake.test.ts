@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { silentLogger } from "@switchboard/core";
+import { silentLogger } from "@switchboard/core/adapter";
 import { afterEach, describe, expect, it } from "vitest";
 import { HttpIntake } from "./http-intake.ts";
 import { EventNotAccepted } from "./not-accepted.ts";

@@ -1,4 +1,4 @@
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 
 export interface RejectionLogOptions {
   readonly logger: Logger;

@@ -1,5 +1,5 @@
 import type { App, SocketModeReceiver } from "@slack/bolt";
-import type { Logger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core/adapter";
 import { isNotAccepted } from "./not-accepted.ts";
 import type { RejectionLog } from "./rejection-log.ts";
 import { isSlackPayload } from "./request-shape.ts";

@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import { cachedPlaceLookup, type Logger } from "@switchboard/core";
+import { cachedPlaceLookup, type Logger } from "@switchboard/core/adapter";
 
 /**
  * `C0GENERAL` → `#general` (a DM → `direct message`), by `conversations.info`, once per channel

@@ -1,5 +1,5 @@
 import type { App } from "@slack/bolt";
-import type { InboundSink, Logger } from "@switchboard/core";
+import type { InboundSink, Logger } from "@switchboard/core/adapter";
 import { isDirectChannel } from "../conversations.ts";
 import { isNotAccepted } from "../intake/not-accepted.ts";
 import { isServedPlace, type ReceiveSettings } from "./message-event.ts";

@@ -1,4 +1,4 @@
-import { encodeConversationKey, type InboundMessage } from "@switchboard/core";
+import { encodeConversationKey, type InboundMessage } from "@switchboard/core/adapter";
 import { describe, expect, it } from "vitest";
 import { type EventKind, mapMessageEvent, type ReceiveSettings } from "./message-event.ts";
 

@@ -1,4 +1,4 @@
-import type { ConversationRef, InboundMessage } from "@switchboard/core";
+import type { ConversationRef, InboundMessage } from "@switchboard/core/adapter";
 import { directConversation, isDirectChannel, messageId, threadConversation } from "../conversations.ts";
 import { type BotMentionFacts, readInboundText } from "./inbound-text.ts";
 import { slackFiles } from "./message-files.ts";

@@ -1,4 +1,4 @@
-import type { InboundAttachment } from "@switchboard/core";
+import type { InboundAttachment } from "@switchboard/core/adapter";
 
 /**
  * The `files` of a Slack message event as attachments. Slack puts them there (the event is signed),

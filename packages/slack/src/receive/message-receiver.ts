@@ -1,4 +1,4 @@
-import type { InboundMessage, InboundSink, Logger } from "@switchboard/core";
+import type { InboundMessage, InboundSink, Logger } from "@switchboard/core/adapter";
 import { BoundedMap } from "../bounded-map.ts";
 import { parseMessageId } from "../conversations.ts";
 import { EventNotAccepted } from "../intake/not-accepted.ts";

@@ -1,4 +1,4 @@
-import type { InboundMessage } from "@switchboard/core";
+import type { InboundMessage } from "@switchboard/core/adapter";
 import {
   directConversation,
   isDirectChannel,

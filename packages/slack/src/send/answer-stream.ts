@@ -1,5 +1,5 @@
 import type { ChatStreamer, WebClient } from "@slack/web-api";
-import type { NativeTextStream, OutboundMessage, PostedMessage } from "@switchboard/core";
+import type { NativeTextStream, OutboundMessage, PostedMessage } from "@switchboard/core/adapter";
 import { messageId, postTargetOf } from "../conversations.ts";
 import { explainSlackError, platformErrorCode } from "../slack-api-errors.ts";
 import type { SlackPoster } from "./slack-poster.ts";

@@ -6,7 +6,7 @@ import {
   type FileMessage,
   type FileToSend,
   fetchPlatformFile,
-} from "@switchboard/core";
+} from "@switchboard/core/adapter";
 import { messageId, postTargetOf } from "../conversations.ts";
 import { explainSlackError } from "../slack-api-errors.ts";
 

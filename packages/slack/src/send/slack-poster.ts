@@ -6,7 +6,7 @@ import {
   encodeConversationKey,
   type OutboundMessage,
   type PostedMessage,
-} from "@switchboard/core";
+} from "@switchboard/core/adapter";
 import { approvalBlocks, decidedPromptBlocks, type SlackBlock } from "../approvals/approval-blocks.ts";
 import {
   isSlashCommandId,

@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import { silentLogger } from "@switchboard/core";
+import { silentLogger } from "@switchboard/core/adapter";
 import { waitFor } from "@switchboard/core/testing";
 import { describe, expect, it } from "vitest";
 import { threadConversation } from "../conversations.ts";

@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import { type ConversationRef, encodeConversationKey, type Logger } from "@switchboard/core";
+import { type ConversationRef, encodeConversationKey, type Logger } from "@switchboard/core/adapter";
 import { BoundedMap } from "../bounded-map.ts";
 import { postTargetOf } from "../conversations.ts";
 import { explainSlackError, platformErrorCode } from "../slack-api-errors.ts";

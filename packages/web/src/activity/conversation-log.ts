@@ -1,13 +1,13 @@
 import {
-  blobId,
   type ConversationRef,
   encodeConversationKey,
-  type FileMessage,
   type InboundMessage,
   type OutboundMessage,
   type PostedMessage,
   type Store,
 } from "@switchboard/core";
+import type { FileMessage } from "@switchboard/core/adapter";
+import { blobId } from "@switchboard/core/host";
 import type Keyv from "keyv";
 
 /** One message as the users of a conversation saw it. */

@@ -1,4 +1,5 @@
-import { type FileMessage, openStore, silentLogger } from "@switchboard/core";
+import { openStore, silentLogger } from "@switchboard/core";
+import type { FileMessage } from "@switchboard/core/adapter";
 import { RecordingAdapter } from "@switchboard/core/testing";
 import { describe, expect, it } from "vitest";
 import { PlatformActivity } from "../health/platform-activity.ts";

@@ -1,12 +1,6 @@
-import {
-  type Adapter,
-  type AdapterFiles,
-  type AdapterStreaming,
-  delegateTo,
-  encodeConversationKey,
-  type Logger,
-  type NativeTextStream,
-} from "@switchboard/core";
+import { encodeConversationKey, type Logger } from "@switchboard/core";
+import type { Adapter, AdapterFiles, AdapterStreaming, NativeTextStream } from "@switchboard/core/adapter";
+import { delegateTo } from "@switchboard/core/host";
 import type { PlatformActivity } from "../health/platform-activity.ts";
 import type { ConversationLog } from "./conversation-log.ts";
 import type { LiveFeed } from "./live-feed.ts";

@@ -1,10 +1,5 @@
-import {
-  type Adapter,
-  type InboundMessage,
-  type InboundSink,
-  openStore,
-  silentLogger,
-} from "@switchboard/core";
+import { type InboundMessage, openStore, silentLogger } from "@switchboard/core";
+import type { Adapter, InboundSink } from "@switchboard/core/adapter";
 import { type AdapterHarness, type ObservedPost, runAdapterContract } from "@switchboard/core/testing";
 import { expect } from "vitest";
 import { ConversationLog } from "../activity/conversation-log.ts";

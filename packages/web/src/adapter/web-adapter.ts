@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
+import type { ConversationRef, OutboundMessage, PostedMessage } from "@switchboard/core";
 import {
   type Adapter,
   type AdapterAttachments,
@@ -7,11 +8,8 @@ import {
   type AdapterFiles,
   type AdapterStreaming,
   adapterStreaming,
-  type ConversationRef,
   type InboundSink,
-  type OutboundMessage,
-  type PostedMessage,
-} from "@switchboard/core";
+} from "@switchboard/core/adapter";
 import { type WebFileStore, WebFiles, type WebUpload } from "./web-files.ts";
 
 export const WEB_PLATFORM = "web";

@@ -1,18 +1,13 @@
+import { type ConversationRef, encodeConversationKey } from "@switchboard/core";
 import {
   type AdapterAttachments,
   type AdapterFiles,
   AttachmentFetchError,
-  type BlobStore,
-  blobId,
-  type ConversationRef,
-  encodeConversationKey,
   type FileMessage,
   type FileToSend,
   type InboundAttachment,
-  parseBlobId,
-  spaceOf,
-  writeBlob,
-} from "@switchboard/core";
+} from "@switchboard/core/adapter";
+import { type BlobStore, blobId, parseBlobId, spaceOf, writeBlob } from "@switchboard/core/host";
 
 /** A file picked in the chat's upload control, as the browser sent it. */
 export interface WebUpload {

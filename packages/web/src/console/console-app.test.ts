@@ -1,15 +1,7 @@
-import {
-  ActiveAgentStore,
-  type BlobStore,
-  type Command,
-  type InboundMessage,
-  openBlobStore,
-  openStore,
-  parseBlobId,
-  RequestTracker,
-  requestsConfigSchema,
-  type Store,
-} from "@switchboard/core";
+import { type Command, type InboundMessage, openStore, type Store } from "@switchboard/core";
+import { requestsConfigSchema } from "@switchboard/core/config";
+import { type BlobStore, openBlobStore, parseBlobId } from "@switchboard/core/host";
+import { ActiveAgentStore, RequestTracker } from "@switchboard/core/records";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConversationLog } from "../activity/conversation-log.ts";
 import { LiveFeed } from "../activity/live-feed.ts";
@@ -72,7 +64,26 @@ function app(extra: Partial<Pick<ConsoleDeps, "chat" | "files">> = {}) {
         atomic: store.atomic,
         activity,
         problems,
-        engine: () => ({ lockWaits: 4, waitingForSlot: 0 }),
+        engine: () => ({
+          lockWaits: 4,
+          runningTurns: 240,
+          maxTurns: 2_000,
+          waitingToStart: 3,
+          cpuSlots: { limit: 16, inUse: 9, waiting: 3 },
+          eventLoop: { delayP99Ms: 14, delayMaxMs: 30, utilization: 0.62 },
+          modelEndpoints: [
+            {
+              endpoint: "https://api.openai.com/v1",
+              limit: 64,
+              inFlight: 64,
+              queued: 170,
+              pausedUntil: Date.now() + 20_000,
+              waitingConversations: [],
+              congestion: { rate_limited: 12, overloaded: 0, timeout: 1 },
+              reductions: 2,
+            },
+          ],
+        }),
       }),
     isWorking: () => false,
     ...extra,
@@ -114,9 +125,17 @@ describe("the console app", () => {
     expect(page).not.toContain(TOKEN);
   });
 
-  it("shows the engine's lock waits on the health page", async () => {
+  it("shows the engine's lock waits, turns in progress and model endpoints on the health page", async () => {
     const page = await (await app().request("/console/health", { headers: auth })).text();
     expect(page).toContain('Lock waits: <strong data-figure="lock-waits">4</strong>');
+    expect(page).toContain("Turns in progress: <strong>240</strong> of at most 2000");
+    expect(page).toContain('waiting to start: <strong data-figure="waiting-to-start">3</strong>');
+    expect(page).toContain("Computing now: <strong>9</strong> of 16 CPU slots");
+    expect(page).toMatch(
+      /https:\/\/api\.openai\.com\/v1<div class="sub">paused by the provider's Retry-After/,
+    );
+    expect(page).toContain('<td class="num">64</td><td class="num">64</td><td class="num">170</td>');
+    expect(page).toContain('<td class="num">12 / 0 / 1</td>');
   });
 
   it("answers a live update with the page's live region only", async () => {

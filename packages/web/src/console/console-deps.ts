@@ -1,15 +1,16 @@
+import type { Command } from "@switchboard/core";
+import type { PlaceNames } from "@switchboard/core/adapter";
+import type { BlobRef } from "@switchboard/core/host";
 import type {
   ActiveAgentStore,
   AgentSummary,
   ArchiveStore,
-  BlobRef,
-  Command,
+  Handoff,
   MemoryBook,
-  PlaceNames,
   RequestTracker,
   TaskRecord,
   TaskStepEntry,
-} from "@switchboard/core";
+} from "@switchboard/core/records";
 import type { ConversationLog, TranscriptFile } from "../activity/conversation-log.ts";
 import type { LiveFeed } from "../activity/live-feed.ts";
 import type { WebAdapter } from "../adapter/web-adapter.ts";
@@ -43,6 +44,11 @@ export interface ConsoleDeps {
   readonly isWorking: (key: string) => boolean;
   /** What the running turn says it is doing, where the platform showed it as status. */
   readonly workStatus?: (key: string) => string | undefined;
+  /** Threads a person has taken over, and handing one back to the bot (as an admin). */
+  readonly handoffs?: {
+    open(): Promise<readonly Handoff[]>;
+    release(key: string): Promise<string>;
+  };
   /** Background tasks; absent when the process has none to show. */
   readonly tasks?: TaskSource;
   /** Files in transcripts and the chat's upload control; absent when attachments are off. */

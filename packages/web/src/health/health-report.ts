@@ -1,4 +1,6 @@
-import type { AtomicStore, EngineHealth, WorkQueueCounts } from "@switchboard/core";
+import type { EngineHealth } from "@switchboard/core";
+import type { EndpointState, WorkQueueCounts } from "@switchboard/core/host";
+import type { AtomicStore } from "@switchboard/core/records";
 import type { PlatformActivity, PlatformState } from "./platform-activity.ts";
 import type { LoggedProblem, RecentProblems } from "./recent-problems.ts";
 
@@ -18,11 +20,24 @@ export interface HealthReport {
   readonly runningTurns: readonly { key: string; since: number }[];
   /** Times this process found a conversation locked by another instance, since start. */
   readonly lockWaits: number;
-  /** Conversations holding their lock and waiting for a turn slot (engine.maxConcurrentTurns). */
-  readonly waitingForSlot: number;
+  /** Turns in progress, the ceiling, and what decides how many compute at once. */
+  readonly capacity: CapacityState;
+  /** Each model endpoint called so far: its adaptive limit, calls in flight and in line. */
+  readonly modelEndpoints: readonly EndpointState[];
   readonly recentProblems: readonly LoggedProblem[];
   /** Scale-out: the cluster's drain jobs by state; absent for role `all`. */
   readonly workQueue?: WorkQueueCounts;
+}
+
+export interface CapacityState {
+  /** Turns in progress in this process: computing, or waiting on a model or a tool. */
+  readonly turnsInProgress: number;
+  /** The ceiling on turns in progress (engine.maxConcurrentTurns). */
+  readonly maxTurns: number;
+  /** Conversations whose next turn waits to start (the ceiling, or a CPU slot). */
+  readonly waitingToStart: number;
+  readonly cpuSlots: EngineHealth["cpuSlots"];
+  readonly eventLoop: EngineHealth["eventLoop"];
 }
 
 /** The engine keeps each conversation's pending work in the durable queue `queue:<key>`. */
@@ -34,7 +49,10 @@ export interface HealthSources {
   readonly atomic: AtomicStore;
   readonly activity: PlatformActivity;
   readonly problems: RecentProblems;
-  readonly engine: () => Pick<EngineHealth, "lockWaits" | "waitingForSlot">;
+  readonly engine: () => Pick<
+    EngineHealth,
+    "lockWaits" | "runningTurns" | "maxTurns" | "waitingToStart" | "cpuSlots" | "eventLoop" | "modelEndpoints"
+  >;
   /** Scale-out: the work queue's jobs by state (BullMQ). */
   readonly workQueue?: () => Promise<WorkQueueCounts>;
 }
@@ -51,6 +69,7 @@ export async function healthReport(sources: HealthSources, now = Date.now()): Pr
       ...(oldest === undefined ? {} : { oldestAgeMs: now - oldest }),
     });
   }
+  const engine = sources.engine();
   return {
     version: sources.version,
     startedAt: sources.startedAt,
@@ -58,8 +77,15 @@ export async function healthReport(sources: HealthSources, now = Date.now()): Pr
     platforms: await sources.activity.states(now),
     queues: queues.sort((a, b) => (b.oldestAgeMs ?? 0) - (a.oldestAgeMs ?? 0)),
     runningTurns: sources.activity.runningTurns(),
-    lockWaits: sources.engine().lockWaits,
-    waitingForSlot: sources.engine().waitingForSlot,
+    lockWaits: engine.lockWaits,
+    capacity: {
+      turnsInProgress: engine.runningTurns,
+      maxTurns: engine.maxTurns,
+      waitingToStart: engine.waitingToStart,
+      cpuSlots: engine.cpuSlots,
+      eventLoop: engine.eventLoop,
+    },
+    modelEndpoints: engine.modelEndpoints,
     recentProblems: sources.problems.list(),
     ...(sources.workQueue ? { workQueue: await sources.workQueue() } : {}),
   };

@@ -1,4 +1,4 @@
-import type { Adapter } from "@switchboard/core";
+import type { Adapter } from "@switchboard/core/adapter";
 
 export interface PlatformState {
   readonly platform: string;

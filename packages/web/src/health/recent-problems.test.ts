@@ -1,4 +1,6 @@
-import { componentLogger, createMemoryLogger, createPinoLogger } from "@switchboard/core";
+import { createPinoLogger } from "@switchboard/core";
+import { componentLogger } from "@switchboard/core/host";
+import { createMemoryLogger } from "@switchboard/core/testing";
 import { describe, expect, it } from "vitest";
 import { RecentProblems } from "./recent-problems.ts";
 

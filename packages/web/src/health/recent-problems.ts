@@ -1,4 +1,5 @@
-import type { Logger, StructuredLogger } from "@switchboard/core";
+import type { Logger } from "@switchboard/core";
+import type { StructuredLogger } from "@switchboard/core/host";
 
 export interface LoggedProblem {
   readonly at: number;

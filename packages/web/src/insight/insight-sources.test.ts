@@ -1,4 +1,5 @@
-import { openStore, RunStepsLog, type Store, UsageBook } from "@switchboard/core";
+import { openStore, type Store } from "@switchboard/core";
+import { RunStepsLog, UsageBook } from "@switchboard/core/records";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stepsFromLog } from "./steps-from-log.ts";
 import { usageFromBook } from "./usage-from-book.ts";

@@ -1,4 +1,4 @@
-import type { RequestRecord, RequestTracker, RunRecord } from "@switchboard/core";
+import type { RequestRecord, RequestTracker, RunRecord } from "@switchboard/core/records";
 
 /** One thing a run did, as the console shows it. */
 export type RunStepView =

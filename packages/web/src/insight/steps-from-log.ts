@@ -1,4 +1,4 @@
-import type { RunStep, RunStepsReader } from "@switchboard/core";
+import type { RunStep, RunStepsReader } from "@switchboard/core/records";
 import type { RunStepView, TimelineStepSource } from "./run-timeline.ts";
 
 /** What the timeline shows of one recorded step; memory work and commands are left out of runs. */

@@ -1,9 +1,5 @@
-import {
-  type UsageRow as BookRow,
-  daysBetween,
-  type UsageBook,
-  type UsageDimension,
-} from "@switchboard/core";
+import { daysBetween } from "@switchboard/core/host";
+import type { UsageRow as BookRow, UsageBook, UsageDimension } from "@switchboard/core/records";
 import type { UsageReport, UsageRow, UsageSource } from "./usage-report.ts";
 
 const DAY_MS = 86_400_000;

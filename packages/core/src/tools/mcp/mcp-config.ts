@@ -11,47 +11,67 @@ const serverName = z
 const toolPatterns = z.array(z.string().min(1));
 
 const commonFields = {
-  name: serverName,
-  /** Only these of the server's tools are offered (all when absent). */
-  allowTools: toolPatterns.optional(),
-  /** These never are, even when allowed. */
-  denyTools: toolPatterns.default([]),
-  /** `true` for every tool of the server, or the tools (patterns) that wait for `/approve`. */
-  requiresApproval: z.union([z.boolean(), toolPatterns]).default(false),
-  /** Tool name (or pattern) → a short progress text, logged when the tool starts. */
-  status: z.record(z.string(), z.string().min(1).max(200)).default({}),
-  connectTimeoutSeconds: z.number().positive().max(600).default(20),
-  callTimeoutSeconds: z.number().positive().max(3_600).default(60),
-  /** A tool's result is cut here before the model sees it. */
-  maxResultChars: z.number().int().min(100).max(200_000).default(8_000),
-  /** After a failure: wait the initial delay, doubling each failed attempt up to the maximum. */
+  name: serverName.describe("The server's name: the prefix of its tools' names (`<name>__<tool>`)."),
+  allowTools: toolPatterns
+    .optional()
+    .describe("Only these of the server's tools are offered (all when absent)."),
+  denyTools: toolPatterns.default([]).describe("These never are, even when allowed."),
+  requiresApproval: z
+    .union([z.boolean(), toolPatterns])
+    .default(false)
+    .describe("`true` for every tool of the server, or the tools (patterns) that wait for `/approve`."),
+  status: z
+    .record(z.string(), z.string().min(1).max(200))
+    .default({})
+    .describe("Tool name (or pattern) → a short progress text, logged when the tool starts."),
+  connectTimeoutSeconds: z
+    .number()
+    .positive()
+    .max(600)
+    .default(20)
+    .describe("Connecting and listing the tools."),
+  callTimeoutSeconds: z.number().positive().max(3_600).default(60).describe("One tool call."),
+  maxResultChars: z
+    .number()
+    .int()
+    .min(100)
+    .max(200_000)
+    .default(8_000)
+    .describe("A tool's result is cut here before the model sees it."),
   reconnect: z
     .strictObject({
-      initialDelaySeconds: z.number().positive().default(1),
-      maxDelaySeconds: z.number().positive().default(60),
+      initialDelaySeconds: z.number().positive().default(1).describe("The first wait after a failure."),
+      maxDelaySeconds: z.number().positive().default(60).describe("The longest wait between attempts."),
     })
-    .prefault({}),
+    .prefault({})
+    .describe("After a failure: wait the initial delay, doubling each failed attempt up to the maximum."),
 };
 
 const stdioServerSchema = z.strictObject({
-  transport: z.literal("stdio"),
-  command: z.string().min(1),
-  args: z.array(z.string()).default([]),
-  /** Added to a minimal inherited environment (PATH, HOME, …): secrets are not passed on unasked. */
-  env: z.record(z.string(), z.string()).default({}),
-  /**
-   * Names of Switchboard's own environment variables to pass on (a proxy, a CA bundle, a token);
-   * the CLI copies their values into `env` at start-up. `env` wins where both name a variable.
-   */
-  passEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")).default([]),
-  cwd: z.string().optional(),
+  transport: z.literal("stdio").describe("`stdio`: a child process; `http`: streamable HTTP."),
+  command: z.string().min(1).describe("The program to start (e.g. `npx`)."),
+  args: z.array(z.string()).default([]).describe("Its arguments."),
+  env: z
+    .record(z.string(), z.string())
+    .default({})
+    .describe("Added to a minimal inherited environment (PATH, HOME, …): secrets are not passed on unasked."),
+  passEnv: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name"))
+    .default([])
+    .describe(
+      "Names of Switchboard's own environment variables to pass on (a proxy, a CA bundle, a token); the CLI copies their values into `env` at start-up. `env` wins where both name a variable.",
+    ),
+  cwd: z.string().optional().describe("Its working directory."),
   ...commonFields,
 });
 
 const httpServerSchema = z.strictObject({
-  transport: z.literal("http"),
-  url: z.url({ protocol: /^https?$/ }),
-  headers: z.record(z.string(), z.string()).default({}),
+  transport: z.literal("http").describe("`stdio`: a child process; `http`: streamable HTTP."),
+  url: z.url({ protocol: /^https?$/ }).describe("The server's MCP endpoint."),
+  headers: z
+    .record(z.string(), z.string())
+    .default({})
+    .describe("Sent with every request (e.g. `Authorization`)."),
   ...commonFields,
 });
 
@@ -64,7 +84,12 @@ export const mcpServerConfigSchema = z.discriminatedUnion(
 );
 
 export const mcpConfigSchema = z
-  .strictObject({ servers: z.array(mcpServerConfigSchema).default([]) })
+  .strictObject({
+    servers: z
+      .array(mcpServerConfigSchema)
+      .default([])
+      .describe("Each server: a child process (`transport: stdio`) or an HTTP endpoint (`transport: http`)."),
+  })
   .superRefine((config, context) => {
     const seen = new Set<string>();
     for (const [index, server] of config.servers.entries()) {

@@ -1,4 +1,5 @@
-import { decodeConversationKey, type InboundMessage, InvalidConversationKeyError } from "@switchboard/core";
+import { decodeConversationKey, type InboundMessage } from "@switchboard/core";
+import { InvalidConversationKeyError } from "@switchboard/core/adapter";
 import type { Context, Hono } from "hono";
 import { html } from "hono/html";
 import { runTimeline } from "../../insight/run-timeline.ts";

@@ -1,4 +1,4 @@
-import { parseBlobId, safeFileName } from "@switchboard/core";
+import { parseBlobId, safeFileName } from "@switchboard/core/host";
 import type { Context, Hono } from "hono";
 import type { TranscriptMessage } from "../../activity/conversation-log.ts";
 import type { ConsoleDeps } from "../console-deps.ts";

@@ -1,5 +1,6 @@
 import type { Context, Hono } from "hono";
 import { html } from "hono/html";
+import type { HealthReport } from "../../health/health-report.ts";
 import type { ConsoleDeps } from "../console-deps.ts";
 import { conversationHref, formatAge, formatTime } from "../views/format.ts";
 import { render } from "../views/render.ts";
@@ -42,12 +43,35 @@ ${
   <tbody>${report.queues.map((queue) => html`<tr><td><a href="${conversationHref(queue.key)}">${queue.key}</a></td><td class="num">${queue.depth}</td><td>${queue.oldestAgeMs === undefined ? "—" : formatAge(queue.oldestAgeMs)}</td></tr>`)}</tbody></table></div>`
 }
 </section>
+${capacitySection(report)}
 <section><h2>Running turns</h2>
-<p class="count">Lock waits: <strong data-figure="lock-waits">${report.lockWaits}</strong> (times this process found a conversation locked by another instance) · waiting for a turn slot: <strong>${report.waitingForSlot}</strong></p>
+<p class="count">Lock waits: <strong data-figure="lock-waits">${report.lockWaits}</strong> (times this process found a conversation locked by another instance)</p>
 ${report.runningTurns.length === 0 ? html`<p>No turn is running in this process.</p>` : html`<ul>${report.runningTurns.map((turn) => html`<li><a href="${conversationHref(turn.key)}">${turn.key}</a> for ${formatAge(report.now - turn.since)}</li>`)}</ul>`}
 </section>
 <section><h2>Recent warnings and errors</h2>
 ${report.recentProblems.length === 0 ? html`<p>None since start.</p>` : html`<ol class="problems">${report.recentProblems.map((problem) => html`<li><strong>${problem.level.toUpperCase()}</strong> <span class="sub">${formatTime(problem.at)}</span> ${problem.message}${problem.detail ? html`<div class="sub">${problem.detail}</div>` : ""}</li>`)}</ol>`}
 </section>`;
   return render(c, { title: "Health", section: "health", topics: ["health"], body });
+}
+
+/** Turns in progress and what limits them: the ceiling, the CPU slots, each model endpoint. */
+function capacitySection(report: HealthReport) {
+  const { capacity } = report;
+  return html`<section><h2>Capacity</h2>
+<p class="count" data-figure="turns">Turns in progress: <strong>${capacity.turnsInProgress}</strong> of at most ${capacity.maxTurns} (engine.maxConcurrentTurns) · waiting to start: <strong data-figure="waiting-to-start">${capacity.waitingToStart}</strong></p>
+<p class="count" data-figure="cpu">Computing now: <strong>${capacity.cpuSlots.inUse}</strong> of ${capacity.cpuSlots.limit} CPU slots (${capacity.cpuSlots.waiting} waiting) · event loop delay p99 <strong>${Math.round(capacity.eventLoop.delayP99Ms)} ms</strong>, busy ${Math.round(capacity.eventLoop.utilization * 100)} % — turns waiting on a model or a tool hold no slot</p>
+${
+  report.modelEndpoints.length === 0
+    ? html`<p>No model endpoint called yet.</p>`
+    : html`<div class="table-wrap"><table>
+  <thead><tr><th scope="col">Model endpoint</th><th scope="col">Limit</th><th scope="col">In flight</th><th scope="col">Waiting</th><th scope="col">429 / overloaded / timeouts</th></tr></thead>
+  <tbody>${report.modelEndpoints.map(
+    (
+      endpoint,
+    ) => html`<tr data-endpoint="${endpoint.endpoint}"><td>${endpoint.endpoint}${endpoint.pausedUntil === undefined ? "" : html`<div class="sub">paused by the provider's Retry-After for ${formatAge(endpoint.pausedUntil - report.now)}</div>`}</td>
+    <td class="num">${endpoint.limit}</td><td class="num">${endpoint.inFlight}</td><td class="num">${endpoint.queued}</td>
+    <td class="num">${endpoint.congestion.rate_limited} / ${endpoint.congestion.overloaded} / ${endpoint.congestion.timeout}</td></tr>`,
+  )}</tbody></table></div>`
+}
+</section>`;
 }

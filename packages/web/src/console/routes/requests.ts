@@ -1,4 +1,4 @@
-import { NotAwaitingApprovalError, type RequestRecord, UnknownRequestError } from "@switchboard/core";
+import { NotAwaitingApprovalError, type RequestRecord, UnknownRequestError } from "@switchboard/core/records";
 import type { Context, Hono } from "hono";
 import { html } from "hono/html";
 import { type ConsoleDeps, OPERATOR } from "../console-deps.ts";
@@ -14,6 +14,7 @@ const STATUS_LABELS: Readonly<Record<string, string>> = {
 export function requestRoutes(app: Hono, deps: ConsoleDeps): void {
   app.get("/console/requests", (c) => requestsPage(c, deps));
   app.post("/console/requests/:id/decision", (c) => decide(c, deps));
+  app.post("/console/handoffs/release", (c) => releaseHandoff(c, deps));
 }
 
 async function requestsPage(c: Context, deps: ConsoleDeps): Promise<Response> {
@@ -27,7 +28,8 @@ ${done ? html`<p class="notice" role="status">${done}</p>` : ""}
 ${open.length === 0 ? html`<p>Nothing is running or waiting.</p>` : ""}
 <ol class="requests">
 ${open.map((request) => requestView(request, now))}
-</ol>`;
+</ol>
+${await handoffsView(deps, now)}`;
   return render(c, { title: "Requests", section: "requests", topics: ["requests"], body });
 }
 
@@ -74,4 +76,33 @@ async function decide(c: Context, deps: ConsoleDeps): Promise<Response> {
       ? "Approved — the run continues in its thread."
       : "Denied — that action will not run.",
   );
+}
+
+async function handoffsView(deps: ConsoleDeps, now: number) {
+  const handoffs = (await deps.handoffs?.open()) ?? [];
+  return html`<section class="handoffs"><h2>With a person</h2>
+${handoffs.length === 0 ? html`<p>No thread is with a person.</p>` : ""}
+<ol class="requests">
+${handoffs.map((handoff) => {
+  const { platform, place } = describePlace(handoff.key);
+  return html`<li class="handoff" data-key="${handoff.key}">
+  <div class="run-head"><strong>${handoff.reason}</strong>
+    <span class="sub">for ${formatAge(now - handoff.since)} · asked by ${handoff.by} · back to the bot at ${formatTime(handoff.releaseAt)}</span></div>
+  <p><a href="${conversationHref(handoff.key)}">${platform} · ${place}</a></p>
+  <form method="post" action="/console/handoffs/release" class="actions">
+    <input type="hidden" name="key" value="${handoff.key}">
+    <button type="submit">Hand back to the bot</button>
+  </form>
+</li>`;
+})}
+</ol></section>`;
+}
+
+async function releaseHandoff(c: Context, deps: ConsoleDeps): Promise<Response> {
+  const form = await c.req.parseBody();
+  const key = String(form.key ?? "");
+  if (!deps.handoffs || key === "") return c.text("400: which thread?", 400);
+  const sentence = await deps.handoffs.release(key);
+  deps.feed.publish({ topic: "requests" });
+  return c.redirect(`/console/requests?done=${encodeURIComponent(sentence)}`, 303);
 }

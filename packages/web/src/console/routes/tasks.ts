@@ -1,5 +1,5 @@
-import type { TaskRecord, TaskStatus, TaskStepEntry } from "@switchboard/core";
-import { TASK_STATUSES } from "@switchboard/core";
+import type { TaskRecord, TaskStatus, TaskStepEntry } from "@switchboard/core/records";
+import { TASK_STATUSES } from "@switchboard/core/records";
 import type { Context, Hono } from "hono";
 import { html } from "hono/html";
 import type { ConsoleDeps, TaskSource } from "../console-deps.ts";

@@ -1,4 +1,4 @@
-import { formatBytes } from "@switchboard/core";
+import { formatBytes } from "@switchboard/core/host";
 import { html } from "hono/html";
 import type { TranscriptFile } from "../../activity/conversation-log.ts";
 import type { Html } from "./layout.ts";

@@ -1,4 +1,5 @@
-import { decodeConversationKey, type PlaceNames } from "@switchboard/core";
+import { decodeConversationKey } from "@switchboard/core";
+import type { PlaceNames } from "@switchboard/core/adapter";
 
 /** `2026-11-23 19:04:53` in UTC: the same on every operator's screen, sortable, unambiguous. */
 export function formatTime(epochMs: number | undefined): string {
