@@ -89,6 +89,9 @@ try {
             default: { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
             // Release tags (@public, @beta) are not used: a package's entry points are its API.
             "ae-missing-release-tag": { logLevel: ExtractorLogLevel.None, addToApiReportFile: false },
+            // Says a type came from a .ts source (a workspace package, a dependency shipping .ts) and
+            // names it by absolute path: the report would differ from one checkout folder to another.
+            "ae-wrong-input-file-type": { logLevel: ExtractorLogLevel.None, addToApiReportFile: false },
           },
           tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
           compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Error } },
