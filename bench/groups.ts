@@ -1,4 +1,5 @@
 import { measureAcks } from "./acks.ts";
+import { measureAttachments } from "./attachments.ts";
 import { measureHeap } from "./heap.ts";
 import { measureLongThread } from "./long-thread.ts";
 import { measureMcpTools } from "./mcp-tools.ts";
@@ -59,6 +60,7 @@ export const GROUPS = {
   "mcp-tools": { measure: () => measureMcpTools({ timeBoxMs: 30_000 }), limitSeconds: 120 },
   "scale-out": { measure: measureScaleOut, limitSeconds: 480 },
   tasks: { measure: () => measureTasks({ timeBoxMs: 30_000 }), limitSeconds: 180 },
+  attachments: { measure: measureAttachments, limitSeconds: 180 },
 } satisfies Record<string, Group>;
 
 export type GroupName = keyof typeof GROUPS;

@@ -6,6 +6,7 @@
 import { waitFor } from "@switchboard/core/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PNG_1X1 } from "../packages/core/src/attachments/testing/sample-files.ts";
 import { chromiumInstalled, launchChromium, screenshot } from "./support/console/chromium.ts";
 import { CONSOLE_TOKEN, startConsoleStack } from "./support/console/console-stack.ts";
 import { STORY } from "./support/console/scripted-team.ts";
@@ -241,5 +242,34 @@ describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
     await done.waitFor({ timeout: 10_000 });
     expect(await page.locator(".message.bot").count()).toBe(1);
     expect(await done.textContent()).not.toContain("(stopped)");
+  });
+
+  it("uploads an image in the chat: the model sees it, and the transcript shows it as a thumbnail behind the token", async () => {
+    await page.goto(url("/chat?thread=pictures"));
+    await page.fill("#chat-text", "what is on this screenshot?");
+    await page.setInputFiles("#chat-files", { name: "error.png", mimeType: "image/png", buffer: PNG_1X1 });
+    await page.click("form.composer button");
+    // The answer streams: waited for until it names the picture the model was shown.
+    const answer = page.locator(".message.bot", {
+      hasText: "I can see 1 image(s). [Image attached: error.png · image/png · 70 bytes",
+    });
+    await answer.waitFor({ timeout: 10_000 });
+    const thumbnail = page.locator(".message.user .files img[alt='error.png']");
+    await thumbnail.waitFor();
+    // Loaded by the browser through the console's cookie; the bytes are the picture sent.
+    // Evaluated in the page (a string: the test's own TypeScript has no DOM types).
+    await expect
+      .poll(() =>
+        page.evaluate(`document.querySelector(".message.user .files img[alt='error.png']").naturalWidth`),
+      )
+      .toBe(1);
+    const src = (await thumbnail.getAttribute("src")) ?? "";
+    expect(src).toMatch(/^\/console\/files\/[0-9a-f]{32}\/[0-9a-f]{64}\?/);
+    const origin = new URL(stack.consoleUrl).origin;
+    expect((await fetch(`${origin}${src}`)).status).toBe(401);
+    const served = await fetch(`${origin}${src}`, { headers: { authorization: `Bearer ${CONSOLE_TOKEN}` } });
+    expect(served.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG_1X1);
+    await screenshot(page, "chat-image");
   });
 });

@@ -104,6 +104,10 @@ describe("matrix end to end: sending", () => {
     const second = say("and this?");
     await answerTo(second);
     const { homeserver, bot, dm } = bots.world;
+    // The receipt follows the answer's post: the answer can be seen a moment before it.
+    await waitFor("the receipt of the second message", () =>
+      homeserver.receipts.some((receipt) => receipt.user === bot && receipt.eventId === second),
+    );
     expect(homeserver.receipts.filter((receipt) => receipt.user === bot)).toEqual([
       { user: bot, roomId: dm, type: "m.read", eventId: first },
       { user: bot, roomId: dm, type: "m.read", eventId: second },

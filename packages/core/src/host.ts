@@ -5,9 +5,20 @@
  * rarely needs it.
  */
 export { AttachmentReader } from "./attachments/attachment-reader.ts";
-export { type BlobStore, readBlob, spaceOf } from "./attachments/blobs/blob-store.ts";
+export { BlobRetention, type BlobRetentionOptions } from "./attachments/blobs/blob-retention.ts";
+export {
+  type BlobRef,
+  type BlobStore,
+  blobId,
+  parseBlobId,
+  readBlob,
+  spaceOf,
+} from "./attachments/blobs/blob-store.ts";
 export { openBlobStore } from "./attachments/blobs/open-blob-store.ts";
+export { type WrittenBlob, writeBlob, writeBytes } from "./attachments/blobs/write-blob.ts";
 export { CREATE_FILE, createFileTool } from "./attachments/create-file-tool.ts";
+export { formatBytes, safeFileName } from "./attachments/safe-name.ts";
+export type { ToolFiles } from "./attachments/tool-files.ts";
 export type { EndpointState } from "./capacity/endpoint-limiter.ts";
 export { delegateTo } from "./conversation/delegating-adapter.ts";
 export type { ContinuationHandler } from "./engine/responder.ts";

@@ -1,6 +1,8 @@
 import {
   type Adapter,
+  type AdapterAttachments,
   type AdapterCheck,
+  type AdapterFiles,
   type AdapterLimits,
   type AdapterStreaming,
   type ApprovalDecider,
@@ -37,12 +39,14 @@ import { connectClient } from "./connect/connect.ts";
 import { openSendOnlyClient } from "./connect/send-only.ts";
 import { discordPlaceNames } from "./places/channel-names.ts";
 import { isAllowed } from "./receive/allowlist.ts";
+import { discordAttachmentDownloads, discordFileOrigins } from "./receive/attachment-downloads.ts";
 import { toInboundMessage } from "./receive/inbound-message.ts";
 import { messageFacts } from "./receive/message-facts.ts";
 import { skipUnreadablePackets } from "./receive/packet-guard.ts";
 import { PLATFORM, placeOf } from "./receive/places.ts";
 import { ChannelPoster } from "./send/channel-poster.ts";
 import { CommandAnswers } from "./send/command-answers.ts";
+import { discordFiles } from "./send/discord-files.ts";
 import { discordNonce } from "./send/nonce.ts";
 import { SharedInteractions } from "./send/shared-interactions.ts";
 import { degradeTables } from "./send/tables.ts";
@@ -75,6 +79,8 @@ export class DiscordAdapter implements Adapter {
   readonly exclusiveInbound = true;
   readonly limits: AdapterLimits;
   readonly streaming: AdapterStreaming | undefined;
+  readonly attachments: AdapterAttachments;
+  readonly files: AdapterFiles;
   readonly #config: DiscordAdapterConfig;
   readonly #logger: Logger;
   readonly #typing: TypingIndicator;
@@ -92,6 +98,11 @@ export class DiscordAdapter implements Adapter {
     this.#typing = new TypingIndicator(config.typingIntervalMs, this.#logger);
     const kv = deps.store?.namespace<string>("discord");
     this.#answers = new CommandAnswers(kv && new SharedInteractions(kv), () => this.#connected().client);
+    this.attachments = discordAttachmentDownloads({
+      client: () => this.#connected().client,
+      origins: discordFileOrigins(config.apiUrl),
+    });
+    this.files = discordFiles(() => this.#connected().poster);
   }
 
   /** Every chat command the engine knows becomes a slash command (registered at start). */

@@ -1,6 +1,8 @@
 import {
   type Adapter,
+  type AdapterAttachments,
   type AdapterCheck,
+  type AdapterFiles,
   type AdapterLimits,
   type AdapterStreaming,
   type ApprovalDecider,
@@ -28,6 +30,7 @@ import { MatrixSendOnlyEncryptionError } from "./errors.ts";
 import { openConnection } from "./matrix-connection.ts";
 import { openSendOnlyConnection } from "./matrix-send-only.ts";
 import type { MatrixSending } from "./matrix-sending.ts";
+import { MATRIX_UPLOAD_LIMIT } from "./media/matrix-media.ts";
 import { loadMatrixSdk, loadWasmCrypto } from "./sdk/load-sdk.ts";
 import { describeRequestFailure } from "./sdk/request-failure.ts";
 import { routeSdkLogs } from "./sdk/sdk-logging.ts";
@@ -72,6 +75,16 @@ export class MatrixAdapter implements Adapter {
   readonly exclusiveInbound = true;
   readonly limits: AdapterLimits;
   readonly streaming: AdapterStreaming | undefined;
+  /** Files people send (m.image, m.file, m.audio, m.video), from the homeserver's media repository. */
+  readonly attachments: AdapterAttachments = {
+    open: (attachment, signal) => this.#media("download a file").attachments.open(attachment, signal),
+  };
+  /** Files the team sends: uploaded, then shown as m.image / m.file… in the thread. */
+  readonly files: AdapterFiles = {
+    maxUploadBytes: MATRIX_UPLOAD_LIMIT,
+    upload: (conversation, file) => this.#media("upload a file").files.upload(conversation, file),
+    post: (message) => this.#media("post a file").files.post(message),
+  };
   readonly #config: ResolvedMatrixConfig;
   readonly #logger: Logger;
   readonly #kv: KeyValue | undefined;
@@ -247,6 +260,11 @@ export class MatrixAdapter implements Adapter {
     if (message.replyTo !== undefined)
       await connection.receipts?.markRead(placeOf(message.conversation).roomId, message.replyTo);
     return posted;
+  }
+
+  #media(action: string) {
+    if (!this.#connection) throw new MatrixNotStartedError(action);
+    return this.#connection.media;
   }
 
   async describePlace(conversation: ConversationRef): Promise<PlaceNames | undefined> {

@@ -4,6 +4,7 @@ import { ReactionApprovals } from "./approvals/approval-reactions.ts";
 import type { ResolvedMatrixConfig } from "./config.ts";
 import type { EncryptionState } from "./connect/encryption.ts";
 import type { KeyValue } from "./connect/key-value.ts";
+import { MatrixMedia } from "./media/matrix-media.ts";
 import type { RoomDirectory } from "./receive/room-directory.ts";
 import { matrixRoomNames } from "./receive/room-names.ts";
 import { describeRequestFailure } from "./sdk/request-failure.ts";
@@ -25,9 +26,20 @@ export interface MatrixSending {
   readonly receipts: ReadReceipts | undefined;
   /** A room's name, cached (for the operator console). */
   roomName(roomId: string): Promise<string | undefined>;
+  /** Files from and to the homeserver's media repository. */
+  readonly media: MatrixMedia;
 }
 
-type SendingClient = Pick<MatrixClient, "doRequest" | "getEvent" | "getRoomStateEvent" | "setTyping">;
+type SendingClient = Pick<
+  MatrixClient,
+  | "doRequest"
+  | "getEvent"
+  | "getRoomStateEvent"
+  | "setTyping"
+  | "uploadContent"
+  | "homeserverUrl"
+  | "accessToken"
+>;
 
 export interface SendingParts {
   readonly client: SendingClient;
@@ -101,7 +113,8 @@ export function buildSending(config: SendingConfig, parts: SendingParts): Matrix
     (roomId, type, stateKey) => client.getRoomStateEvent(roomId, type, stateKey),
     logger,
   );
-  return { poster, approvals, typing, receipts, roomName };
+  const media = new MatrixMedia(client, rooms, poster);
+  return { poster, approvals, typing, receipts, roomName, media };
 }
 
 /** On shutdown: no room is left showing the bot typing. */

@@ -1,6 +1,7 @@
 export {
   ConversationLog,
   type ConversationSummary,
+  type TranscriptFile,
   type TranscriptMessage,
 } from "./activity/conversation-log.ts";
 export { type LiveEvent, LiveFeed, type LiveTopic } from "./activity/live-feed.ts";
@@ -15,6 +16,7 @@ export {
   type WebPost,
   webConversation,
 } from "./adapter/web-adapter.ts";
+export { type WebFileStore, type WebUpload, WebUploadTooLargeError } from "./adapter/web-files.ts";
 export {
   type ConsoleTokenResolution,
   MIN_CONSOLE_TOKEN_LENGTH,
@@ -22,7 +24,7 @@ export {
   sameSecret,
 } from "./auth/console-token.ts";
 export { consoleRequestListener, createConsoleApp } from "./console/console-app.ts";
-export { type ConsoleDeps, OPERATOR } from "./console/console-deps.ts";
+export { type ConsoleDeps, type ConsoleFiles, OPERATOR } from "./console/console-deps.ts";
 export { type HealthReport, type HealthSources, healthReport } from "./health/health-report.ts";
 export { PlatformActivity, type PlatformState } from "./health/platform-activity.ts";
 export { type LoggedProblem, RecentProblems } from "./health/recent-problems.ts";

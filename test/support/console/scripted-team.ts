@@ -37,7 +37,20 @@ function call(name: string, args: Record<string, unknown>): AIMessage {
 export function answerAsTeam(messages: BaseMessage[]): AIMessage {
   const system = String(messages[0]?.content ?? "");
   const last = messages.at(-1);
-  const question = String([...messages].reverse().find((m) => HumanMessage.isInstance(m))?.content ?? "");
+  const asked = [...messages].reverse().find((m) => HumanMessage.isInstance(m));
+  const question = asked?.text ?? "";
+  // A picture reaches the model as an image block: say what was seen, as a vision model would.
+  const images = Array.isArray(asked?.content)
+    ? asked.content.filter((block) => block.type === "image" || block.type === "image_url").length
+    : 0;
+  if (images > 0 && !(last && ToolMessage.isInstance(last)))
+    return withUsage(
+      new AIMessage(
+        `I can see ${images} image(s). ${question.split("\n").find((line) => line.startsWith("[Image attached"))}`,
+      ),
+      100,
+      15,
+    );
   // A background task: a long report, written slowly; once someone steered it, a short one.
   if (system.includes("working alone on a background task")) {
     const guidance = messages.find(

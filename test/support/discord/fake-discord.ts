@@ -55,6 +55,7 @@ export class FakeDiscord {
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
     const { port } = http.address() as AddressInfo;
     gatewayUrl = `ws://127.0.0.1:${port}/gateway`;
+    world.cdn.baseUrl = `http://127.0.0.1:${port}`;
     return new FakeDiscord(world, desk, http, port, rest.requests);
   }
 
@@ -77,6 +78,8 @@ export class FakeDiscord {
     channel?: ChannelRecord;
     author?: UserRecord;
     replyTo?: string;
+    files?: readonly { name: string; bytes: Buffer; contentType: string }[];
+    voice?: boolean;
   }): MessageRecord {
     const author = input.author ?? this.world.ada;
     const channel = input.channel ?? this.world.general;
@@ -85,6 +88,8 @@ export class FakeDiscord {
       authorId: author.id,
       content: input.content,
       ...(input.replyTo === undefined ? {} : { replyTo: input.replyTo }),
+      ...(input.files ? { files: input.files } : {}),
+      ...(input.voice ? { voice: true } : {}),
     });
   }
 

@@ -1,3 +1,4 @@
+import type { DiscordCdn } from "./cdn.ts";
 import { ChannelKind, type ChannelRecord, type MessageRecord, type UserRecord } from "./records.ts";
 
 /** Lookups the payload builders need from the world. */
@@ -8,6 +9,7 @@ export interface PayloadSource {
   readonly applicationId: string;
   readonly botUserId: string;
   readonly botRoleId: string;
+  readonly cdn: DiscordCdn;
 }
 
 const iso = (at: number) => new Date(at).toISOString();
@@ -111,7 +113,7 @@ export function messagePayload(
     mention_everyone: false,
     mentions: message.mentionIds.map((id) => userPayload(source.user(id))),
     mention_roles: [...message.mentionRoleIds],
-    attachments: [],
+    attachments: (message.attachments ?? []).map((file) => source.cdn.payload(file, options)),
     embeds: [],
     components: componentsOf(message),
     pinned: false,

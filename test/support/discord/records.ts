@@ -1,4 +1,5 @@
 /** What the stand-in stores; payloads.ts turns these into the JSON shapes Discord sends. */
+import type { FileRecord } from "./cdn.ts";
 
 export interface UserRecord {
   readonly id: string;
@@ -45,6 +46,8 @@ export interface MessageRecord {
   threadId?: string;
   /** Interaction responses: who used which command. */
   readonly interaction?: { readonly id: string; readonly name: string; readonly userId: string };
+  /** Files sent with it (on the stand-in's CDN). */
+  readonly attachments?: readonly FileRecord[];
   /** Bot messages: every JSON body the bot sent to create or edit it, in order. */
   readonly bodies: Record<string, unknown>[];
 }

@@ -17,7 +17,19 @@ interface Route {
   readonly pattern: RegExp;
   /** Interaction callbacks and webhooks authenticate by their token in the path, not the bot token. */
   readonly auth: boolean;
-  handle(params: string[], body: Record<string, unknown>, query: URLSearchParams): unknown;
+  handle(
+    params: string[],
+    body: Record<string, unknown>,
+    query: URLSearchParams,
+    files: UploadedFile[],
+  ): unknown;
+}
+
+/** A file part of a multipart request (`files[n]`). */
+export interface UploadedFile {
+  readonly name: string;
+  readonly contentType: string;
+  readonly bytes: Buffer;
 }
 
 /** The REST API (v10) the bot calls, on the same world the gateway announces. */
@@ -57,9 +69,14 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
         throw new DiscordApiError(404, 10008, "Unknown Message");
       return messagePayload(world, message);
     }),
-    route("POST", "/channels/:channel/messages", true, ([id = ""], body) =>
-      messagePayload(world, world.botPosts(id, body)),
-    ),
+    route("POST", "/channels/:channel/messages", true, ([id = ""], body, _query, files) => {
+      const posted = world.botPosts(id, body, files);
+      if (files.length > 0 && world.failNextFilePost) {
+        world.failNextFilePost = false;
+        throw new DiscordApiError(500, 0, "500: Internal Server Error");
+      }
+      return messagePayload(world, posted);
+    }),
     route("PATCH", "/channels/:channel/messages/:message", true, ([id = "", message = ""], body) =>
       messagePayload(world, world.botEdits(id, message, body)),
     ),
@@ -99,10 +116,10 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://stand-in");
+    if (request.method === "GET" && world.cdn.serve(url, request.headers.authorization, response)) return;
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString("utf8");
-    const body = raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
+    const { body, files } = await readBody(Buffer.concat(chunks), request.headers["content-type"]);
     // discord.js escapes `@original` as `%40original`; match on the decoded path.
     const path = decodeURIComponent(url.pathname);
     requests.push({
@@ -121,7 +138,7 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
         const match = candidate.method === request.method ? candidate.pattern.exec(path) : null;
         if (!match) continue;
         if (candidate.auth) world.authorize(request.headers.authorization);
-        const result = candidate.handle(match.slice(1), body, url.searchParams);
+        const result = candidate.handle(match.slice(1), body, url.searchParams, files);
         reply(result === undefined ? 204 : 200, result);
         return;
       }
@@ -133,4 +150,40 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
   }
 
   return { handle, requests };
+}
+
+/** JSON, or multipart as discord.js sends files: `payload_json` plus `files[n]` parts. */
+async function readBody(
+  raw: Buffer,
+  contentType: string | undefined,
+): Promise<{ body: Record<string, unknown>; files: UploadedFile[] }> {
+  if (!contentType?.startsWith("multipart/form-data"))
+    return {
+      body: raw.byteLength === 0 ? {} : (JSON.parse(raw.toString("utf8")) as Record<string, unknown>),
+      files: [],
+    };
+  const form = await new Response(raw, { headers: { "content-type": contentType } }).formData();
+  const json = form.get("payload_json");
+  const files: UploadedFile[] = [];
+  for (const [field, value] of form.entries())
+    if (field.startsWith("files[") && typeof value !== "string")
+      files.push({
+        name: value.name,
+        contentType: typeByExtension(value.name) ?? (value.type || "application/octet-stream"),
+        bytes: Buffer.from(await value.arrayBuffer()),
+      });
+  return { body: typeof json === "string" ? (JSON.parse(json) as Record<string, unknown>) : {}, files };
+}
+
+/** Discord names an uploaded file's type from its extension, whatever type the part declared. */
+function typeByExtension(name: string): string | undefined {
+  const types: Record<string, string> = {
+    csv: "text/csv",
+    txt: "text/plain",
+    md: "text/markdown",
+    json: "application/json",
+    png: "image/png",
+    pdf: "application/pdf",
+  };
+  return types[/\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? ""];
 }

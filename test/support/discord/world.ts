@@ -7,6 +7,7 @@ import {
   unknownChannel,
   unknownMessage,
 } from "./api-error.ts";
+import { DiscordCdn, type FileRecord } from "./cdn.ts";
 import { channelPayload, guildCreatePayload, messagePayload, type PayloadSource } from "./payloads.ts";
 import {
   ChannelKind,
@@ -21,6 +22,8 @@ export type Dispatch = (event: string, data: unknown) => void;
 
 /** Discord's ApplicationFlags for the Message Content intent as toggled in the Developer Portal. */
 export const GATEWAY_MESSAGE_CONTENT_LIMITED = 1 << 19;
+/** MessageFlags.IsVoiceMessage. */
+const VOICE_MESSAGE = 1 << 13;
 const MAX_CONTENT = 2000;
 const MENTION = /<@!?(\d+)>/g;
 
@@ -57,6 +60,11 @@ export class DiscordWorld implements PayloadSource {
   readonly channels = new Map<string, ChannelRecord>();
   readonly messages = new Map<string, MessageRecord & { pings: string[] }>();
   readonly typing: { channelId: string; at: number }[] = [];
+  readonly cdn = new DiscordCdn();
+  /** The next post with files is made, and then answered 500 (its answer lost): a client sends it again. */
+  failNextFilePost = false;
+  /** Nonces of the bot's posts (`enforce_nonce`): a repeat returns the first message. */
+  readonly #nonces = new Map<string, string>();
   /** Discord's per-channel limit on the bot's posts and edits: about 5 per 5 s. */
   readonly messageRate = new RateWindow(5, 5_000);
   dispatch: Dispatch = () => {};
@@ -118,8 +126,19 @@ export class DiscordWorld implements PayloadSource {
     authorId: string;
     content: string;
     replyTo?: string;
+    files?: readonly { name: string; bytes: Buffer; contentType: string }[];
+    /** A voice message (the client's recorder): IS_VOICE_MESSAGE on the message. */
+    voice?: boolean;
   }): MessageRecord {
     const channel = this.requireChannel(input.channelId);
+    const attachments = (input.files ?? []).map((file) =>
+      this.cdn.add({
+        channelId: channel.id,
+        filename: file.name,
+        contentType: file.contentType,
+        bytes: file.bytes,
+      }),
+    );
     if (input.replyTo !== undefined && this.messages.get(input.replyTo)?.channelId !== channel.id) {
       throw new Error(
         `Discord clients only reply within a channel: ${input.replyTo} is not in ${channel.id}`,
@@ -131,6 +150,8 @@ export class DiscordWorld implements PayloadSource {
       content: input.content,
       type: input.replyTo === undefined ? MessageKind.Default : MessageKind.Reply,
       ...(input.replyTo === undefined ? {} : { referenceId: input.replyTo }),
+      ...(attachments.length > 0 ? { attachments } : {}),
+      ...(input.voice ? { flags: VOICE_MESSAGE } : {}),
       bodies: [],
     });
     this.dispatch("MESSAGE_CREATE", messagePayload(this, message, { gateway: true }));
@@ -165,11 +186,30 @@ export class DiscordWorld implements PayloadSource {
     if (retryAfterMs !== undefined) throw new RateLimitedError(retryAfterMs);
   }
 
-  /** POST /channels/{id}/messages from the bot. */
-  botPosts(channelId: string, body: Record<string, unknown>): MessageRecord {
+  /**
+   * POST /channels/{id}/messages from the bot (JSON, or multipart with files). With `nonce` and
+   * `enforce_nonce`, a post repeating an earlier one's nonce returns that message and posts nothing.
+   */
+  botPosts(
+    channelId: string,
+    body: Record<string, unknown>,
+    files: readonly { name: string; bytes: Buffer; contentType: string }[] = [],
+  ): MessageRecord {
     const channel = this.requireChannel(channelId);
+    const nonce = body.enforce_nonce === true && body.nonce !== undefined ? String(body.nonce) : undefined;
+    const repeated = nonce === undefined ? undefined : this.#nonces.get(`${channel.id}:${nonce}`);
+    const first = repeated === undefined ? undefined : this.messages.get(repeated);
+    if (first) return first;
     this.#withinRate(channel.id);
-    const content = this.#validContent(body);
+    const content = this.#validContent(body, { allowEmpty: files.length > 0 });
+    const attachments: FileRecord[] = files.map((file) =>
+      this.cdn.add({
+        channelId: channel.id,
+        filename: file.name,
+        contentType: file.contentType,
+        bytes: file.bytes,
+      }),
+    );
     const reference = body.message_reference as
       | { message_id?: string; channel_id?: string; fail_if_not_exists?: boolean }
       | undefined;
@@ -194,9 +234,11 @@ export class DiscordWorld implements PayloadSource {
       content,
       type: referenceId ? MessageKind.Reply : MessageKind.Default,
       ...(referenceId ? { referenceId } : {}),
+      ...(attachments.length > 0 ? { attachments } : {}),
       bodies: [body],
       pings: pingsOf(content, body.allowed_mentions),
     });
+    if (nonce !== undefined) this.#nonces.set(`${channel.id}:${nonce}`, message.id);
     this.dispatch("MESSAGE_CREATE", messagePayload(this, message, { gateway: true }));
     return message;
   }

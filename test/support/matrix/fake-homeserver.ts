@@ -39,6 +39,16 @@ export class FakeHomeserver {
   readonly messageRate = new RateWindow(5, 10_000);
   /** Cap on timeline length per room in /sync, whatever the filter asks (Synapse caps too). */
   timelineLimit = 50;
+  /**
+   * A homeserver from before Matrix 1.11: no authenticated media endpoints (404 M_UNRECOGNIZED,
+   * versions up to v1.5), files served at the legacy `/_matrix/media/v3/download`. Otherwise the
+   * legacy download is frozen (404), as on current Synapse.
+   */
+  legacyMediaOnly = false;
+  /** The media repository: `mxc://<server>/<id>` → bytes, type, name. */
+  readonly media = new Map<string, { bytes: Buffer; contentType: string; filename?: string }>();
+  /** Every media download: which endpoint, whether it carried an access token. */
+  readonly mediaDownloads: { endpoint: "v1" | "legacy"; mediaId: string; authorized: boolean }[] = [];
   readonly #server: Server;
   readonly #tokens = new Map<string, string>();
   readonly #passwords = new Map<string, string>();
@@ -145,11 +155,23 @@ export class FakeHomeserver {
     });
   }
 
+  /** A file a user uploads (what a client does before sending m.image / m.file). */
+  uploadMedia(bytes: Buffer, contentType: string, filename?: string): string {
+    const id = `m${this.media.size + 1}${Date.now().toString(36)}`;
+    this.media.set(id, { bytes, contentType, ...(filename ? { filename } : {}) });
+    return `mxc://${SERVER_NAME}/${id}`;
+  }
+
   async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", this.url);
     const method = request.method ?? "GET";
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (url.pathname.startsWith("/_matrix/media/") || url.pathname.startsWith("/_matrix/client/v1/media/")) {
+      this.requests.push(`${method} ${url.pathname}`);
+      this.#serveMedia(method, url, Buffer.concat(chunks), request, response);
+      return;
+    }
     const raw = Buffer.concat(chunks).toString("utf8");
     const body = raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
     const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
@@ -169,6 +191,62 @@ export class FakeHomeserver {
     }
   }
 
+  /** Upload, and download through the authenticated (v1) or legacy endpoints. */
+  #serveMedia(
+    method: string,
+    url: URL,
+    body: Buffer,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): void {
+    const answer = this.#mediaAnswer(method, url, body, request);
+    if ("bytes" in answer) {
+      response.writeHead(200, {
+        "content-type": answer.contentType,
+        "content-length": String(answer.bytes.byteLength),
+      });
+      response.end(answer.bytes);
+      return;
+    }
+    response.writeHead(answer.status, { "content-type": "application/json" });
+    response.end(JSON.stringify(answer.json));
+  }
+
+  #mediaAnswer(
+    method: string,
+    url: URL,
+    body: Buffer,
+    request: IncomingMessage,
+  ): { status: number; json: unknown } | { bytes: Buffer; contentType: string } {
+    const fail = (status: number, errcode: string, error: string) => ({ status, json: { errcode, error } });
+    let authorized = true;
+    try {
+      this.#user(request);
+    } catch {
+      authorized = false;
+    }
+    if (method === "POST" && url.pathname === "/_matrix/media/v3/upload") {
+      if (!authorized) return fail(401, "M_MISSING_TOKEN", "Missing access token");
+      const filename = url.searchParams.get("filename") ?? undefined;
+      const type = request.headers["content-type"] ?? "application/octet-stream";
+      return { status: 200, json: { content_uri: this.uploadMedia(body, type, filename) } };
+    }
+    const download = /^\/_matrix\/(client\/v1\/media|media\/v3)\/download\/([^/]+)\/([^/]+)/.exec(
+      url.pathname,
+    );
+    if (method !== "GET" || !download) return fail(404, "M_UNRECOGNIZED", "Unrecognized request");
+    const endpoint = download[1] === "media/v3" ? "legacy" : "v1";
+    const mediaId = decodeURIComponent(download[3] ?? "");
+    this.mediaDownloads.push({ endpoint, mediaId, authorized });
+    if (endpoint === "v1" && this.legacyMediaOnly) return fail(404, "M_UNRECOGNIZED", "Unrecognized request");
+    if (endpoint === "legacy" && !this.legacyMediaOnly) return fail(404, "M_NOT_FOUND", "Not found");
+    if (endpoint === "v1" && !authorized) return fail(401, "M_MISSING_TOKEN", "Missing access token");
+    const stored = this.media.get(mediaId);
+    if (decodeURIComponent(download[2] ?? "") !== SERVER_NAME || !stored)
+      return fail(404, "M_NOT_FOUND", "Not found");
+    return { bytes: stored.bytes, contentType: stored.contentType };
+  }
+
   #user(request: IncomingMessage): string {
     const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
     const user = token === undefined ? undefined : this.#tokens.get(token);
@@ -186,7 +264,7 @@ export class FakeHomeserver {
     const [prefix, api, version, ...rest] = path;
     if (prefix !== "_matrix" || api !== "client")
       throw new HttpError(404, "M_UNRECOGNIZED", "Unrecognized request");
-    if (version === "versions") return { versions: ["v1.11"] };
+    if (version === "versions") return { versions: this.legacyMediaOnly ? ["v1.4", "v1.5"] : ["v1.11"] };
     const route = `${method} ${rest.map((part, i) => (["rooms", "user", "profile", "join"].includes(rest[i - 1] ?? "") ? ":id" : part)).join("/")}`;
 
     if (route === "POST login") return this.#login(body);

@@ -1,5 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { PNG_1X1, pdfWithText } from "../../../packages/core/src/attachments/testing/sample-files.ts";
 
 /** What the server saw of one tool call: its arguments, `_meta` and (over HTTP) request headers. */
 export interface SeenCall {
@@ -9,6 +10,10 @@ export interface SeenCall {
   readonly headers: Record<string, string>;
 }
 
+/** What parcel_photo and invoice_pdf return (a 1×1 PNG; a one-page PDF), so tests can compare bytes. */
+export const PARCEL_PHOTO_PNG = PNG_1X1;
+export const INVOICE_PDF = pdfWithText("Invoice for order A-17: 99 EUR");
+
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 
 /**
@@ -16,7 +21,7 @@ const text = (value: string) => ({ content: [{ type: "text" as const, text: valu
  * streamable HTTP: look up an order, refund one (an operator marks it for approval), and echo
  * what the call carried (`_meta`, headers) so tests can check the request ids arrive.
  */
-export function createOrderServer(seen: SeenCall[] = []): McpServer {
+export function createOrderServer(seen: SeenCall[] = [], options: { files?: boolean } = {}): McpServer {
   const server = new McpServer({ name: "order-desk", version: "1.0.0" });
   const record = (
     tool: string,
@@ -79,10 +84,41 @@ export function createOrderServer(seen: SeenCall[] = []): McpServer {
       return text("in stock");
     },
   );
+  if (options.files) registerFileTools(server);
   server.registerTool(
     "internal_audit",
     { description: "Internal audit log access, never for agents", inputSchema: {} },
     async () => text("audit log"),
   );
   return server;
+}
+
+/** Tools whose results are files: an image, and a PDF as an embedded resource. */
+function registerFileTools(server: McpServer): void {
+  server.registerTool(
+    "parcel_photo",
+    { description: "A photo of an order's parcel at the door", inputSchema: { orderId: z.string() } },
+    async ({ orderId }) => ({
+      content: [
+        { type: "text" as const, text: `Delivery photo for ${orderId}:` },
+        { type: "image" as const, data: PARCEL_PHOTO_PNG.toString("base64"), mimeType: "image/png" },
+      ],
+    }),
+  );
+  server.registerTool(
+    "invoice_pdf",
+    { description: "An order's invoice as a PDF", inputSchema: { orderId: z.string() } },
+    async ({ orderId }) => ({
+      content: [
+        {
+          type: "resource" as const,
+          resource: {
+            uri: `file:///invoices/${orderId}.pdf`,
+            mimeType: "application/pdf",
+            blob: INVOICE_PDF.toString("base64"),
+          },
+        },
+      ],
+    }),
+  );
 }

@@ -14,7 +14,10 @@ const FAST_RECONNECT = { initialDelaySeconds: 0.05, maxDelaySeconds: 0.2 };
  * The stdio order-desk server as switchboard.yaml would configure it, plus a switch that keeps it
  * from starting (`refuse`/`allow`): with it on, a killed server (`kill`) stays down across reconnects.
  */
-export async function stdioOrderServer(extra: Record<string, unknown> = {}) {
+export async function stdioOrderServer(
+  extra: Record<string, unknown> = {},
+  options: { files?: boolean } = {},
+) {
   const dir = await mkdtemp(join(tmpdir(), "switchboard-mcp-"));
   const flag = join(dir, "refuse");
   const pidFile = join(dir, "pid");
@@ -23,7 +26,11 @@ export async function stdioOrderServer(extra: Record<string, unknown> = {}) {
     transport: "stdio",
     command: process.execPath,
     args: ["--disable-warning=ExperimentalWarning", STDIO_ENTRY],
-    env: { ORDER_SERVER_REFUSE: flag, ORDER_SERVER_PID_FILE: pidFile },
+    env: {
+      ORDER_SERVER_REFUSE: flag,
+      ORDER_SERVER_PID_FILE: pidFile,
+      ...(options.files ? { ORDER_SERVER_FILES: "1" } : {}),
+    },
     reconnect: FAST_RECONNECT,
     ...extra,
   });

@@ -20,6 +20,7 @@ import type { Adapter } from "@switchboard/core/adapter";
 import { DEFAULT_ENGINE_SETTINGS, humansConfigSchema } from "@switchboard/core/config";
 import {
   AttachmentReader,
+  BlobRetention,
   type BlobStore,
   componentLogger,
   type EncryptionCounts,
@@ -123,9 +124,23 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         })
       : undefined;
     const openedBlobs = blobs;
+    const retention = openedBlobs
+      ? new BlobRetention({
+          blobs: openedBlobs,
+          retainDays: config.attachments.retainDays,
+          clock: systemClock,
+          logger: componentLogger(logger, "attachments"),
+        })
+      : undefined;
+    if (openedBlobs)
+      operatorConsole?.chat.useFiles({ blobs: openedBlobs, maxBytes: config.attachments.maxBytes });
     scaleOut = await openScaleOutFor(config, { cwd, logger: componentLogger(logger, "scale-out") });
     checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
-    tools = await openTools(config, { store, logger });
+    tools = await openTools(config, {
+      store,
+      logger,
+      ...(openedBlobs ? { files: { blobs: openedBlobs, maxBytes: config.attachments.maxBytes } } : {}),
+    });
     // Metrics exist whenever the HTTP server does: that is where they are read.
     const openedToolServers = tools.mcp;
     // Metrics are built before the engine (it reports to them); they read its health once it exists.
@@ -324,8 +339,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         if (!openedScaleOut) humans.start();
         if (openedScaleOut) tasks.useScheduler(openedScaleOut.taskSteps);
         else tasks.startDriving();
-        if (!openedScaleOut) memory.start();
-        await openedScaleOut?.startWorking(engine, { tracking, memory, tasks, humans }, queueMetrics);
+        if (!openedScaleOut) {
+          memory.start();
+          retention?.start();
+        }
+        await openedScaleOut?.startWorking(
+          engine,
+          { tracking, memory, tasks, humans, ...(retention ? { files: retention } : {}) },
+          queueMetrics,
+        );
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
         if (config.http) {
           mounted = await operatorConsole?.mount(
@@ -336,6 +358,16 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
               memory: config.memory.enabled ? memory : undefined,
               tasks,
               humans,
+              ...(attachments && openedBlobs
+                ? {
+                    files: {
+                      reader: attachments,
+                      blobs: openedBlobs,
+                      maxBytes: config.attachments.maxBytes,
+                      maxPerMessage: config.attachments.maxPerMessage,
+                    },
+                  }
+                : {}),
               ...(observability.steps ? { steps: observability.steps } : {}),
               ...(observability.usage ? { usage: observability.usage } : {}),
               ...(workQueue ? { workQueue: () => workQueue.counts() } : {}),
@@ -375,6 +407,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           for (const adapter of adapters) metrics?.platformConnected(adapter.platform, false);
           await tracking.close();
           await memory.close();
+          await retention?.stop();
           await observability.flushed();
         } finally {
           await openedScaleOut?.close();

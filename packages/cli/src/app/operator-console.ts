@@ -16,9 +16,17 @@ import {
 } from "@switchboard/core";
 import type { Adapter, PlaceNames } from "@switchboard/core/adapter";
 import { DEFAULT_USAGE_CONFIG, stepsConfigSchema } from "@switchboard/core/config";
-import type { HumanHandoffs, TaskObserver, WorkQueueCounts } from "@switchboard/core/host";
+import {
+  type AttachmentReader,
+  type BlobStore,
+  blobId,
+  type HumanHandoffs,
+  type TaskObserver,
+  type WorkQueueCounts,
+} from "@switchboard/core/host";
 import { RunStepsLog, type RunStepsReader, UsageBook } from "@switchboard/core/records";
 import {
+  type ConsoleFiles,
   type ConsoleTokenResolution,
   ConversationLog,
   consoleRequestListener,
@@ -54,6 +62,13 @@ export interface ConsoleParts {
   readonly usage?: UsageBook;
   /** Scale-out: the work queue's drain jobs by state, for the health page. */
   readonly workQueue?: () => Promise<WorkQueueCounts>;
+  /** Files in transcripts and the chat's uploads; absent when attachments are off. */
+  readonly files?: {
+    readonly reader: AttachmentReader;
+    readonly blobs: BlobStore;
+    readonly maxBytes: number;
+    readonly maxPerMessage: number;
+  };
 }
 
 export interface MountedConsole {
@@ -146,6 +161,7 @@ export class OperatorConsole {
             },
           }
         : {}),
+      ...(parts.files ? { files: consoleFiles(parts.files) } : {}),
       placeNames: (key) => this.#placeNames(key),
       isWorking: (key) => this.activity.runningTurns().some((turn) => turn.key === key),
       workStatus: (key) => this.activity.statusOf(key),
@@ -174,6 +190,21 @@ export class OperatorConsole {
     if (!this.#store) throw new Error("OperatorConsole.open(store) was not called");
     return this.#store;
   }
+}
+
+function consoleFiles(files: NonNullable<ConsoleParts["files"]>): ConsoleFiles {
+  return {
+    open: (blob) => files.blobs.open(blob),
+    downloaded: async (platform, messageId) =>
+      (await files.reader.filesOf(platform, messageId)).map((file) => ({
+        name: file.name,
+        mediaType: file.mediaType,
+        size: file.size,
+        blob: blobId(file.blob),
+      })),
+    maxBytes: files.maxBytes,
+    maxPerMessage: files.maxPerMessage,
+  };
 }
 
 function taskSource(tasks: Tasks) {

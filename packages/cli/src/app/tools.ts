@@ -1,5 +1,5 @@
 import { createHttpTool, type Logger, McpServers, type Store, ToolCatalog } from "@switchboard/core";
-import { type CatalogEntry, mcpStatusLines } from "@switchboard/core/host";
+import { type CatalogEntry, mcpStatusLines, type ToolFiles } from "@switchboard/core/host";
 import type { SwitchboardConfig } from "../config/schema.ts";
 import { cliVersion } from "../version.ts";
 
@@ -14,20 +14,22 @@ export interface OpenedTools {
 }
 
 /**
- * The tool catalog of one process: configured HTTP tools and every MCP server's tools. MCP servers
+ * The tool catalog of one process: configured HTTP tools and every MCP server's tools (the files they
+ * return kept in `files`, when attachments are on). MCP servers
  * are connected here (each first attempt waited for, bounded by its connect timeout); one that is
  * down keeps reconnecting in the background and never stops start-up.
  */
 export async function openTools(
   config: SwitchboardConfig,
-  deps: { store: Store; logger: Logger },
+  deps: { store: Store; logger: Logger; files?: ToolFiles },
 ): Promise<OpenedTools> {
   const mcp = await McpServers.start(config.mcp.servers, {
     logger: deps.logger,
     clientVersion: cliVersion(),
+    ...(deps.files ? { files: deps.files } : {}),
   });
   const http: CatalogEntry[] = config.tools.map((tool) => ({
-    tool: createHttpTool(tool),
+    tool: createHttpTool(tool, deps.files ? { files: deps.files } : {}),
     requiresApproval: tool.requiresApproval,
     ...(tool.status === undefined ? {} : { status: tool.status }),
   }));

@@ -3,16 +3,26 @@
  * BullMQ rounds: a request due its "still working" notice gets it once, and an idle memory session
  * is archived once, however many workers take rounds.
  */
+
+import { join } from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
 import { createMemory, Engine, type Memory, openStore, RequestTracking, type Store } from "@switchboard/core";
 import { requestsConfigSchema } from "@switchboard/core/config";
-import type { ArchivedSession, RecoveryReport } from "@switchboard/core/host";
+import {
+  type ArchivedSession,
+  BlobRetention,
+  type RecoveryReport,
+  spaceOf,
+  writeBytes,
+} from "@switchboard/core/host";
 import { createMemoryLogger, echoResponder, RecordingAdapter, waitFor } from "@switchboard/core/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { FolderBlobStore } from "../../../core/src/attachments/blobs/folder-blob-store.ts";
 import {
   describeWithRedis,
   removeRedisKeys,
   TEST_REDIS_URL,
+  tempDirectory,
   uniqueRedisPrefix,
 } from "../../../core/src/store/test-backends.ts";
 import { bullConnectionFor } from "./bullmq-connection.ts";
@@ -34,6 +44,8 @@ interface Worker {
   readonly archived: ArchivedSession[];
   /** Memory rounds this worker ran. */
   readonly memoryRounds: () => number;
+  /** Files this worker's rounds deleted. */
+  readonly filesDeleted: () => number;
   readonly sweeps: ClusterSweeps;
 }
 
@@ -41,6 +53,8 @@ describeWithRedis("the sweepers as cluster rounds", () => {
   let prefix: string;
   let workers: Worker[];
   let now: number;
+  /** The folder every worker keeps files in (a shared volume in a real cluster). */
+  let folder: Awaited<ReturnType<typeof tempDirectory>>;
   const clock = { now: () => now };
   // The checkpointer every worker reaches (Redis or Postgres in a real cluster).
   const checkpointer = new MemorySaver();
@@ -49,6 +63,12 @@ describeWithRedis("the sweepers as cluster rounds", () => {
     prefix = uniqueRedisPrefix("sweep-rounds");
     workers = [];
     now = Date.now();
+  });
+  beforeEach(async () => {
+    folder = await tempDirectory();
+  });
+  afterEach(async () => {
+    await folder.remove();
   });
   afterEach(async () => {
     for (const worker of workers) {
@@ -97,6 +117,22 @@ describeWithRedis("the sweepers as cluster rounds", () => {
         return sessions;
       },
     };
+    const retention = new BlobRetention({
+      blobs: new FolderBlobStore(join(folder.path, "attachments")),
+      retainDays: 1,
+      clock,
+      logger,
+      intervalMs: 100,
+    });
+    let deleted = 0;
+    const countingFiles = {
+      intervalMs: retention.intervalMs,
+      sweep: async () => {
+        const count = await retention.sweep();
+        deleted += count;
+        return count;
+      },
+    };
     const idleEngine = {
       drainScheduled: async () => "drained" as const,
       queuedWork: async () => 0,
@@ -119,13 +155,24 @@ describeWithRedis("the sweepers as cluster rounds", () => {
             healthIntervalMs: 60_000,
             healthRound: async () => ({ announced: 0, stuck: 0, expired: 0, reported: 0, deleted: 0 }),
           },
+          files: countingFiles,
         },
         100,
       ),
       jobLockMs: 5_000,
       logger,
     });
-    const worker = { store, adapter, engine, tracking, memory, archived, memoryRounds: () => rounds, sweeps };
+    const worker = {
+      store,
+      adapter,
+      engine,
+      tracking,
+      memory,
+      archived,
+      memoryRounds: () => rounds,
+      filesDeleted: () => deleted,
+      sweeps,
+    };
     workers.push(worker);
     return worker;
   };
@@ -177,5 +224,19 @@ describeWithRedis("the sweepers as cluster rounds", () => {
     expect(notices()).toHaveLength(1);
     expect(notices()[0]).toMatchObject({ conversation, replyTo: "user-msg-1" });
     expect(archivedSessions().map((session) => session.conversationKey)).toEqual([KEY]);
+  });
+
+  it("deletes files past their retention from the shared folder in rounds, once", async () => {
+    const [first, second] = [await startWorker(), await startWorker()];
+    const blobs = new FolderBlobStore(join(folder.path, "attachments"));
+    const written = await writeBytes(blobs, spaceOf(KEY), new TextEncoder().encode("old report"));
+    if (written.kind !== "stored") throw new Error("not stored");
+    await Promise.all([first!.sweeps.start(), second!.sweeps.start()]);
+    // Two days on: the file is a day past `retainDays: 1`.
+    now += 2 * 24 * 60 * MINUTE;
+    const deleted = () => first!.filesDeleted() + second!.filesDeleted();
+    await waitFor("the old file deleted", () => deleted() > 0, 10_000);
+    expect(await blobs.has(written.ref)).toBe(false);
+    expect(deleted()).toBe(1);
   });
 });

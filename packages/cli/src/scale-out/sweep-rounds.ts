@@ -1,5 +1,5 @@
 import type { Memory, RequestTracking, Tasks } from "@switchboard/core";
-import type { HumanHandoffs } from "@switchboard/core/host";
+import type { BlobRetention, HumanHandoffs } from "@switchboard/core/host";
 import type { ClusterSweep } from "./cluster-sweeps.ts";
 import type { DrainTarget } from "./drain-worker.ts";
 
@@ -13,6 +13,8 @@ export interface ProcessSweepers {
   readonly tasks: Pick<Tasks, "healthRound" | "healthIntervalMs">;
   /** Threads a person had for too long, handed back to the bot. */
   readonly humans: Pick<HumanHandoffs, "sweep" | "sweepIntervalMs">;
+  /** Files past `attachments.retainDays` (absent when attachments are off). */
+  readonly files?: Pick<BlobRetention, "sweep" | "intervalMs">;
 }
 
 /** Every cluster sweep, each at the interval its timer has in one process. */
@@ -52,5 +54,10 @@ export function clusterSweepsOf(
       everyMs: sweepers.memory.sweepIntervalMs,
       round: async () => ({ archived: (await sweepers.memory.sweep()).length }),
     },
+    ...(sweepers.files ? [filesSweep(sweepers.files)] : []),
   ];
+}
+
+function filesSweep(files: NonNullable<ProcessSweepers["files"]>): ClusterSweep {
+  return { name: "files", everyMs: files.intervalMs, round: async () => ({ deleted: await files.sweep() }) };
 }

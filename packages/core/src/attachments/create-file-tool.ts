@@ -1,11 +1,11 @@
-import { ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { type BlobStore, spaceOf } from "./blobs/blob-store.ts";
 import { writeBytes } from "./blobs/write-blob.ts";
 import { formatBytes, safeFileName } from "./safe-name.ts";
-import { FILES_ARTIFACT_KEY, type OutboundFile } from "./stored-attachment.ts";
+import type { OutboundFile } from "./stored-attachment.ts";
+import { conversationOfTool, toolResultWithFiles } from "./tool-files.ts";
 
 export const CREATE_FILE = "create_file";
 
@@ -33,8 +33,7 @@ function typeOf(name: string, given: FileType | undefined): FileType {
 export function createFileTool(blobs: BlobStore, options: { maxBytes: number }): StructuredToolInterface {
   return tool(
     async ({ name, content, media_type }, config: RunnableConfig) => {
-      const key = config.configurable?.thread_id;
-      if (typeof key !== "string" || key === "") throw new Error("create_file needs the run's conversation");
+      const key = conversationOfTool(config);
       const mediaType = typeOf(name, media_type);
       const fileName = withExtension(safeFileName(name, `file.${TYPES[mediaType]}`), TYPES[mediaType]);
       if (mediaType === "application/json") JSON.parse(content);
@@ -46,13 +45,12 @@ export function createFileTool(blobs: BlobStore, options: { maxBytes: number }):
       const written = await writeBytes(blobs, spaceOf(key), bytes);
       if (written.kind !== "stored") throw new Error("the file could not be stored");
       const file: OutboundFile = { name: fileName, mediaType, size: written.size, blob: written.ref };
-      const callId = config.configurable?.tool_call_id;
-      return new ToolMessage({
-        tool_call_id: typeof callId === "string" ? callId : "",
-        name: CREATE_FILE,
-        content: `Created ${fileName} (${mediaType}, ${formatBytes(written.size)}). It will be attached after your answer; do not paste its contents again.`,
-        artifact: { [FILES_ARTIFACT_KEY]: [file] },
-      });
+      return toolResultWithFiles(
+        config,
+        CREATE_FILE,
+        `Created ${fileName} (${mediaType}, ${formatBytes(written.size)}). It will be attached after your answer; do not paste its contents again.`,
+        [file],
+      );
     },
     {
       name: CREATE_FILE,

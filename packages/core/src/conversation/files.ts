@@ -69,6 +69,8 @@ export interface FileToSend {
   readonly name: string;
   readonly mediaType: string;
   readonly size: number;
+  /** Where the bytes are kept (the operator console links to them); absent for bytes from elsewhere. */
+  readonly blob?: { readonly space: string; readonly digest: string };
   open(): Promise<AsyncIterable<Uint8Array>>;
 }
 

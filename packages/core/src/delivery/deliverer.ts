@@ -120,6 +120,7 @@ export class Deliverer {
       name: file.name,
       mediaType: file.mediaType,
       size: file.size,
+      blob: file.blob,
       open: async () => {
         const body = await openFile?.(file.blob);
         if (!body) throw new Error(`the file ${file.name} is no longer kept (retention or /forget)`);

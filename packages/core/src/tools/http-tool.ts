@@ -1,6 +1,15 @@
+import type { ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { formatBytes } from "../attachments/safe-name.ts";
+import {
+  conversationOfTool,
+  fileResultLine,
+  keepToolFile,
+  type ToolFiles,
+  toolResultWithFiles,
+} from "../attachments/tool-files.ts";
 import { httpToolParametersSchema, type ParametersSchema } from "./http-tool-parameters.ts";
 import { readCappedText } from "./read-capped.ts";
 import { requestContextHeaders, toolRequestContext } from "./request-context.ts";
@@ -76,11 +85,15 @@ export class HttpToolTimeoutError extends Error {
  * A tool an operator declares in switchboard.yaml. The model's arguments are checked against the
  * tool's `parameters` (a bad call comes back to the model as an error it can correct), then go to
  * the URL as JSON (as the query string for GET) with the request id, run id, conversation key and
- * an idempotency key in headers; the response text comes back to the model, capped.
+ * an idempotency key in headers; the response text comes back to the model, capped. A response that
+ * is a file (see isFileResponse) is kept in `files` and sent to the user after the answer instead.
  */
-export function createHttpTool(config: HttpToolConfig): StructuredToolInterface {
+export function createHttpTool(
+  config: HttpToolConfig,
+  options: { readonly files?: ToolFiles } = {},
+): StructuredToolInterface {
   const created = tool(
-    async (args: Record<string, unknown>, runConfig) => callEndpoint(config, args, runConfig),
+    async (args: Record<string, unknown>, runConfig) => callEndpoint(config, args, runConfig, options.files),
     {
       name: config.name,
       description: config.description,
@@ -98,7 +111,8 @@ async function callEndpoint(
   config: HttpToolConfig,
   args: Record<string, unknown>,
   runConfig: RunnableConfig | undefined,
-): Promise<string> {
+  files: ToolFiles | undefined,
+): Promise<string | ToolMessage> {
   const url = new URL(config.url);
   const init: RequestInit = {
     method: config.method,
@@ -125,6 +139,8 @@ async function callEndpoint(
   let text: string;
   try {
     response = await fetch(url, init);
+    if (response.ok && isFileResponse(response.headers))
+      return await fileResult(config, response, runConfig, files);
     text = await readCappedText(response, config.maxResponseChars);
   } catch (error) {
     if (timeout.signal.aborted && !runConfig?.signal?.aborted)
@@ -135,4 +151,54 @@ async function callEndpoint(
   }
   if (!response.ok) throw new Error(`${config.name} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
   return text;
+}
+
+/** Answers the model reads as text; any other type with a body is a file (and so is an `attachment`). */
+const TEXT_TYPES =
+  /^(text\/(plain|html|xml|markdown)|application\/(json|xml|x-www-form-urlencoded|problem\+json|[\w.-]+\+json))$/;
+
+/** Whether a successful answer is a file to send rather than text for the model. */
+export function isFileResponse(headers: Headers): boolean {
+  if (headers.get("content-length") === "0") return false;
+  if (/^\s*attachment\b/i.test(headers.get("content-disposition") ?? "")) return true;
+  const type = (headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  return type !== "" && !TEXT_TYPES.test(type);
+}
+
+/** The file an endpoint answered with, kept for the delivery; the model reads one line about it. */
+async function fileResult(
+  config: HttpToolConfig,
+  response: Response,
+  runConfig: RunnableConfig | undefined,
+  files: ToolFiles | undefined,
+): Promise<string | ToolMessage> {
+  const declaredType = response.headers.get("content-type") ?? undefined;
+  if (!files || !response.body) {
+    await response.body?.cancel();
+    return `${config.name} returned a file (${declaredType ?? "no type"}), but files are off here (attachments.enabled is false), so it was not kept.`;
+  }
+  const kept = await keepToolFile(files, conversationOfTool(runConfig), {
+    name: fileNameOf(response.headers.get("content-disposition")) ?? config.name,
+    ...(declaredType ? { declaredType } : {}),
+    // Leaving the body's iteration at the cap cancels it: the rest is never read.
+    body: response.body,
+  });
+  if (kept.kind === "too-large")
+    return `${config.name} returned a file over the ${formatBytes(files.maxBytes)} limit; it was not kept or sent.`;
+  return toolResultWithFiles(runConfig, config.name, fileResultLine(kept.file), [kept.file]);
+}
+
+/** `filename*=UTF-8''…` or `filename="…"` of a Content-Disposition; cleaned later (safeFileName). */
+export function fileNameOf(disposition: string | null): string | undefined {
+  if (!disposition) return undefined;
+  const extended = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition)?.[1];
+  if (extended) {
+    try {
+      return decodeURIComponent(extended.trim());
+    } catch {
+      return undefined;
+    }
+  }
+  const plain = /filename\s*=\s*"([^"]*)"|filename\s*=\s*([^;\s]+)/i.exec(disposition);
+  return plain?.[1] ?? plain?.[2] ?? undefined;
 }

@@ -1,4 +1,4 @@
-import type { InboundMessage } from "@switchboard/core/adapter";
+import type { InboundAttachment, InboundMessage } from "@switchboard/core/adapter";
 import { type ChannelLocation, conversationOf, placeOfMessage } from "./places.ts";
 
 /** What the adapter needs to know about one Discord message, read off discord.js structures. */
@@ -14,6 +14,8 @@ export interface MessageFacts {
   readonly sentAt: number;
   /** A `messageUpdate` whose text changed. */
   readonly isEdit: boolean;
+  /** The files sent with it (see discordAttachments). */
+  readonly attachments?: readonly InboundAttachment[];
 }
 
 export interface BotIdentity {
@@ -55,5 +57,6 @@ export function toInboundMessage(facts: MessageFacts, bot: BotIdentity): Inbound
     ...(facts.referencedMessageId === undefined ? {} : { replyTo: facts.referencedMessageId }),
     isEdit: facts.isEdit,
     sentAt: facts.sentAt,
+    ...(facts.attachments?.length ? { attachments: facts.attachments } : {}),
   };
 }

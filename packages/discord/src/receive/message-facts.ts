@@ -2,11 +2,13 @@ import {
   type Channel,
   ChannelType,
   type Message,
+  MessageFlags,
   MessageReferenceType,
   MessageType,
   type PartialMessage,
 } from "discord.js";
 import type { MessageFacts } from "./inbound-message.ts";
+import { discordAttachments } from "./message-files.ts";
 import type { ChannelLocation } from "./places.ts";
 
 /** Where a channel sits; null for places the bot does not serve (group DMs, voice-only channels). */
@@ -51,5 +53,18 @@ export async function messageFacts(
     ...(repliesTo ? { referencedMessageId: repliesTo } : {}),
     sentAt: message.createdTimestamp,
     isEdit,
+    // An edit changes the text only: its files were read with the message.
+    ...(isEdit || message.attachments.size === 0
+      ? {}
+      : {
+          attachments: discordAttachments(
+            {
+              channelId: message.channelId,
+              id: message.id,
+              isVoiceMessage: message.flags.has(MessageFlags.IsVoiceMessage),
+            },
+            message.attachments.values(),
+          ),
+        }),
   };
 }

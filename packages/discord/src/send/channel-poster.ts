@@ -82,6 +82,29 @@ export class ChannelPoster {
   }
 
   /**
+   * Sends one file as a message attachment (multipart), with no text; the nonce makes a repeated
+   * send return the first message, as for text. Returns the message's id.
+   */
+  async sendFile(
+    place: ConversationPlace,
+    file: { readonly name: string; readonly bytes: Buffer },
+    replyTo: string | undefined,
+    nonce: string,
+  ): Promise<string> {
+    const channel = await this.#target(place, true);
+    const sent = await channel.send({
+      files: [{ attachment: file.bytes, name: file.name }],
+      nonce,
+      enforceNonce: true,
+      allowedMentions: { ...NO_PINGS, parse: [] },
+      ...(replyTo && SNOWFLAKE.test(replyTo)
+        ? { reply: { messageReference: replyTo, failIfNotExists: false } }
+        : {}),
+    });
+    return sent.id;
+  }
+
+  /**
    * Replaces the content of a message the bot sent into the conversation's place (its thread once
    * there is one, else the channel or DM) — how a streamed answer grows.
    */

@@ -81,23 +81,30 @@ function decodeBase64(text: unknown, what: string, bytes: number): Buffer {
   return decoded;
 }
 
-/**
- * Checks `ciphertext` against the file's SHA-256 and decrypts it. Accepts the versions clients
- * send (`v2`, and the older unversioned form), refuses anything else with the reason.
- */
-export function decryptAttachment(ciphertext: Uint8Array, file: unknown): Buffer {
+/** The key, IV and expected SHA-256 of an EncryptedFile, checked; refuses a bad description with the reason. */
+export function attachmentKeys(file: unknown): { key: Buffer; iv: Buffer; sha256: Buffer } {
   const version = field(file, "v");
   if (version !== undefined && version !== "v2")
     throw new AttachmentDecryptionError(`unsupported version ${JSON.stringify(version)}`);
   const key = field(file, "key");
   if (field(key, "alg") !== "A256CTR" || field(key, "kty") !== "oct")
     throw new AttachmentDecryptionError("the key is not an A256CTR octet key");
-  const keyBytes = decodeBase64(field(key, "k"), "the key", 32);
-  const iv = decodeBase64(field(file, "iv"), "the IV", 16);
-  const expected = decodeBase64(field(field(file, "hashes"), "sha256"), "the SHA-256 hash", 32);
+  return {
+    key: decodeBase64(field(key, "k"), "the key", 32),
+    iv: decodeBase64(field(file, "iv"), "the IV", 16),
+    sha256: decodeBase64(field(field(file, "hashes"), "sha256"), "the SHA-256 hash", 32),
+  };
+}
+
+/**
+ * Checks `ciphertext` against the file's SHA-256 and decrypts it. Accepts the versions clients
+ * send (`v2`, and the older unversioned form), refuses anything else with the reason.
+ */
+export function decryptAttachment(ciphertext: Uint8Array, file: unknown): Buffer {
+  const { key, iv, sha256 } = attachmentKeys(file);
   const actual = createHash("sha256").update(ciphertext).digest();
-  if (!timingSafeEqual(actual, expected))
+  if (!timingSafeEqual(actual, sha256))
     throw new AttachmentDecryptionError("the downloaded file does not match its SHA-256 hash");
-  const decipher = createDecipheriv("aes-256-ctr", keyBytes, iv);
+  const decipher = createDecipheriv("aes-256-ctr", key, iv);
   return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
 }

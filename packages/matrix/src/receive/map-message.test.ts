@@ -141,8 +141,21 @@ describe("mapRoomMessage: facts", () => {
     ).toMatchObject({ threadRoot: "$root" });
   });
 
+  it("maps a file message to its attachment, its caption as the text", () => {
+    const content = { msgtype: "m.image", body: "what is this?", filename: "cat.png", url: "mxc://hs/cat" };
+    expect(mapRoomMessage(event(content), dm, bot)).toMatchObject({
+      kind: "message",
+      message: { text: "what is this?", attachments: [{ name: "cat.png", ref: { url: "mxc://hs/cat" } }] },
+    });
+  });
+
   it.each([
-    ["an image", { msgtype: "m.image", body: "cat.png" }, "not text (m.image)"],
+    [
+      "an image with no mxc:// file",
+      { msgtype: "m.image", body: "cat.png" },
+      "m.image without an mxc:// file",
+    ],
+    ["a location", { msgtype: "m.location", body: "here", geo_uri: "geo:1,2" }, "not text (m.location)"],
     ["a redacted message", {}, "no msgtype (redacted?)"],
     ["a message without body", { msgtype: "m.text" }, "no body"],
   ])("skips %s", (_name, content, reason) => {

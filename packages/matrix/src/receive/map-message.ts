@@ -1,6 +1,7 @@
 import type { InboundMessage } from "@switchboard/core/adapter";
 import { roomConversation, threadConversation } from "../conversation.ts";
 import { type MatrixEvent, relationOf } from "./matrix-event.ts";
+import { MEDIA_TYPES, mediaContent } from "./media-message.ts";
 import { type BotIdentity, mentionsBot, withoutLeadingAddress, withoutReplyFallback } from "./mentions.ts";
 
 export interface RoomFacts {
@@ -28,8 +29,10 @@ export function mapRoomMessage(event: MatrixEvent, room: RoomFacts, bot: BotIden
   const { content } = event;
   const msgtype = content.msgtype;
   if (typeof msgtype !== "string") return { kind: "skip", reason: "no msgtype (redacted?)" };
-  if (!TEXT_TYPES.has(msgtype)) return { kind: "skip", reason: `not text (${msgtype})` };
-  if (typeof content.body !== "string") return { kind: "skip", reason: "no body" };
+  const media = MEDIA_TYPES.has(msgtype) ? mediaContent(msgtype, content) : undefined;
+  if (media?.kind === "skip") return media;
+  if (!media && !TEXT_TYPES.has(msgtype)) return { kind: "skip", reason: `not text (${msgtype})` };
+  if (!media && typeof content.body !== "string") return { kind: "skip", reason: "no body" };
 
   const relation = relationOf(content);
   const isEdit = relation.relType === "m.replace";
@@ -49,7 +52,9 @@ export function mapRoomMessage(event: MatrixEvent, room: RoomFacts, bot: BotIden
     "body" in newContent &&
     typeof newContent.body === "string"
       ? newContent.body
-      : content.body;
+      : media
+        ? media.caption
+        : String(content.body);
   const body = relation.inReplyTo !== undefined ? withoutReplyFallback(rawBody) : rawBody;
   const isSelf = event.sender === bot.userId;
 
@@ -69,6 +74,7 @@ export function mapRoomMessage(event: MatrixEvent, room: RoomFacts, bot: BotIden
     isEdit,
     sentAt: event.origin_server_ts,
     ...(room.encrypted ? { encrypted: true } : {}),
+    ...(media ? { attachments: [media.attachment] } : {}),
     raw: event,
   };
   return threadRoot === undefined ? { kind: "message", message } : { kind: "message", message, threadRoot };

@@ -33,21 +33,9 @@ export class MessagePoster {
 
   /** `extra`: content fields of our own (namespaced), e.g. the approval mark of a prompt. */
   async post(message: OutboundMessage, extra: Record<string, unknown> = {}): Promise<PostedMessage> {
-    const { rooms, replyMode, msgtype } = this.#options;
-    const place = placeOf(message.conversation);
-    const { roomId } = place;
-    const replyToThread =
-      message.replyTo !== undefined && needsReplyToThread(place, replyMode)
-        ? await rooms.threadOf(roomId, message.replyTo)
-        : undefined;
-    const relation = relationFor(
-      choosePlacement({
-        place,
-        replyMode,
-        ...(message.replyTo === undefined ? {} : { replyTo: message.replyTo }),
-        ...(replyToThread === undefined ? {} : { replyToThread }),
-      }),
-    );
+    const { msgtype } = this.#options;
+    const { roomId } = placeOf(message.conversation);
+    const relation = await this.#relation(message);
     // An empty m.mentions tells clients this message mentions no one, whatever its text says.
     const relationField = relation === undefined ? {} : { "m.relates_to": relation };
     const fixed = { msgtype, "m.mentions": {}, ...relationField };
@@ -61,6 +49,42 @@ export class MessagePoster {
 
     const id = await this.#send(roomId, content, message.idempotencyKey);
     return { id, conversation: message.conversation };
+  }
+
+  /**
+   * Posts a message whose content is already made (a file: `m.image`, `m.file`…), placed in the
+   * conversation's thread like an answer, mentioning no one, encrypted where the room is.
+   */
+  async postContent(
+    target: Pick<OutboundMessage, "conversation" | "replyTo">,
+    content: Record<string, unknown>,
+    idempotencyKey: string,
+  ): Promise<PostedMessage> {
+    const relation = await this.#relation(target);
+    const id = await this.#send(
+      placeOf(target.conversation).roomId,
+      { ...content, "m.mentions": {}, ...(relation === undefined ? {} : { "m.relates_to": relation }) },
+      idempotencyKey,
+    );
+    return { id, conversation: target.conversation };
+  }
+
+  /** Where a message goes: the thread relation (and reply) for the conversation's place. */
+  async #relation(message: Pick<OutboundMessage, "conversation" | "replyTo">) {
+    const { rooms, replyMode } = this.#options;
+    const place = placeOf(message.conversation);
+    const replyToThread =
+      message.replyTo !== undefined && needsReplyToThread(place, replyMode)
+        ? await rooms.threadOf(place.roomId, message.replyTo)
+        : undefined;
+    return relationFor(
+      choosePlacement({
+        place,
+        replyMode,
+        ...(message.replyTo === undefined ? {} : { replyTo: message.replyTo }),
+        ...(replyToThread === undefined ? {} : { replyToThread }),
+      }),
+    );
   }
 
   /**

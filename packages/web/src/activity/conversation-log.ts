@@ -6,6 +6,8 @@ import {
   type PostedMessage,
   type Store,
 } from "@switchboard/core";
+import type { FileMessage } from "@switchboard/core/adapter";
+import { blobId } from "@switchboard/core/host";
 import type Keyv from "keyv";
 
 /** One message as the users of a conversation saw it. */
@@ -21,6 +23,17 @@ export interface TranscriptMessage {
   readonly text: string;
   readonly at: number;
   readonly replyTo?: string;
+  /** Files sent with it (a person's attachments) or as it (a file the bot sent). */
+  readonly files?: readonly TranscriptFile[];
+}
+
+/** A file in the transcript: its name always, where it is kept once that is known. */
+export interface TranscriptFile {
+  readonly name: string;
+  readonly mediaType?: string;
+  readonly size?: number;
+  /** `space/digest` in the blob store; absent until the file was downloaded (see ConsoleDeps.filesOf). */
+  readonly blob?: string;
 }
 
 /** What the conversations page lists. */
@@ -102,6 +115,31 @@ export class ConversationLog {
     });
   }
 
+  /** Records a file the bot sent into a thread, as a message of its own. */
+  notePostedFile(message: FileMessage, posted: PostedMessage): Promise<void> {
+    const key = encodeConversationKey(posted.conversation);
+    const { file } = message;
+    return this.#chain(key, () =>
+      this.#append(key, posted.conversation, {
+        id: posted.id,
+        role: "bot",
+        author: message.agent ?? "switchboard",
+        ...(message.agent ? { agent: message.agent } : {}),
+        text: "",
+        at: Date.now(),
+        ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+        files: [
+          {
+            name: file.name,
+            mediaType: file.mediaType,
+            size: file.size,
+            ...(file.blob ? { blob: blobId(file.blob) } : {}),
+          },
+        ],
+      }),
+    );
+  }
+
   /** A bot message changed (a streamed answer growing): its transcript entry shows the new text. */
   noteEdited(posted: PostedMessage, text: string): Promise<void> {
     const key = encodeConversationKey(posted.conversation);
@@ -155,6 +193,7 @@ export class ConversationLog {
       text: message.text,
       at: message.sentAt,
       ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+      ...(message.attachments?.length ? { files: message.attachments.map(transcriptFile) } : {}),
     });
   }
 
@@ -184,7 +223,10 @@ export class ConversationLog {
         participants.length < MAX_PARTICIPANTS
           ? [...participants, message.author]
           : participants,
-      lastText: message.text.slice(0, PREVIEW_CHARS),
+      lastText: (message.text || (message.files ?? []).map((file) => file.name).join(", ")).slice(
+        0,
+        PREVIEW_CHARS,
+      ),
     });
     this.#onChange(key);
   }
@@ -207,4 +249,15 @@ function messageKey(key: string, seq: number): string {
 
 function pendingKey(platform: string, id: string): string {
   return `${platform}:${id}`;
+}
+
+/** A person's attachment as the transcript names it; the web chat's uploads are kept already. */
+function transcriptFile(attachment: NonNullable<InboundMessage["attachments"]>[number]): TranscriptFile {
+  const blob = attachment.ref.blob;
+  return {
+    name: attachment.name,
+    ...(attachment.declaredType ? { mediaType: attachment.declaredType } : {}),
+    ...(attachment.declaredSize === undefined ? {} : { size: attachment.declaredSize }),
+    ...(typeof blob === "string" ? { blob } : {}),
+  };
 }

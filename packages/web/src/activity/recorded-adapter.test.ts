@@ -1,4 +1,5 @@
 import { openStore, silentLogger } from "@switchboard/core";
+import type { FileMessage } from "@switchboard/core/adapter";
 import { RecordingAdapter } from "@switchboard/core/testing";
 import { describe, expect, it } from "vitest";
 import { PlatformActivity } from "../health/platform-activity.ts";
@@ -47,6 +48,50 @@ describe("an adapter recorded for the console", () => {
         "health",
         "requests",
       ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("shows a file the bot sends in the transcript, linked to where it is kept", async () => {
+    const store = await openStore("memory://");
+    try {
+      const log = new ConversationLog(store);
+      const deps = { log, feed: new LiveFeed(), activity: new PlatformActivity(), logger: silentLogger };
+      const conversation = { platform: "files", path: ["c"] };
+      const posts: string[] = [];
+      const withFiles = Object.assign(new RecordingAdapter({ platform: "files" }), {
+        files: {
+          maxUploadBytes: 1_000,
+          upload: async () => "F1",
+          post: async (message: FileMessage) => {
+            posts.push(message.upload);
+            return { id: "fm-1", conversation };
+          },
+        },
+      });
+      const recorded = recordedAdapter(withFiles, deps);
+      expect(recorded.files?.maxUploadBytes).toBe(1_000);
+      const blob = { space: "a".repeat(32), digest: "b".repeat(64) };
+      const open = async () => ReadableStream.from([new Uint8Array(12)]);
+      const file = { name: "sales.csv", mediaType: "text/csv", size: 12, blob, open };
+      await recorded.files?.post({
+        conversation,
+        file,
+        upload: "F1",
+        idempotencyKey: "w:0:1",
+        agent: "billing",
+      });
+      await log.idle();
+      expect(posts).toEqual(["F1"]);
+      const [entry] = await log.transcript("files:c");
+      expect(entry).toMatchObject({
+        role: "bot",
+        agent: "billing",
+        text: "",
+        files: [{ name: "sales.csv", mediaType: "text/csv", size: 12, blob: `${blob.space}/${blob.digest}` }],
+      });
+      expect((await log.summary("files:c"))?.lastText).toBe("sales.csv");
     } finally {
       await store.close();
     }

@@ -1,5 +1,5 @@
 import { encodeConversationKey, type Logger } from "@switchboard/core";
-import type { Adapter, AdapterStreaming, NativeTextStream } from "@switchboard/core/adapter";
+import type { Adapter, AdapterFiles, AdapterStreaming, NativeTextStream } from "@switchboard/core/adapter";
 import { delegateTo } from "@switchboard/core/host";
 import type { PlatformActivity } from "../health/platform-activity.ts";
 import type { ConversationLog } from "./conversation-log.ts";
@@ -22,6 +22,7 @@ export function recordedAdapter(
   const recorded: Adapter = {
     ...delegateTo(adapter),
     ...(adapter.streaming ? { streaming: recordedStreaming(adapter.streaming, log, report) } : {}),
+    ...(adapter.files ? { files: recordedFiles(adapter.files, log, report) } : {}),
     start: (sink) =>
       adapter.start((message) => {
         activity.noteEvent(adapter.platform);
@@ -65,6 +66,24 @@ export function recordedAdapter(
     };
   }
   return recorded;
+}
+
+/** The adapter's file sending, with each file shown in the transcript once it is posted. */
+function recordedFiles(
+  files: AdapterFiles,
+  log: ConversationLog,
+  report: (what: string) => (error: unknown) => void,
+): AdapterFiles {
+  return {
+    maxUploadBytes: files.maxUploadBytes,
+    upload: (conversation, file) => files.upload(conversation, file),
+    async post(message) {
+      const posted = await files.post(message);
+      void log.notePostedFile(message, posted).catch(report("a file the bot sent"));
+      return posted;
+    },
+    ...(files.findPosted ? { findPosted: files.findPosted.bind(files) } : {}),
+  };
 }
 
 /**

@@ -3,11 +3,14 @@ import { EventEmitter } from "node:events";
 import type { ConversationRef, OutboundMessage, PostedMessage } from "@switchboard/core";
 import {
   type Adapter,
+  type AdapterAttachments,
   type AdapterCheck,
+  type AdapterFiles,
   type AdapterStreaming,
   adapterStreaming,
   type InboundSink,
 } from "@switchboard/core/adapter";
+import { type WebFileStore, WebFiles, type WebUpload } from "./web-files.ts";
 
 export const WEB_PLATFORM = "web";
 
@@ -39,6 +42,8 @@ export interface WebChatInput {
   readonly author: { readonly id: string; readonly displayName: string };
   /** A bot message id this message answers, outside any thread. */
   readonly replyTo?: string;
+  /** Files picked in the upload control (needs `useFiles`). */
+  readonly files?: readonly WebUpload[];
 }
 
 export interface WebPost {
@@ -72,6 +77,9 @@ export class WebAdapter implements Adapter {
   readonly platform = WEB_PLATFORM;
   readonly limits: { maxMessageLength: number };
   readonly streaming: AdapterStreaming | undefined;
+  readonly attachments: AdapterAttachments;
+  readonly files: AdapterFiles;
+  readonly #files = new WebFiles();
   readonly #events = new EventEmitter<WebAdapterEvents>();
   readonly #idPrefix = randomBytes(3).toString("hex");
   #sequence = 0;
@@ -86,6 +94,18 @@ export class WebAdapter implements Adapter {
     });
     // Every open chat page listens; the default cap of 10 would warn with a dozen tabs.
     this.#events.setMaxListeners(0);
+    this.attachments = this.#files.attachments;
+    this.files = this.#files.files;
+  }
+
+  /** Lets people upload files in the chat, kept in `store.blobs` (absent: the chat takes text only). */
+  useFiles(store: WebFileStore): void {
+    this.#files.use(store);
+  }
+
+  /** Whether the chat takes uploads. */
+  get takesFiles(): boolean {
+    return this.#files.enabled;
   }
 
   /** The chat lives in this process: reachable whenever the process is. */
@@ -108,12 +128,14 @@ export class WebAdapter implements Adapter {
     const id = `w-${this.#nextId()}`;
     const mentionsBot = MENTION.test(input.text);
     const inChannel = input.thread.startsWith("#") && !input.thread.includes("/");
+    const conversation = webConversation(
+      input.session,
+      inChannel && mentionsBot && !input.replyTo ? `${input.thread}/${id}` : input.thread,
+    );
+    const attachments = input.files?.length ? await this.#files.keep(conversation, input.files) : [];
     await sink({
       id,
-      conversation: webConversation(
-        input.session,
-        inChannel && mentionsBot && !input.replyTo ? `${input.thread}/${id}` : input.thread,
-      ),
+      conversation,
       author: { id: input.author.id, displayName: input.author.displayName, isBot: false, isSelf: false },
       text: input.text,
       isDirect: !input.thread.startsWith("#"),
@@ -121,6 +143,7 @@ export class WebAdapter implements Adapter {
       isEdit: false,
       sentAt: Date.now(),
       ...(input.replyTo ? { replyTo: input.replyTo } : {}),
+      ...(attachments.length > 0 ? { attachments } : {}),
     });
     return id;
   }

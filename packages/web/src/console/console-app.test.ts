@@ -1,5 +1,6 @@
-import { type Command, openStore, type Store } from "@switchboard/core";
+import { type Command, type InboundMessage, openStore, type Store } from "@switchboard/core";
 import { requestsConfigSchema } from "@switchboard/core/config";
+import { type BlobStore, openBlobStore, parseBlobId } from "@switchboard/core/host";
 import { ActiveAgentStore, RequestTracker } from "@switchboard/core/records";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConversationLog } from "../activity/conversation-log.ts";
@@ -10,6 +11,7 @@ import { PlatformActivity } from "../health/platform-activity.ts";
 import { RecentProblems } from "../health/recent-problems.ts";
 import { EMPTY_USAGE } from "../insight/usage-report.ts";
 import { createConsoleApp } from "./console-app.ts";
+import type { ConsoleDeps } from "./console-deps.ts";
 import { FRAGMENT_HEADER } from "./views/render.ts";
 
 const TOKEN = "console-app-test-token";
@@ -33,7 +35,7 @@ function command(name: string, reply: string): Command {
   };
 }
 
-function app() {
+function app(extra: Partial<Pick<ConsoleDeps, "chat" | "files">> = {}) {
   const problems = new RecentProblems();
   const activity = new PlatformActivity();
   const commands = new Map(
@@ -84,6 +86,7 @@ function app() {
         }),
       }),
     isWorking: () => false,
+    ...extra,
   });
 }
 
@@ -195,5 +198,99 @@ describe("the console app", () => {
     while (!received.includes("event: change")) received += decoder.decode((await reader.read()).value);
     expect(received).toContain('"topic":"requests"');
     await reader.cancel();
+  });
+
+  describe("files", () => {
+    let blobs: BlobStore;
+    let chat: WebAdapter;
+    let sent: InboundMessage[];
+    const MAX = 64 * 1024;
+    const withFiles = () =>
+      app({
+        chat,
+        files: {
+          open: (blob) => blobs.open(blob),
+          downloaded: async () => [],
+          maxBytes: MAX,
+          maxPerMessage: 2,
+        },
+      });
+    const upload = (console: ReturnType<typeof app>, files: File[], text = "") => {
+      const form = new FormData();
+      form.set("thread", "main");
+      form.set("text", text);
+      for (const file of files) form.append("files", file);
+      return console.request("/console/chat/send", {
+        method: "POST",
+        headers: { ...auth, [FRAGMENT_HEADER]: "1" },
+        body: form,
+      });
+    };
+
+    beforeEach(async () => {
+      blobs = await openBlobStore({ storeUrl: "memory://", cwd: "/", retainDays: 1 });
+      chat = new WebAdapter();
+      chat.useFiles({ blobs, maxBytes: MAX });
+      sent = [];
+      await chat.start(async (message) => {
+        sent.push(message);
+      });
+    });
+
+    it("takes a picked file with the message: kept in the conversation's space, read back through the adapter", async () => {
+      const response = await upload(withFiles(), [
+        new File(["a,b\n1,2\n"], "data.csv", { type: "text/csv" }),
+      ]);
+      expect(response.status).toBe(200);
+      const [message] = sent;
+      expect(message?.text).toBe("");
+      expect(message?.attachments).toEqual([
+        { name: "data.csv", declaredType: "text/csv", declaredSize: 8, ref: { blob: expect.any(String) } },
+      ]);
+      const attachment = message!.attachments![0]!;
+      const body = await chat.attachments.open(attachment, AbortSignal.timeout(1_000));
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of body.body) chunks.push(chunk);
+      expect(Buffer.concat(chunks).toString()).toBe("a,b\n1,2\n");
+    });
+
+    it("refuses a file over the limit, too many files, and files when the chat takes none", async () => {
+      const console = withFiles();
+      const big = new File([new Uint8Array(MAX + 1)], "big.bin");
+      const tooLarge = await upload(console, [big], "look");
+      expect(tooLarge.status).toBe(413);
+      expect(await tooLarge.text()).toContain("big.bin is larger than");
+      const small = () => new File(["x"], "x.txt");
+      expect((await upload(console, [small(), small(), small()])).status).toBe(400);
+      expect((await upload(app(), [small()])).status).toBe(400);
+      expect(sent).toEqual([]);
+    });
+
+    it("serves a kept file behind the token: pictures inline, anything else only as a download", async () => {
+      await upload(withFiles(), [
+        new File(["<script>alert(1)</script>"], "page.html", { type: "text/html" }),
+      ]);
+      const blob = String(sent[0]?.attachments?.[0]?.ref.blob);
+      expect(parseBlobId(blob)).toBeDefined();
+      const console = withFiles();
+      expect((await console.request(`/console/files/${blob}?type=text/html`)).status).toBe(401);
+      const html = await console.request(`/console/files/${blob}?name=page.html&type=text/html`, {
+        headers: auth,
+      });
+      expect(html.status).toBe(200);
+      expect(html.headers.get("content-type")).toBe("application/octet-stream");
+      expect(html.headers.get("content-disposition")).toBe("attachment; filename*=UTF-8''page.html");
+      expect(html.headers.get("x-content-type-options")).toBe("nosniff");
+      const png = await console.request(`/console/files/${blob}?name=a.png&type=image/png`, {
+        headers: auth,
+      });
+      expect(png.headers.get("content-type")).toBe("image/png");
+      expect(png.headers.get("content-disposition")).toMatch(/^inline;/);
+      expect((await console.request("/console/files/../../etc/passwd", { headers: auth })).status).toBe(404);
+      expect(
+        (await console.request(`/console/files/${"0".repeat(32)}/${"0".repeat(64)}`, { headers: auth }))
+          .status,
+      ).toBe(404);
+    });
   });
 });

@@ -9,6 +9,7 @@ import { chatRoutes } from "./routes/chat.ts";
 import { conversationPageRoutes } from "./routes/conversation.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { requestRoutes } from "./routes/requests.ts";
 import { taskRoutes } from "./routes/tasks.ts";
@@ -57,6 +58,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
   usageRoutes(app, deps);
   healthRoutes(app, deps);
   chatRoutes(app, deps, { secureCookie });
+  fileRoutes(app, deps);
   eventRoutes(app, deps);
   app.onError((error, c) => {
     deps.onError?.(error, c.req.path);

@@ -1,5 +1,6 @@
 import type { Command } from "@switchboard/core";
 import type { PlaceNames } from "@switchboard/core/adapter";
+import type { BlobRef } from "@switchboard/core/host";
 import type {
   ActiveAgentStore,
   AgentSummary,
@@ -10,7 +11,7 @@ import type {
   TaskRecord,
   TaskStepEntry,
 } from "@switchboard/core/records";
-import type { ConversationLog } from "../activity/conversation-log.ts";
+import type { ConversationLog, TranscriptFile } from "../activity/conversation-log.ts";
 import type { LiveFeed } from "../activity/live-feed.ts";
 import type { WebAdapter } from "../adapter/web-adapter.ts";
 import type { HealthReport } from "../health/health-report.ts";
@@ -50,6 +51,8 @@ export interface ConsoleDeps {
   };
   /** Background tasks; absent when the process has none to show. */
   readonly tasks?: TaskSource;
+  /** Files in transcripts and the chat's upload control; absent when attachments are off. */
+  readonly files?: ConsoleFiles;
   /** Told about a request the console failed to answer (the log). */
   readonly onError?: (error: Error, path: string) => void;
 }
@@ -64,4 +67,15 @@ export interface TaskSource {
   steps(task: TaskRecord): Promise<TaskStepEntry[]>;
   /** The sentence a person would read in chat: done, deferred to the running step, or refused. */
   control(id: string, action: "pause" | "resume" | "cancel" | "steer", guidance: string): Promise<string>;
+}
+
+/** The files the console shows (through its own token guard) and takes in its chat. */
+export interface ConsoleFiles {
+  /** A kept file's bytes; undefined once it is gone (retention, /forget). */
+  open(blob: BlobRef): Promise<AsyncIterable<Uint8Array> | undefined>;
+  /** A person's files as they were downloaded and typed, by platform and message id (empty: not yet). */
+  downloaded(platform: string, messageId: string): Promise<readonly TranscriptFile[]>;
+  /** The largest file the chat takes, and how many one message may carry. */
+  readonly maxBytes: number;
+  readonly maxPerMessage: number;
 }

@@ -1,6 +1,17 @@
 import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
+import type { ToolMessage } from "@langchain/core/messages";
 import { StructuredTool, type ToolRunnableConfig } from "@langchain/core/tools";
+import { formatBytes } from "../../attachments/safe-name.ts";
+import type { OutboundFile } from "../../attachments/stored-attachment.ts";
+import {
+  conversationOfTool,
+  fileResultLine,
+  keepToolFile,
+  type ToolFiles,
+  toolResultWithFiles,
+} from "../../attachments/tool-files.ts";
 import type { Logger } from "../../runtime/logger.ts";
+import { mcpResultParts } from "./mcp-result.ts";
 import type { McpServerLink } from "./mcp-server-link.ts";
 import { toolStatusText } from "./tool-patterns.ts";
 
@@ -19,13 +30,15 @@ export class McpCatalogTool extends StructuredTool<JsonObjectSchema> {
   readonly #link: McpServerLink;
   readonly #toolName: string;
   readonly #logger: Logger;
+  readonly #files: ToolFiles | undefined;
 
-  constructor(name: string, link: McpServerLink, toolName: string, logger: Logger) {
+  constructor(name: string, link: McpServerLink, toolName: string, logger: Logger, files?: ToolFiles) {
     super();
     this.name = name;
     this.#link = link;
     this.#toolName = toolName;
     this.#logger = logger;
+    this.#files = files;
     // The model reads which argument failed the server's schema, and corrects its call.
     this.verboseParsingErrors = true;
     // Calls carry `switchboard/idempotencyKey` in `_meta` (and as a header over HTTP): a call
@@ -51,7 +64,7 @@ export class McpCatalogTool extends StructuredTool<JsonObjectSchema> {
     args: Record<string, unknown>,
     _runManager?: CallbackManagerForToolRun,
     config?: ToolRunnableConfig,
-  ): Promise<string> {
+  ): Promise<string | ToolMessage> {
     const status = toolStatusText(this.#link.config, this.#toolName);
     if (status)
       this.#logger.info("tool status", {
@@ -60,7 +73,33 @@ export class McpCatalogTool extends StructuredTool<JsonObjectSchema> {
         conversation: config?.configurable?.thread_id,
       });
     const output = await this.#link.call(this.#toolName, args, config);
-    return capped(contentText(output), this.#link.config.maxResultChars);
+    const parts = mcpResultParts(output, this.#toolName);
+    const maxChars = this.#link.config.maxResultChars;
+    const files = this.#files;
+    if (parts.files.length === 0 || !files) {
+      const omitted = (part: (typeof parts.files)[number]) => `[${part.name}: files are off here, omitted]`;
+      return capped(placed(parts.text, parts.files, omitted), maxChars);
+    }
+    // Images and resources become files the answer carries; the model reads a line for each.
+    const key = conversationOfTool(config);
+    const kept: OutboundFile[] = [];
+    const lines = new Map<string, string>();
+    for (const part of parts.files) {
+      const result = await keepToolFile(files, key, part);
+      if (result.kind === "kept") {
+        kept.push(result.file);
+        lines.set(part.placeholder, fileResultLine(result.file));
+      } else
+        lines.set(
+          part.placeholder,
+          `[${result.name} is over the ${formatBytes(files.maxBytes)} limit: not kept]`,
+        );
+    }
+    const text = capped(
+      placed(parts.text, parts.files, (part) => lines.get(part.placeholder) ?? ""),
+      maxChars,
+    );
+    return toolResultWithFiles(config, this.name, text, kept);
   }
 
   #listed() {
@@ -68,19 +107,13 @@ export class McpCatalogTool extends StructuredTool<JsonObjectSchema> {
   }
 }
 
-/** MCP results are text, or content blocks (text, images, resources): the model gets their text. */
-function contentText(output: unknown): string {
-  if (typeof output === "string") return output;
-  if (!Array.isArray(output)) return JSON.stringify(output);
-  return output
-    .map((block: unknown) => {
-      if (typeof block === "string") return block;
-      if (block && typeof block === "object" && "text" in block && typeof block.text === "string")
-        return block.text;
-      const type = block && typeof block === "object" && "type" in block ? String(block.type) : "content";
-      return `[${type} omitted]`;
-    })
-    .join("\n");
+/** The result's text with each file's placeholder replaced by what became of it. */
+function placed<T extends { placeholder: string }>(
+  text: string,
+  files: readonly T[],
+  line: (file: T) => string,
+) {
+  return files.reduce((result, file) => result.replace(file.placeholder, line(file)), text);
 }
 
 function capped(text: string, maxChars: number): string {

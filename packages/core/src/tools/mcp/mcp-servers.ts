@@ -1,3 +1,4 @@
+import type { ToolFiles } from "../../attachments/tool-files.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { systemClock } from "../../runtime/clock.ts";
 import { type Logger, silentLogger } from "../../runtime/logger.ts";
@@ -21,6 +22,8 @@ export interface McpServersOptions {
   readonly clientVersion?: string;
   /** Replaces the SDK connection (which is loaded lazily otherwise). */
   readonly connect?: ConnectMcpSession;
+  /** Where images and resources that tools return are kept (absent: files are off, only named). */
+  readonly files?: ToolFiles;
 }
 
 /**
@@ -31,12 +34,18 @@ export interface McpServersOptions {
 export class McpServers implements ToolSource {
   readonly #links: readonly McpServerLink[];
   readonly #logger: Logger;
+  readonly #files: ToolFiles | undefined;
   /** One object per catalog name for the life of the process (agents hold on to them). */
   readonly #tools = new Map<string, McpCatalogTool>();
   readonly #listeners = new Set<(states: readonly McpServerState[]) => void>();
 
-  private constructor(links: (onChange: () => void) => McpServerLink[], logger: Logger) {
+  private constructor(
+    links: (onChange: () => void) => McpServerLink[],
+    logger: Logger,
+    files: ToolFiles | undefined,
+  ) {
     this.#logger = logger;
+    this.#files = files;
     this.#links = links(() => {
       const states = this.states();
       for (const listener of this.#listeners) listener(states);
@@ -71,6 +80,7 @@ export class McpServers implements ToolSource {
             )
           : [],
       logger,
+      options.files,
     );
     await Promise.all(servers.#links.map((link) => link.connect()));
     return servers;
@@ -113,7 +123,7 @@ export class McpServers implements ToolSource {
     const name = catalogToolName(link.config.name, toolName);
     let found = this.#tools.get(name);
     if (!found) {
-      found = new McpCatalogTool(name, link, toolName, this.#logger);
+      found = new McpCatalogTool(name, link, toolName, this.#logger, this.#files);
       this.#tools.set(name, found);
     }
     const status = toolStatusText(link.config, toolName);

@@ -89,6 +89,9 @@ export const connectMcpSession: ConnectMcpSession = async (config, options) => {
     const tools = await loadMcpTools(config.name, client, {
       throwOnLoadError: false,
       prefixToolNameWithServerName: false,
+      // Every block (embedded resources too) comes back as content: a tool's images and resources
+      // become files the answer carries (see mcpResultParts), none is dropped as an artifact.
+      outputHandling: "content",
     });
     return {
       tools,

@@ -86,7 +86,10 @@ function main() {
     });
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
-      const body = new URLSearchParams(new FormData(form));
+      // Files go as the form sends them (multipart); a text-only message as a plain form post.
+      const data = new FormData(form);
+      const files = form.querySelector("input[type=file]");
+      const body = form.enctype === "multipart/form-data" ? data : new URLSearchParams(data);
       const response = await fetch(form.action, {
         method: "POST",
         body,
@@ -94,6 +97,7 @@ function main() {
       });
       if (response.ok) {
         text.value = "";
+        if (files) files.value = "";
         text.focus();
         void refresh();
       } else if (state) {

@@ -9,6 +9,7 @@ import type { Html } from "../views/layout.ts";
 import { render } from "../views/render.ts";
 import { timelineView } from "../views/timeline.ts";
 import { transcriptView } from "../views/transcript.ts";
+import { withDownloadedFiles } from "./files.ts";
 
 /** The actions the page offers, each run as the chat command of the same effect. */
 const ACTIONS = {
@@ -31,7 +32,9 @@ async function conversationPage(c: Context, deps: ConsoleDeps): Promise<Response
   if (!validKey(key)) return c.text("404: no such conversation", 404);
   const [summary, transcript, timeline, active, memory, names] = await Promise.all([
     deps.log.summary(key),
-    deps.log.transcript(key),
+    deps.log
+      .transcript(key)
+      .then((messages) => withDownloadedFiles(deps, decodeConversationKey(key).platform, messages)),
     runTimeline(key, { requests: deps.requests, steps: deps.steps }),
     deps.team.activeAgents.get(key),
     memoryView(key, deps),

@@ -1,5 +1,6 @@
 import { html } from "hono/html";
 import type { TranscriptMessage } from "../../activity/conversation-log.ts";
+import { filesView } from "./files.ts";
 import { formatTime } from "./format.ts";
 import type { Html } from "./layout.ts";
 import { markdownHtml } from "./markdown.ts";
@@ -17,7 +18,8 @@ export function transcriptView(
     (message) => html`<li class="message ${message.role}" data-message-id="${message.id}">
     <div class="meta"><span class="who">${message.role === "bot" ? html`bot · <span class="agent">${message.agent ?? "switchboard"}</span>` : html`${message.author}`}</span>
       <time datetime="${new Date(message.at).toISOString()}">${formatTime(message.at)}</time></div>
-    ${message.role === "bot" ? html`<div class="markdown">${markdownHtml(message.text)}</div>` : html`<div class="text">${message.text}</div>`}
+    ${message.text === "" ? "" : message.role === "bot" ? html`<div class="markdown">${markdownHtml(message.text)}</div>` : html`<div class="text">${message.text}</div>`}
+    ${filesView(message.files)}
   </li>`,
   )}
   ${working ? html`<li class="working" role="status">${status ?? "The team is working on an answer…"}</li>` : ""}
