@@ -8,6 +8,7 @@ import { measureModelLatency } from "./model-latency.ts";
 import { measureOverhead } from "./overhead.ts";
 import { measurePromptSize } from "./prompt-size.ts";
 import { measureScaleOut } from "./scale-out.ts";
+import { measureSchedules } from "./schedules.ts";
 import { measureSlackSideBySide } from "./slack-side-by-side.ts";
 import { measureStartup } from "./startup.ts";
 import { measureSticky } from "./sticky.ts";
@@ -61,6 +62,7 @@ export const GROUPS = {
   "scale-out": { measure: measureScaleOut, limitSeconds: 480 },
   tasks: { measure: () => measureTasks({ timeBoxMs: 30_000 }), limitSeconds: 180 },
   attachments: { measure: measureAttachments, limitSeconds: 180 },
+  schedules: { measure: measureSchedules, limitSeconds: 240 },
 } satisfies Record<string, Group>;
 
 export type GroupName = keyof typeof GROUPS;

@@ -23,6 +23,14 @@ export {
   type RequestsConfig,
   requestsConfigSchema,
 } from "./runs/runs-config.ts";
+export { isTimeZone } from "./schedules/schedule-time.ts";
+export {
+  type DeclaredSchedule,
+  declaredScheduleSchema,
+  type SchedulesConfig,
+  type SchedulesConfigInput,
+  schedulesConfigSchema,
+} from "./schedules/schedules-config.ts";
 export { type StepsConfig, stepsConfigSchema } from "./steps/steps-config.ts";
 export { ACCEPTED_STORE_URLS, parseStoreUrl } from "./store/store-url.ts";
 export { type TasksConfig, tasksConfigSchema } from "./tasks/tasks-config.ts";

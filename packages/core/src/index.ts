@@ -24,6 +24,12 @@ export type { HttpConfig, RequestsConfig } from "./runs/runs-config.ts";
 export { type Clock, systemClock } from "./runtime/clock.ts";
 export { type Logger, silentLogger } from "./runtime/logger.ts";
 export { createPinoLogger } from "./runtime/pino-logger.ts";
+export {
+  type CreateSchedulesOptions,
+  createSchedules,
+  type Schedules,
+} from "./schedules/create-schedules.ts";
+export { type SchedulesConfig, schedulesConfigSchema } from "./schedules/schedules-config.ts";
 export type { StepsConfig } from "./steps/steps-config.ts";
 export { openStore } from "./store/open-store.ts";
 export type { Store } from "./store/types.ts";

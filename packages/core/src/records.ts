@@ -10,6 +10,15 @@ export { MemoryBook } from "./memory/memory-book.ts";
 export { NotAwaitingApprovalError } from "./runs/approval-decision.ts";
 export type { RequestRecord, RunRecord } from "./runs/request-record.ts";
 export { RequestTracker, UnknownRequestError } from "./runs/request-tracker.ts";
+export {
+  type FireEntry,
+  type FireOutcome,
+  SCHEDULE_STATUSES,
+  type ScheduleRecord,
+  type ScheduleStatus,
+} from "./schedules/schedule-record.ts";
+export { ScheduleStore } from "./schedules/schedule-store.ts";
+export { describeTiming, formatInZone, type Timing } from "./schedules/schedule-time.ts";
 export type { RunStep } from "./steps/run-step.ts";
 export { RunStepsLog, type RunStepsReader } from "./steps/run-steps-log.ts";
 export type { AtomicStore } from "./store/types.ts";

@@ -43,7 +43,7 @@ import { discordAttachmentDownloads, discordFileOrigins } from "./receive/attach
 import { toInboundMessage } from "./receive/inbound-message.ts";
 import { messageFacts } from "./receive/message-facts.ts";
 import { skipUnreadablePackets } from "./receive/packet-guard.ts";
-import { PLATFORM, placeOf } from "./receive/places.ts";
+import { conversationOf, PLATFORM, placeOf } from "./receive/places.ts";
 import { ChannelPoster } from "./send/channel-poster.ts";
 import { CommandAnswers } from "./send/command-answers.ts";
 import { discordFiles } from "./send/discord-files.ts";
@@ -232,6 +232,17 @@ export class DiscordAdapter implements Adapter {
     const command = await this.#answers.commandOf(prompt.id);
     if (command !== undefined) await this.#answers.edit(command, prompt.id, content, []);
     else await this.#connected().poster.edit(placeOf(prompt.conversation), prompt.id, content, []);
+  }
+
+  /**
+   * A conversation a top-level channel message started gets the bot's own posts (a schedule's) as
+   * new messages in that channel; one in a thread or a DM keeps them there.
+   */
+  placeForPosts(conversation: ConversationRef, startedBy: string | undefined) {
+    const place = placeOf(conversation);
+    if (place.kind !== "thread") return { post: conversation, channel: conversation };
+    const channel = conversationOf({ kind: "channel", guildId: place.guildId, channelId: place.channelId });
+    return { post: startedBy === place.rootId ? channel : conversation, channel };
   }
 
   async describePlace(conversation: ConversationRef): Promise<PlaceNames | undefined> {

@@ -25,7 +25,7 @@ import { type MatrixAdapterConfig, matrixAdapterConfigSchema, type ResolvedMatri
 import { obtainCredentials } from "./connect/credentials.ts";
 import { decideEncryption } from "./connect/encryption.ts";
 import type { KeyValue } from "./connect/key-value.ts";
-import { MATRIX_PLATFORM, placeOf } from "./conversation.ts";
+import { MATRIX_PLATFORM, placeOf, roomConversation } from "./conversation.ts";
 import { MatrixSendOnlyEncryptionError } from "./errors.ts";
 import { openConnection } from "./matrix-connection.ts";
 import { openSendOnlyConnection } from "./matrix-send-only.ts";
@@ -265,6 +265,19 @@ export class MatrixAdapter implements Adapter {
   #media(action: string) {
     if (!this.#connection) throw new MatrixNotStartedError(action);
     return this.#connection.media;
+  }
+
+  /**
+   * A conversation a top-level message started gets the bot's own posts (a schedule's) as new
+   * messages in its room; one started in a thread keeps them in the thread.
+   */
+  placeForPosts(conversation: ConversationRef, startedBy: string | undefined) {
+    const { roomId, threadRoot } = placeOf(conversation);
+    const room = roomConversation(roomId);
+    return {
+      post: threadRoot !== undefined && threadRoot === startedBy ? room : conversation,
+      channel: room,
+    };
   }
 
   async describePlace(conversation: ConversationRef): Promise<PlaceNames | undefined> {

@@ -31,8 +31,9 @@ import { type BoltConnection, createBoltConnection } from "./connect/bolt-connec
 import { boltLoggerFrom } from "./connect/bolt-logger.ts";
 import type { ScopeNeeds } from "./connect/scopes.ts";
 import { verifyAppToken, verifyBotToken } from "./connect/verify-credentials.ts";
-import { postTargetOf, SLACK_PLATFORM } from "./conversations.ts";
+import { directConversation, messageId, postTargetOf, SLACK_PLATFORM } from "./conversations.ts";
 import { slackChannelNames } from "./places/channel-names.ts";
+import { slackUserTimeZone } from "./places/user-time-zones.ts";
 import { registerListeners } from "./receive/bolt-listeners.ts";
 import { MessageReceiver } from "./receive/message-receiver.ts";
 import { SlackAnswerStream } from "./send/answer-stream.ts";
@@ -83,6 +84,7 @@ export class SlackAdapter implements Adapter {
   #port: number | undefined;
   #approvals: ApprovalDecider | undefined;
   readonly #channelNames: (channel: string) => Promise<string | undefined>;
+  readonly #userTimeZone: (userId: string) => Promise<string | undefined>;
 
   constructor(config: SlackAdapterConfig, deps: SlackAdapterDeps = {}) {
     this.#config = slackAdapterConfigSchema.parse(config);
@@ -94,6 +96,7 @@ export class SlackAdapter implements Adapter {
       retryConfig: RETRY,
     });
     this.#channelNames = slackChannelNames(this.#client, this.#logger);
+    this.#userTimeZone = slackUserTimeZone(this.#client, this.#logger);
     this.#responseUrls = new ResponseUrls(deps.store?.namespace<string>("slack"));
     this.#poster = new SlackPoster({
       client: this.#client,
@@ -114,6 +117,23 @@ export class SlackAdapter implements Adapter {
   async describePlace(conversation: ConversationRef): Promise<PlaceNames | undefined> {
     const room = await this.#channelNames(postTargetOf(conversation).channel);
     return room === undefined ? undefined : { room };
+  }
+
+  /** The person's time zone from their Slack profile (`users.info`; needs `users:read`). */
+  userTimeZone(userId: string): Promise<string | undefined> {
+    return this.#userTimeZone(userId);
+  }
+
+  /**
+   * A thread a top-level message started (in a channel or a DM) gets the bot's own posts as new
+   * messages in that channel or DM; a thread someone replied into keeps them in the thread.
+   */
+  placeForPosts(conversation: ConversationRef, startedBy: string | undefined) {
+    const target = postTargetOf(conversation);
+    const [team = ""] = conversation.path;
+    const channel = target.kind === "top-level" ? conversation : directConversation(team, target.channel);
+    const topLevel = target.kind === "thread" && startedBy === messageId(target.channel, target.threadTs);
+    return { post: topLevel ? channel : conversation, channel };
   }
 
   /** HTTP mode, while running: the port Slack's requests go to (useful with `port: 0`). */

@@ -25,6 +25,7 @@ export {
 } from "./auth/console-token.ts";
 export { consoleRequestListener, createConsoleApp } from "./console/console-app.ts";
 export { type ConsoleDeps, type ConsoleFiles, OPERATOR } from "./console/console-deps.ts";
+export type { ScheduleAction, ScheduleSource } from "./console/schedule-source.ts";
 export { type HealthReport, type HealthSources, healthReport } from "./health/health-report.ts";
 export { PlatformActivity, type PlatformState } from "./health/platform-activity.ts";
 export { type LoggedProblem, RecentProblems } from "./health/recent-problems.ts";

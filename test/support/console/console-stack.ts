@@ -15,7 +15,7 @@ export const CONSOLE_TOKEN = "console-token-for-browser-tests";
  * the console, the web chat and the real Slack adapter against the Slack stand-in — with a
  * scripted team instead of a remote model.
  */
-export async function startConsoleStack(options: { paceMs?: number } = {}) {
+export async function startConsoleStack(options: { paceMs?: number; extraYaml?: string } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "switchboard-console-"));
   const slack = await FakeSlack.start({ transport: "socket" });
   const refunds = await startRefundEndpoint();
@@ -36,6 +36,7 @@ export async function startConsoleStack(options: { paceMs?: number } = {}) {
       "    requiresApproval: true",
       "slack:",
       `  apiUrl: ${slackConfig.apiUrl}`,
+      options.extraYaml ?? "",
       "",
     ].join("\n"),
   );

@@ -58,6 +58,7 @@ export class CrashWorld {
   readonly storeUrl: string;
   readonly #slots: Slot[];
   readonly #options: CrashWorldOptions;
+  #config: CrashWorldOptions["config"];
   readonly #redisPrefix: string | undefined;
   readonly #root: string;
 
@@ -73,6 +74,7 @@ export class CrashWorld {
     this.traffic = new SlackTraffic(init.slack.state);
     this.#slots = init.slots;
     this.#options = init.options;
+    this.#config = init.options.config;
     this.storeUrl = init.storeUrl;
     this.#redisPrefix = init.redisPrefix;
     this.#root = init.root;
@@ -102,6 +104,11 @@ export class CrashWorld {
       });
     }
     return new CrashWorld({ slack, slots, options, storeUrl, redisPrefix, root });
+  }
+
+  /** The configuration processes started from now on get (a test that needs the stand-ins' ids first). */
+  configure(config: CrashWorldOptions["config"]): void {
+    this.#config = config;
   }
 
   /** The model stub slot `index`'s process talks to. */
@@ -136,7 +143,7 @@ export class CrashWorld {
       slackApiUrl: this.slack.api.apiUrl,
       port: slot.port,
       lockTtlSeconds: this.#options.lockTtlSeconds ?? 3,
-      ...this.#options.config,
+      ...this.#config,
       ...(options.role ? { role: options.role, jobLockSeconds: this.#options.lockTtlSeconds ?? 3 } : {}),
     });
     const env = await writeCrashConfig(slot.dir, config);

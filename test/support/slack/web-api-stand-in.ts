@@ -209,6 +209,7 @@ export class WebApiStandIn {
     return {
       // Other Slack libraries look up the people they see (names for mentions); Slack answers with a profile.
       "users.info": asBot((args) => {
+        if (!(this.#options.scopes ?? ALL_SCOPES).includes("users:read")) return fail("missing_scope");
         const id = text(args.user) ?? "";
         const name = id === BOT_USER_ID ? BOT_NAME : id.toLowerCase();
         return {
@@ -219,6 +220,7 @@ export class WebApiStandIn {
             real_name: name,
             is_bot: id === BOT_USER_ID,
             profile: { display_name: name, real_name: name },
+            ...(state.timeZones.has(id) ? { tz: state.timeZones.get(id) } : {}),
           },
         };
       }),

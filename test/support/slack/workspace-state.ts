@@ -27,6 +27,7 @@ export const ALL_SCOPES = [
   "im:read",
   "files:read",
   "files:write",
+  "users:read",
 ];
 
 /** A file as Slack describes it in a message (the bytes are in `WorkspaceState.fileBytes`). */
@@ -89,6 +90,8 @@ export class WorkspaceState {
   readonly messages: StoredMessage[] = [];
   readonly ephemeral: EphemeralMessage[] = [];
   readonly statuses: StatusChange[] = [];
+  /** People's profile time zones (`users.info` tz), by user id; people not here have none. */
+  readonly timeZones = new Map<string, string>();
   /** Every Web API call, method and arguments, in order. */
   readonly calls: { method: string; args: Record<string, unknown> }[] = [];
   readonly #epoch = Math.floor(Date.now() / 1000);

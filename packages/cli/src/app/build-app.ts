@@ -28,10 +28,12 @@ import {
   HumanHandoffs,
   handoffTarget,
   humanCommands,
+  type InitiatedRunner,
   modelCallPolicy,
   openBlobStore,
   SwitchboardMetrics,
   spaceOf,
+  timezoneCommand,
   WorkQueueMetrics,
 } from "@switchboard/core/host";
 import { ActiveAgentStore } from "@switchboard/core/records";
@@ -46,6 +48,7 @@ import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
 import type { MountedConsole } from "./operator-console.ts";
 import { createPlatformAdapters, type PlatformAdapter } from "./platform-adapters.ts";
 import { openScaleOutFor, platformAdaptersForRole } from "./role.ts";
+import { AdapterDirectory, createConfiguredSchedules, createTimeAndPlace } from "./schedules.ts";
 import { createConfiguredTasks } from "./tasks.ts";
 import { createTeam, memoryModel } from "./team.ts";
 import { type OpenedTools, openTools } from "./tools.ts";
@@ -213,6 +216,27 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       logger: componentLogger(logger, "tasks"),
       ...(operatorConsole ? { observer: operatorConsole.taskObserver } : {}),
     });
+    const directory = new AdapterDirectory();
+    const timeAndPlace = createTimeAndPlace(config, {
+      store,
+      adapters: directory,
+      logger: componentLogger(logger, "team"),
+    });
+    let trackedTeam: InitiatedRunner | undefined;
+    const schedules = createConfiguredSchedules(config, {
+      store,
+      zones: timeAndPlace.zones,
+      adapters: directory,
+      tracking,
+      memory,
+      observability,
+      team: () => {
+        if (!trackedTeam) throw new Error("the team is not built yet");
+        return trackedTeam;
+      },
+      ...(operatorConsole ? { changed: () => operatorConsole.feed.publish({ topic: "schedules" }) } : {}),
+      logger: componentLogger(logger, "schedules"),
+    });
     const team = createTeam(config, {
       store,
       models,
@@ -225,6 +249,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       modelCalls,
       blobs: openedBlobs,
       tasks,
+      schedules,
+      situation: timeAndPlace.situation,
       humans,
       activeAgents,
       humansTool: config.team.humans !== undefined,
@@ -232,6 +258,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     builtTeam = team;
     memory.attach(team);
     const tracked = tracking.track(team);
+    trackedTeam = tracked;
     const responder = observability.observe(tracked);
     const cluster = scaleOut;
     const platformAdapters = await createPlatformAdapters(config, {
@@ -256,6 +283,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ...(operatorConsole ? [operatorConsole.chat] : []),
     ];
     const adapters = baseAdapters.map((adapter) => operatorConsole?.record(adapter) ?? adapter);
+    directory.set(adapters);
     const attachments = openedBlobs
       ? new AttachmentReader({
           config: config.attachments,
@@ -269,10 +297,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       store,
       adapters,
       responder,
-      continuations: humans.continuations(tasks.continuations(responder)),
+      continuations: humans.continuations(tasks.continuations(schedules.continuations(responder))),
       commands: observability.recordCommands([
         ...team.commands,
         ...tasks.commands,
+        ...schedules.commands,
+        timezoneCommand(timeAndPlace.zones),
         ...humanCommands(humans),
         ...memory.commands,
         ...tracking.commands(),
@@ -339,13 +369,17 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         if (!openedScaleOut) humans.start();
         if (openedScaleOut) tasks.useScheduler(openedScaleOut.taskSteps);
         else tasks.startDriving();
+        schedules.bind(engine);
+        await schedules.syncDeclared();
+        // One process fires schedules from its due index; a cluster fires them in one worker's round.
         if (!openedScaleOut) {
+          schedules.startDriving();
           memory.start();
           retention?.start();
         }
         await openedScaleOut?.startWorking(
           engine,
-          { tracking, memory, tasks, humans, ...(retention ? { files: retention } : {}) },
+          { tracking, memory, tasks, humans, schedules, ...(retention ? { files: retention } : {}) },
           queueMetrics,
         );
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
@@ -368,6 +402,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
                     },
                   }
                 : {}),
+              schedules,
               ...(observability.steps ? { steps: observability.steps } : {}),
               ...(observability.usage ? { usage: observability.usage } : {}),
               ...(workQueue ? { workQueue: () => workQueue.counts() } : {}),
@@ -384,6 +419,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         }
       },
       async idle() {
+        await schedules.idle();
         await engine.idle();
         // A task's ending is queued work of its thread: answered once the task ends.
         await tasks.idle();
@@ -401,6 +437,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           const stopping = openedScaleOut?.stopWorking();
           // Running task steps end first (each continues from its last step at the next start).
           await tasks.stop();
+          await schedules.stop();
           humans.stop();
           await engine.stop();
           await stopping;

@@ -9,6 +9,7 @@ import {
   type Logger,
   type Memory,
   type RequestTracking,
+  type Schedules,
   type Store,
   systemClock,
   type Tasks,
@@ -60,6 +61,8 @@ export interface ConsoleParts {
    */
   readonly steps?: RunStepsReader;
   readonly usage?: UsageBook;
+  /** Schedules, their fires and their controls, for the Schedules page. */
+  readonly schedules?: Schedules;
   /** Scale-out: the work queue's drain jobs by state, for the health page. */
   readonly workQueue?: () => Promise<WorkQueueCounts>;
   /** Files in transcripts and the chat's uploads; absent when attachments are off. */
@@ -152,6 +155,7 @@ export class OperatorConsole {
           engine: () => parts.engine.health(),
           ...(parts.workQueue ? { workQueue: parts.workQueue } : {}),
         }),
+      ...(parts.schedules ? { schedules: scheduleSource(parts.schedules) } : {}),
       ...(parts.tasks ? { tasks: taskSource(parts.tasks) } : {}),
       ...(parts.humans
         ? {
@@ -221,5 +225,15 @@ function taskSource(tasks: Tasks) {
       );
       return result.sentence;
     },
+  };
+}
+
+/** The Schedules page's view of the process's schedules: the console acts as an admin. */
+function scheduleSource(schedules: Schedules) {
+  return {
+    newest: (limit: number) => schedules.store.newest(limit),
+    fires: (id: string, limit: number) => schedules.store.fires(id, limit),
+    control: async (id: string, action: "pause" | "resume" | "cancel", by: string) =>
+      (await schedules.controls.control(id, action, { id: by, admin: true })).sentence,
   };
 }

@@ -97,6 +97,8 @@ describeWithRedis("sweepers in a cluster", () => {
     expect(await schedulesOf("requests")).toEqual([["requests", 7_000]]);
     // A quarter of the idle time, at most a minute.
     expect(await schedulesOf("memory")).toEqual([["memory", 60_000]]);
+    // Due schedules are fired once per cluster, every `schedules.pollSeconds`.
+    expect(await schedulesOf("schedules")).toEqual([["schedules", 1_000]]);
   });
 
   it("run in no ingress at all", async () => {

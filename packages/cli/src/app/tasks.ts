@@ -14,7 +14,13 @@ import {
   type Tasks,
   type Team,
 } from "@switchboard/core";
-import { type ModelCallPolicy, SUPERVISOR, TaskMetrics, type TaskObserver } from "@switchboard/core/host";
+import {
+  type ModelCallPolicy,
+  replyTargetOf,
+  SUPERVISOR,
+  TaskMetrics,
+  type TaskObserver,
+} from "@switchboard/core/host";
 import type { SwitchboardConfig } from "../config/schema.ts";
 import type { OpenedCheckpointer } from "./checkpointer.ts";
 import type { ModelCatalog } from "./model-catalog.ts";
@@ -66,7 +72,7 @@ export function createConfiguredTasks(config: SwitchboardConfig, deps: TasksDeps
       async originOf(requestId) {
         const request = await tracking.tracker.get(requestId);
         return request
-          ? { messageId: request.origin.messageId, authorId: request.origin.authorId }
+          ? { messageId: replyTargetOf(request.origin) ?? "", authorId: request.origin.authorId }
           : undefined;
       },
       async addRun(requestId, run) {

@@ -8,6 +8,7 @@ import {
   type Memory,
   type Observability,
   type RequestTracking,
+  type Schedules,
   type Store,
   type Tasks,
   Team,
@@ -21,6 +22,7 @@ import {
   handToHumanTool,
   type ModelCallPolicy,
   readBlob,
+  type Situation,
 } from "@switchboard/core/host";
 import type { ActiveAgentStore } from "@switchboard/core/records";
 import type { SwitchboardConfig } from "../config/schema.ts";
@@ -41,6 +43,9 @@ export interface TeamDeps {
   /** Where files are kept; absent when attachments are off. */
   readonly blobs: BlobStore | undefined;
   readonly tasks: Tasks;
+  readonly schedules: Schedules;
+  /** The date, time and place every agent's prompt ends with. */
+  readonly situation: Situation;
   readonly humans: HumanHandoffs;
   readonly activeAgents: ActiveAgentStore;
   /** Whether agents get `hand_to_human` (`team.humans` is configured). */
@@ -51,6 +56,7 @@ export interface TeamDeps {
 const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
   find_tools: "is looking for a tool that fits…",
   start_task: "is starting a background task…",
+  schedule: "is setting up a schedule…",
   hand_to_human: "is asking a person to take over…",
   search_memory: "is searching earlier conversations…",
   create_file: "is writing a file…",
@@ -60,6 +66,7 @@ const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
 export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
   const { store, models, logger, checkpointer, tools, memory, tracking, observability, modelCalls, tasks } =
     deps;
+  const { schedules, situation } = deps;
   const { blobs } = deps;
   const handToHuman = deps.humansTool ? [handToHumanTool(deps.humans)] : [];
   const textOnly = new Set(config.attachments.textOnlyModels);
@@ -78,9 +85,10 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
       ...memory.tools,
       ...(blobs ? { [CREATE_FILE]: createFileTool(blobs, { maxBytes: config.attachments.maxBytes }) } : {}),
     },
-    builtInTools: (agent) => [...tasks.toolsFor(agent), ...handToHuman],
+    builtInTools: (agent) => [...tasks.toolsFor(agent), ...schedules.toolsFor(agent), ...handToHuman],
     activeAgents: deps.activeAgents,
     contextFor: memory.contextFor,
+    situationFor: (key, userId, now) => situation.lineFor(key, userId, now),
     attachedTools: (key, agent) => catalog.attachedTools(key, agent),
     needsApproval: (name) => catalog.needsApproval(name),
     // Built-in tools say what they do; configured ones may give a `status` text.
@@ -88,6 +96,7 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
     statusLines: async (key, viewer) => [
       ...(await tracking.statusLines(key)),
       ...(await tasks.statusLines(key)),
+      ...(await schedules.statusLines(key)),
       ...(await givenUp.statusLines(key)),
       ...tools.statusLinesFor(viewer),
     ],

@@ -9,6 +9,7 @@ import {
   DEFAULT_ENGINE_SETTINGS,
   httpConfigSchema,
   httpToolConfigSchema,
+  isTimeZone,
   limitsConfigSchema,
   ModelConfigError,
   mcpConfigSchema,
@@ -18,6 +19,7 @@ import {
   parseModelString,
   requestsConfigSchema,
   routingConfigSchema,
+  schedulesConfigSchema,
   stepsConfigSchema,
   tasksConfigSchema,
   teamConfigSchema,
@@ -146,6 +148,20 @@ const scaleOutSection = z.strictObject({
     ),
 });
 
+const defaultsSection = z.strictObject({
+  timeZone: z
+    .string()
+    .trim()
+    .default("UTC")
+    .refine((zone) => isTimeZone(zone), {
+      error: (issue) =>
+        `expected an IANA time zone such as Europe/Berlin or America/New_York, got ${describeValue(issue.input)}`,
+    })
+    .describe(
+      "The time zone of people whose platform profile names none and who set none with `/timezone`; also of declared schedules that name none.",
+    ),
+});
+
 /** Every top-level key. A feature adds its section here (one line) and reads it in app/build-app.ts. */
 export const CONFIG_SECTIONS = {
   model: modelSection
@@ -208,6 +224,14 @@ export const CONFIG_SECTIONS = {
   tasks: tasksConfigSchema
     .prefault({})
     .describe("Background tasks agents start (`start_task`), steered with /tasks and /task."),
+  schedules: schedulesConfigSchema
+    .prefault({})
+    .describe(
+      "Reminders and recurring runs: the `schedule` tool agents use, /schedules and /schedule, and the operator's declared schedules.",
+    ),
+  defaults: defaultsSection
+    .prefault({})
+    .describe("Fallbacks for what people have not said: their time zone."),
   steps: stepsConfigSchema
     .prefault({})
     .describe("The run-steps log: what every run did, kept `retentionDays`."),

@@ -156,6 +156,7 @@ describeWithRedis("the sweepers as cluster rounds", () => {
             healthRound: async () => ({ announced: 0, stuck: 0, expired: 0, reported: 0, deleted: 0 }),
           },
           files: countingFiles,
+          schedules: { pollMs: 60_000, fireRound: async () => ({ fired: 0, skipped: 0, deleted: 0 }) },
         },
         100,
       ),

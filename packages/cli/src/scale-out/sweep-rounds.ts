@@ -1,4 +1,4 @@
-import type { Memory, RequestTracking, Tasks } from "@switchboard/core";
+import type { Memory, RequestTracking, Schedules, Tasks } from "@switchboard/core";
 import type { BlobRetention, HumanHandoffs } from "@switchboard/core/host";
 import type { ClusterSweep } from "./cluster-sweeps.ts";
 import type { DrainTarget } from "./drain-worker.ts";
@@ -11,6 +11,8 @@ export interface ProcessSweepers {
   readonly memory: Pick<Memory, "sweep" | "sweepIntervalMs">;
   /** Background tasks: due ones announced, stuck ones failed, long pauses expired, endings queued. */
   readonly tasks: Pick<Tasks, "healthRound" | "healthIntervalMs">;
+  /** Schedules: due fires queued into their threads (each once: the continuation's id), retention. */
+  readonly schedules: Pick<Schedules, "fireRound" | "pollMs">;
   /** Threads a person had for too long, handed back to the bot. */
   readonly humans: Pick<HumanHandoffs, "sweep" | "sweepIntervalMs">;
   /** Files past `attachments.retainDays` (absent when attachments are off). */
@@ -48,6 +50,13 @@ export function clusterSweepsOf(
       name: "humans",
       everyMs: sweepers.humans.sweepIntervalMs,
       round: async () => ({ released: await sweepers.humans.sweep() }),
+    },
+    {
+      // Once per cluster (the sweep queue's global concurrency of 1), every `schedules.pollSeconds`;
+      // a fire queued twice anyway (a round re-run after its worker died) is dropped by its id.
+      name: "schedules",
+      everyMs: sweepers.schedules.pollMs,
+      round: async () => ({ ...(await sweepers.schedules.fireRound()) }),
     },
     {
       name: "memory",

@@ -149,6 +149,22 @@ export interface Adapter {
    * platform does not say (no permission, not cached). At most one platform call; callers cache.
    */
   describePlace?(conversation: ConversationRef): Promise<PlaceNames | undefined>;
+  /**
+   * The person's time zone from their platform profile (Slack's `users.info` tz), as an IANA name;
+   * undefined when the platform keeps none. Callers cache it per person.
+   */
+  userTimeZone?(userId: string): Promise<string | undefined>;
+  /**
+   * Where posts the bot makes on its own (a schedule's) go for a conversation made by `startedBy`:
+   * the conversation itself, or — when `startedBy` is the top-level message that started it — the
+   * channel or room it is in, as a new message there. `channel` names that channel or room as a
+   * conversation of its own (a digest reads the conversations under it). Absent: both are the
+   * conversation itself.
+   */
+  placeForPosts?(
+    conversation: ConversationRef,
+    startedBy: string | undefined,
+  ): { readonly post: ConversationRef; readonly channel: ConversationRef };
   /** Show (or stop showing) that the bot is working in this conversation. */
   setTyping?(conversation: ConversationRef, active: boolean): Promise<void>;
   /** Downloads the files people send; absent: attachments on this platform are never read. */

@@ -48,6 +48,14 @@ class FullAdapter extends RecordingAdapter {
     this.calls.push("describePlace");
     return undefined;
   }
+  async userTimeZone() {
+    this.calls.push("userTimeZone");
+    return "Europe/Berlin";
+  }
+  placeForPosts(conversation: { platform: string; path: readonly string[] }) {
+    this.calls.push("placeForPosts");
+    return { post: conversation, channel: conversation };
+  }
 }
 
 const conversation = { platform: "matrix", path: ["!room"] };
@@ -78,6 +86,8 @@ describe("delegateTo", () => {
     await delegate.showDecision?.(posted, "text", { approved: true, by: "alice" });
     await delegate.showProgress?.(conversation, "working");
     await delegate.describePlace?.(conversation);
+    expect(await delegate.userTimeZone?.("@alice:hs")).toBe("Europe/Berlin");
+    delegate.placeForPosts?.(conversation, undefined);
     await delegate.setTyping?.(conversation, true);
     await delegate.post({ conversation, text: "hello" });
     expect(inner.calls).toEqual([
@@ -91,6 +101,8 @@ describe("delegateTo", () => {
       "showDecision",
       "showProgress",
       "describePlace",
+      "userTimeZone",
+      "placeForPosts",
     ]);
     expect(inner.typing).toEqual([{ conversation, active: true }]);
     expect(inner.posts.map((post) => post.text)).toEqual(["hello"]);
@@ -99,7 +111,16 @@ describe("delegateTo", () => {
   it("offers an optional ability only when the wrapped adapter has it", () => {
     const delegate = delegateTo(new RecordingAdapter());
     expect(delegate.commandPrefix).toBeUndefined();
-    for (const ability of ["check", "edit", "findPosted", "startSendOnly", "showDecision", "describePlace"])
+    for (const ability of [
+      "check",
+      "edit",
+      "findPosted",
+      "startSendOnly",
+      "showDecision",
+      "describePlace",
+      "userTimeZone",
+      "placeForPosts",
+    ])
       expect(ability in delegate, ability).toBe(false);
   });
 });

@@ -8,7 +8,7 @@ import type { Adapter } from "./adapter.ts";
  */
 export function delegateTo(inner: Adapter): Adapter {
   const { check, useCommands, useApprovals, startSendOnly, checkSendOnly, findPosted, edit } = inner;
-  const { showDecision, showProgress, describePlace, setTyping } = inner;
+  const { showDecision, showProgress, describePlace, setTyping, userTimeZone, placeForPosts } = inner;
   return {
     platform: inner.platform,
     limits: inner.limits,
@@ -34,5 +34,7 @@ export function delegateTo(inner: Adapter): Adapter {
     ...(showProgress ? { showProgress: showProgress.bind(inner) } : {}),
     ...(describePlace ? { describePlace: describePlace.bind(inner) } : {}),
     ...(setTyping ? { setTyping: setTyping.bind(inner) } : {}),
+    ...(userTimeZone ? { userTimeZone: userTimeZone.bind(inner) } : {}),
+    ...(placeForPosts ? { placeForPosts: placeForPosts.bind(inner) } : {}),
   };
 }

@@ -3,6 +3,7 @@ import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
 import type { ConversationRef } from "../conversation/ref.ts";
 import type { Delivery } from "../delivery/deliverer.ts";
+import type { DeliveryOutcome } from "../outbox/work-outbox.ts";
 import type { TurnEventListener } from "../streaming/turn-events.ts";
 
 /** One turn: the text to answer in one conversation, on behalf of the message that asked. */
@@ -77,8 +78,11 @@ export interface ContinuationWork {
   readonly signal: AbortSignal;
   /** Names this unit of queued work across attempts. */
   readonly workId: string;
-  /** Posts through the work's outbox: recorded before posting, never posted twice by a retry. */
-  readonly deliver: (delivery: Delivery) => Promise<void>;
+  /**
+   * Posts through the work's outbox: recorded before posting, never posted twice by a retry.
+   * Resolves with whether it was posted or given up after its retries (a place the bot left).
+   */
+  readonly deliver: (delivery: Delivery) => Promise<DeliveryOutcome>;
   /** As `Turn.commandPrefix`. */
   readonly commandPrefix?: string;
 }

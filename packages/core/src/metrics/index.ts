@@ -1,3 +1,4 @@
+export { ScheduleMetrics } from "./schedule-metrics.ts";
 export { SwitchboardMetrics } from "./switchboard-metrics.ts";
 export { TaskMetrics } from "./task-metrics.ts";
 export { type Leading, type WorkQueueCounts, WorkQueueMetrics } from "./work-queue-metrics.ts";

@@ -6,11 +6,13 @@
  * What it does, in order:
  * 1. If a tool result (ToolMessage) already follows the latest user message, the handoff of this
  *    turn has happened: it answers, so a turn can never bounce between agents.
- * 2. Else, if handoff tools (`transfer_to_<agent>`) are bound and the latest user message shares a
+ * 2. Else, asked for the date or time, it quotes the date line its system prompt ends with (the
+ *    answer is in its prompt: no handoff, no task).
+ * 3. Else, if handoff tools (`transfer_to_<agent>`) are bound and the latest user message shares a
  *    word with one of their descriptions, it calls the best-matching one (see offline-routing.ts).
- * 3. Else, if `start_task` is bound and the user asks for work "in the background", it starts a
+ * 4. Else, if `start_task` is bound and the user asks for work "in the background", it starts a
  *    task with the message as its instructions (so background tasks can be tried without a key).
- * 4. Else it answers with a templated, clearly marked reply that quotes the user; inside a
+ * 5. Else it answers with a templated, clearly marked reply that quotes the user; inside a
  *    background task (its system prompt says so) the reply is the task's templated result.
  *
  * The name it answers as: the `agentName` option if given, else the first line of the system
@@ -95,9 +97,12 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
     const fingerprint = fingerprintOf(messages, tools);
 
     const freshText = userText !== undefined && !toolResultThisTurn ? userText : undefined;
-    const backgroundTask = freshText !== undefined ? startTaskCall(freshText, tools, fingerprint) : undefined;
+    // Asked for the date, any agent answers from its prompt at once: no handoff, no task.
+    const today = userText !== undefined && asksForTheDate(userText) ? dateLine(messages) : undefined;
+    const backgroundTask =
+      freshText !== undefined && !today ? startTaskCall(freshText, tools, fingerprint) : undefined;
     const handoff =
-      freshText !== undefined && !backgroundTask ? pickHandoffTool(freshText, tools) : undefined;
+      freshText !== undefined && !backgroundTask && !today ? pickHandoffTool(freshText, tools) : undefined;
     const toolCalls: ToolCall[] = [];
     let content: string;
     if (backgroundTask) {
@@ -114,6 +119,8 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
       content = "";
     } else if (startedTask(messages, lastHumanIndex)) {
       content = `[offline model] ${startedTask(messages, lastHumanIndex)}`;
+    } else if (today) {
+      content = `[offline model] ${this.agentName ?? nameFromPrompt(messages)} here. ${today}`;
     } else if (inBackgroundTask(messages)) {
       content = `[offline model] ${this.agentName ?? nameFromPrompt(messages)} finished the background task "${excerpt(userText ?? "")}". A real model would have worked through it step by step with its tools; configure one in switchboard.yaml.`;
     } else {
@@ -214,6 +221,17 @@ function startedTask(messages: readonly BaseMessage[], lastHumanIndex: number): 
     .slice(lastHumanIndex + 1)
     .findLast((message) => message.type === "tool" && message.name === "start_task");
   return result?.text;
+}
+
+/** "what's the date?", "what time is it", "which day is today". */
+function asksForTheDate(text: string): boolean {
+  return /\b(what|which)\b.{0,20}\b(date|time|day)\b/i.test(text) || /\btoday'?s date\b/i.test(text);
+}
+
+/** The date line agents' prompts end with (situation/situation.ts), when there is one. */
+function dateLine(messages: readonly BaseMessage[]): string | undefined {
+  const system = messages.find((message) => message.type === "system");
+  return system?.text.split("\n").find((line) => line.startsWith("Current date and time:"));
 }
 
 /** The system prompt of a background task's step (tasks/task-prompt.ts). */

@@ -23,6 +23,11 @@ export interface WorkOutboxDeps {
   readonly onGivenUp: (conversationKey: string, reason: string) => Promise<void>;
 }
 
+/** What became of one delivery: posted, or given up after its retries (and why). */
+export type DeliveryOutcome =
+  | { readonly delivered: true }
+  | { readonly delivered: false; readonly failed: string };
+
 /**
  * What one unit of queued work says, recorded before it is posted. The n-th `deliver` of an attempt
  * is the n-th delivery of every earlier attempt of the same work (the work up to the model call is
@@ -55,8 +60,11 @@ export class WorkOutbox {
     return this.#record.answered;
   }
 
-  /** Records the delivery (first attempt) or finds it (retry), then posts whatever is not posted yet. */
-  async deliver(delivery: Delivery, options: { answer?: boolean } = {}): Promise<void> {
+  /**
+   * Records the delivery (first attempt) or finds it (retry), then posts whatever is not posted yet.
+   * Resolves with whether it is posted, or why it was given up after its retries.
+   */
+  async deliver(delivery: Delivery, options: { answer?: boolean } = {}): Promise<DeliveryOutcome> {
     const index = this.#calls++;
     if (this.#record.deliveries[index] === undefined) {
       const recorded: OutboxDelivery = {
@@ -81,6 +89,8 @@ export class WorkOutbox {
       });
     }
     await this.#send(index);
+    const failed = this.#record.deliveries[index]?.failed;
+    return failed === undefined ? { delivered: true } : { delivered: false, failed };
   }
 
   /** Posts what is left of every recorded delivery (a retry of work whose answer is recorded). */

@@ -18,7 +18,14 @@ export type RequestStatus =
   | "completed"
   | "failed"
   | "timed_out";
-export type RunTrigger = "user_message" | "tools_attached" | "approval" | "webhook" | "retry" | "task";
+export type RunTrigger =
+  | "user_message"
+  | "tools_attached"
+  | "approval"
+  | "webhook"
+  | "retry"
+  | "task"
+  | "schedule";
 export type RunStatus = "running" | "completed" | "interrupted" | "failed" | "cancelled";
 
 export interface RunRecord {
@@ -44,6 +51,11 @@ export interface RequestRecord {
     readonly conversation: ConversationRef;
     readonly messageId: string;
     readonly authorId: string;
+    /**
+     * What answers reply to when it is not the origin message: a run the bot started itself (a
+     * schedule's) has no message of its own — it replies to its thread's message, or to none (null).
+     */
+    readonly replyTo?: string | null;
   };
   readonly agent: string | null;
   readonly status: RequestStatus;
@@ -65,6 +77,16 @@ export const OPEN_STATUSES: ReadonlySet<RequestStatus> = new Set([
   "awaiting_approval",
   "awaiting_external",
 ]);
+
+/** The message answers reply to (see `origin.replyTo`); undefined: a new message. */
+export function replyTargetOf(origin: RequestRecord["origin"]): string | undefined {
+  return origin.replyTo === undefined ? origin.messageId : (origin.replyTo ?? undefined);
+}
+
+/** `{ replyTo }` for a delivery, or nothing when there is no message to reply to. */
+export function withReplyTo(replyTo: string | undefined): { replyTo?: string } {
+  return replyTo === undefined ? {} : { replyTo };
+}
 
 export const isOpen = (request: RequestRecord) => OPEN_STATUSES.has(request.status);
 

@@ -2,7 +2,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { RunScheduler } from "./continuations.ts";
 import { dueAction, type RequestTimeouts, timeoutSecondsFor } from "./request-due.ts";
-import type { RequestRecord } from "./request-record.ts";
+import { type RequestRecord, replyTargetOf, withReplyTo } from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
 
 const duration = (seconds: number) =>
@@ -116,7 +116,7 @@ export class RequestSweeper {
     await this.#options.scheduler().deliverer.deliver({
       conversation: request.origin.conversation,
       text,
-      replyTo: request.origin.messageId,
+      ...withReplyTo(replyTargetOf(request.origin)),
       recipientId: request.origin.authorId,
     });
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Delivery } from "../delivery/deliverer.ts";
+import type { ConversationRef } from "../conversation/ref.ts";
 import type {
   ContinuationHandler,
   ContinuationWork,
@@ -13,8 +13,42 @@ import type { Logger } from "../runtime/logger.ts";
 import { approvalPrompt, type RunInput } from "../team/run-outcome.ts";
 import type { Team } from "../team/team.ts";
 import { CONTINUATION, type RunScheduler } from "./continuations.ts";
-import type { RequestRecord, RunRecord, RunTrigger } from "./request-record.ts";
+import {
+  type RequestRecord,
+  type RunRecord,
+  type RunTrigger,
+  replyTargetOf,
+  withReplyTo,
+} from "./request-record.ts";
 import type { RequestTracker } from "./request-tracker.ts";
+
+/** A run the bot starts itself (see `TrackedTeam.runInitiated`). */
+export interface InitiatedRun {
+  /** The thread it runs in (its history, its lock). */
+  readonly key: string;
+  /** Where its answers go (the thread, or the channel or room it is in). */
+  readonly conversation: ConversationRef;
+  /** Names the run across attempts (`schedule:<id>:<due time>`); never a platform message id. */
+  readonly originId: string;
+  /** The message its answers reply to; absent: a new message. */
+  readonly replyTo?: string;
+  /** Whose run it is: their time zone, tools' user, usage. */
+  readonly userId: string;
+  /** The run's message (what it is, and what to do). */
+  readonly text: string;
+  /** What started it, for the request and the run-steps log (`schedule`). */
+  readonly trigger: RunTrigger;
+  /** Aborted by shutdown or a lost lock: the run stays queued and runs again. */
+  readonly signal: AbortSignal;
+  /** The command prefix that works where its answers go. */
+  readonly commandPrefix?: string;
+}
+
+/** What an initiated run answered, with the request and run it was recorded under. */
+export interface InitiatedAnswer extends TurnAnswer {
+  readonly requestId: string;
+  readonly runId: string;
+}
 
 const followUpText = (tool: string) =>
   `(${tool} attached new tools for you. Continue answering my previous request with them; do not mention this note.)`;
@@ -72,6 +106,40 @@ export class TrackedTeam implements Responder, ContinuationHandler {
       ...(turn.attachments ? { attachments: turn.attachments } : {}),
     };
     return this.#execute(request, { ...run, resumed: false }, input, turn.signal, turn.commandPrefix);
+  }
+
+  /**
+   * A run the bot starts itself in a thread (a schedule's fire): a request of its own, named by
+   * `originId`, so the same run repeated after a crash continues that request instead of opening a
+   * second. The caller delivers the answer.
+   */
+  async runInitiated(run: InitiatedRun): Promise<InitiatedAnswer> {
+    const earlier = await this.#tracker.byOrigin(run.originId);
+    const opened = earlier
+      ? { request: earlier, run: await this.#runFor(earlier, run.trigger) }
+      : await this.#tracker
+          .openWithRun(
+            {
+              conversationKey: run.key,
+              origin: {
+                conversation: run.conversation,
+                messageId: run.originId,
+                authorId: run.userId,
+                replyTo: run.replyTo ?? null,
+              },
+              agent: null,
+            },
+            run.trigger,
+          )
+          .then((fresh) => ({ request: fresh.request, run: { ...fresh.run, resumed: false } }));
+    const answer = await this.#execute(
+      opened.request,
+      opened.run,
+      { text: run.text },
+      run.signal,
+      run.commandPrefix,
+    );
+    return { ...answer, requestId: opened.request.id, runId: opened.run.runId };
   }
 
   async continue({ key, continuation, signal, deliver, commandPrefix }: ContinuationWork): Promise<void> {
@@ -233,7 +301,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
     request: RequestRecord,
     completed: boolean,
     data: Readonly<Record<string, unknown>>,
-    deliver: (delivery: Delivery) => Promise<void>,
+    deliver: ContinuationWork["deliver"],
   ): Promise<void> {
     const runId = String(data.runId);
     if (!request.runs.some((run) => run.runId === runId)) {
@@ -262,14 +330,14 @@ export class TrackedTeam implements Responder, ContinuationHandler {
   async #answer(
     request: RequestRecord,
     answer: TurnAnswer,
-    deliver: (delivery: Delivery) => Promise<void>,
+    deliver: ContinuationWork["deliver"],
   ): Promise<void> {
     if (answer.text.trim() === "" && !answer.files?.length) return;
     await deliver({
       conversation: request.origin.conversation,
       text: answer.text,
       ...(answer.files?.length ? { files: answer.files } : {}),
-      replyTo: request.origin.messageId,
+      ...withReplyTo(replyTargetOf(request.origin)),
       recipientId: request.origin.authorId,
       ...(answer.agent ? { agent: answer.agent } : {}),
       ...(answer.approval ? { approval: answer.approval } : {}),

@@ -71,6 +71,9 @@ export interface ApprovalDecision {
 
 const toolsNode = (agent: string) => `${agent}__tools`;
 
+/** Where a run's configurable carries the date, time and place line its agents' prompts end with. */
+export const SITUATION_KEY = "situation";
+
 /**
  * The team: START goes to the conversation's active agent (or the supervisor). Each agent is a
  * model node plus a tools node; a turn ends when an agent answers without calling a tool.
@@ -131,7 +134,14 @@ async function callAgent(
     throw new TeamLimitError("iterations", limitMessages.iterations(maxIterations, commandPrefixOf(config)));
   const threadId = String(config.configurable?.thread_id ?? "");
   const context = await options.contextFor(threadId);
-  const system = new SystemMessage(context ? `${agent.prompt}\n\n${context}` : agent.prompt);
+  const situation = config.configurable?.[SITUATION_KEY];
+  // The agent's prompt and memory's context first, the run's date and time last: what stays the same
+  // from run to run is the head a provider's prompt cache can hold.
+  const system = new SystemMessage(
+    [agent.prompt, context, typeof situation === "string" ? situation : undefined]
+      .filter((part) => part !== undefined && part !== "")
+      .join("\n\n"),
+  );
   const model = modelWithTools(agent, await options.attachedTools(threadId, agent.name));
   const run = journaledRun(config, options.journal);
   const replayed = run?.resumed ? run.journal.reply(run.runId, state.turn.modelCalls) : undefined;

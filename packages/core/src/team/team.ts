@@ -32,7 +32,7 @@ import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
 import { type AgentSummary, type TeamControls, teamCommands } from "./team-commands.ts";
 import { HUMAN, type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
-import { type ApprovalRequest, buildTeamGraph, type GraphAgent } from "./team-graph.ts";
+import { type ApprovalRequest, buildTeamGraph, type GraphAgent, SITUATION_KEY } from "./team-graph.ts";
 import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
 import { unknownToolReferences } from "./tool-references.ts";
 
@@ -50,6 +50,11 @@ export interface TeamOptions {
   readonly tools?: Readonly<Record<string, StructuredToolInterface>>;
   /** Extra system context per conversation (memory). */
   readonly contextFor?: (key: string) => Promise<string | undefined>;
+  /**
+   * The line every agent's prompt ends with: the asking person's date and time, the platform and
+   * place. Computed once per run (every model call of the run sees the same line).
+   */
+  readonly situationFor?: (key: string, userId: string, now: number) => Promise<string | undefined>;
   /** Who answers each conversation; shared with whatever else changes it (handing a thread to a person). */
   readonly activeAgents?: ActiveAgentStore;
   /** Tools an agent has besides those its `tools:` list names (start_task, for the agents tasks allow). */
@@ -196,6 +201,7 @@ export class Team implements Responder, TeamControls {
     timer.unref();
     const signal = AbortSignal.any([input.signal, timeout.signal]);
     const graphInput = await this.#graphInput(input, active?.agent ?? null);
+    const situation = await this.#situation(input);
     let state: Record<string, unknown>;
     try {
       if (input.runId && input.resumed) await this.#journal.load(input.runId);
@@ -208,6 +214,7 @@ export class Team implements Responder, TeamControls {
           ...(input.onEvent ? { [TURN_EVENTS_KEY]: input.onEvent } : {}),
           ...(input.resumed ? { resumed: true } : {}),
           ...(input.commandPrefix ? { [COMMAND_PREFIX_KEY]: input.commandPrefix } : {}),
+          ...(situation ? { [SITUATION_KEY]: situation } : {}),
         },
         signal,
         callbacks: this.#options.callbacksFor?.(input),
@@ -268,6 +275,16 @@ export class Team implements Responder, TeamControls {
       runId: input.runId ?? null,
       turn: FRESH_TURN,
     };
+  }
+
+  async #situation(input: RunInput): Promise<string | undefined> {
+    try {
+      return await this.#options.situationFor?.(input.key, input.userId, Date.now());
+    } catch (error) {
+      // A prompt without the date is better than no answer.
+      this.#logger.warn("could not tell the agents the date and place", { key: input.key, error });
+      return undefined;
+    }
   }
 
   async #persistActiveAgent(key: string, before: string | null, after: string | null): Promise<void> {

@@ -10,7 +10,7 @@ import type { ConversationPlace } from "../receive/places.ts";
 export function discordPlaceNames(client: Client, place: ConversationPlace): PlaceNames | undefined {
   if (place.kind === "dm") return { room: "direct message" };
   const channel = client.channels.cache.get(place.channelId);
-  const thread = client.channels.cache.get(place.rootId);
+  const thread = place.kind === "thread" ? client.channels.cache.get(place.rootId) : undefined;
   const room = channel && "name" in channel && channel.name ? `#${channel.name}` : undefined;
   const threadName = thread?.isThread() ? thread.name : undefined;
   if (room === undefined && threadName === undefined) return undefined;

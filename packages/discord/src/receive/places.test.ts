@@ -29,10 +29,13 @@ describe("conversation places", () => {
     expect(placeOf(decodeConversationKey(key))).toEqual(placeOfMessage(location, messageId));
   });
 
-  it.each([["slack:1:2:3"], ["discord:1"], ["discord:1:2"], ["discord:@dm:5:6"], ["discord:1:2:3:4"]])(
-    "refuses %s",
-    (key) => {
-      expect(() => placeOf(decodeConversationKey(key))).toThrow(NotADiscordConversationError);
-    },
-  );
+  it("a guild channel itself is the place of the bot's own posts, and round-trips", () => {
+    const ref = decodeConversationKey("discord:1:2");
+    expect(placeOf(ref)).toEqual({ kind: "channel", guildId: "1", channelId: "2" });
+    expect(encodeConversationKey(conversationOf(placeOf(ref)))).toBe("discord:1:2");
+  });
+
+  it.each([["slack:1:2:3"], ["discord:1"], ["discord:@dm:5:6"], ["discord:1:2:3:4"]])("refuses %s", (key) => {
+    expect(() => placeOf(decodeConversationKey(key))).toThrow(NotADiscordConversationError);
+  });
 });

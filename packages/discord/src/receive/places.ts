@@ -18,7 +18,8 @@ export type ChannelLocation =
 /**
  * The place a conversation lives: a DM channel, or a thread of a guild channel. `rootId` is the
  * thread's id — which for a thread started from a message is that message's id, so a mention's
- * conversation is known before its thread exists.
+ * conversation is known before its thread exists. A guild channel itself is a place too, for what
+ * the bot posts on its own there (a schedule's new messages); people's messages never map to it.
  */
 export type ConversationPlace =
   | { readonly kind: "dm"; readonly channelId: string }
@@ -27,12 +28,14 @@ export type ConversationPlace =
       readonly guildId: string;
       readonly channelId: string;
       readonly rootId: string;
-    };
+    }
+  | { readonly kind: "channel"; readonly guildId: string; readonly channelId: string };
 
 /**
  * The one owner of the Discord ↔ conversation mapping:
  * thread `discord:<guild>:<channel>:<thread>`, top-level message `discord:<guild>:<channel>:<message>`
- * (its future thread), DM `discord:@dm:<dm channel>`.
+ * (its future thread), DM `discord:@dm:<dm channel>`, a guild channel itself (the bot's own posts)
+ * `discord:<guild>:<channel>`.
  */
 export function placeOfMessage(location: ChannelLocation, messageId: string): ConversationPlace {
   switch (location.kind) {
@@ -51,9 +54,14 @@ export function placeOfMessage(location: ChannelLocation, messageId: string): Co
 }
 
 export function conversationOf(place: ConversationPlace): ConversationRef {
-  return place.kind === "dm"
-    ? { platform: PLATFORM, path: [DM_SPACE, place.channelId] }
-    : { platform: PLATFORM, path: [place.guildId, place.channelId, place.rootId] };
+  switch (place.kind) {
+    case "dm":
+      return { platform: PLATFORM, path: [DM_SPACE, place.channelId] };
+    case "channel":
+      return { platform: PLATFORM, path: [place.guildId, place.channelId] };
+    case "thread":
+      return { platform: PLATFORM, path: [place.guildId, place.channelId, place.rootId] };
+  }
 }
 
 export class NotADiscordConversationError extends Error {
@@ -69,5 +77,6 @@ export function placeOf(ref: ConversationRef): ConversationPlace {
     throw new NotADiscordConversationError(ref);
   if (space === DM_SPACE && rootId === undefined) return { kind: "dm", channelId };
   if (space !== DM_SPACE && rootId) return { kind: "thread", guildId: space, channelId, rootId };
+  if (space !== DM_SPACE && rootId === undefined) return { kind: "channel", guildId: space, channelId };
   throw new NotADiscordConversationError(ref);
 }

@@ -131,6 +131,7 @@ export class ChannelPoster {
     if (place.kind === "dm") return this.#sendable(place.channelId);
     // discord.js builds guild channels and threads only for guilds it knows.
     if (!this.#client.guilds.cache.has(place.guildId)) await this.#client.guilds.fetch(place.guildId);
+    if (place.kind === "channel") return this.#sendable(place.channelId);
     const known = await this.#knownThread(place.rootId);
     if (known) return known;
     const parent = await this.#sendable(place.channelId);

@@ -6,7 +6,7 @@ export interface ScopeNeeds {
 export interface ScopeCheck {
   /** Without these the bot cannot do its job: start-up fails. */
   readonly missingRequired: readonly string[];
-  /** Without these some features are off (private channels, the slash command, the reaction indicator): a warning. */
+  /** Without these some features are off (private channels, the slash command, time zones, the reaction indicator): a warning. */
   readonly missingRecommended: readonly string[];
 }
 
@@ -14,8 +14,9 @@ export interface ScopeCheck {
 export function neededScopes(needs: ScopeNeeds): { required: string[]; recommended: string[] } {
   const required = ["app_mentions:read", "chat:write", "channels:history"];
   if (needs.directMessages) required.push("im:history");
-  // Files people share are read with files:read; files the team makes are uploaded with files:write.
-  const recommended = ["groups:history", "commands", "files:read", "files:write"];
+  // Files people share are read with files:read; files the team makes are uploaded with files:write;
+  // users:read gives people's time zones (users.info), for the date agents see and their reminders.
+  const recommended = ["groups:history", "commands", "files:read", "files:write", "users:read"];
   if (needs.reactions) recommended.push("reactions:write");
   return { required, recommended };
 }

@@ -12,6 +12,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { requestRoutes } from "./routes/requests.ts";
+import { scheduleRoutes } from "./routes/schedules.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import { usageRoutes } from "./routes/usage.ts";
 
@@ -54,6 +55,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
   conversationRoutes(app, deps);
   conversationPageRoutes(app, deps);
   requestRoutes(app, deps);
+  scheduleRoutes(app, deps);
   taskRoutes(app, deps);
   usageRoutes(app, deps);
   healthRoutes(app, deps);

@@ -17,6 +17,7 @@ import type { WebAdapter } from "../adapter/web-adapter.ts";
 import type { HealthReport } from "../health/health-report.ts";
 import type { TimelineStepSource } from "../insight/run-timeline.ts";
 import type { UsageSource } from "../insight/usage-report.ts";
+import type { ScheduleSource } from "./schedule-source.ts";
 
 /** Everything the console reads and the few things it may do; wired once by the CLI. */
 export interface ConsoleDeps {
@@ -53,6 +54,8 @@ export interface ConsoleDeps {
   readonly tasks?: TaskSource;
   /** Files in transcripts and the chat's upload control; absent when attachments are off. */
   readonly files?: ConsoleFiles;
+  /** Schedules and their fires, and their controls (as an admin); absent: no Schedules page data. */
+  readonly schedules?: ScheduleSource;
   /** Told about a request the console failed to answer (the log). */
   readonly onError?: (error: Error, path: string) => void;
 }

@@ -9,6 +9,7 @@ const TRIGGERS: Readonly<Record<string, string>> = {
   approval: "approval",
   webhook: "webhook",
   retry: "retry",
+  schedule: "scheduled run",
 };
 
 /** Each run with its trigger, status and steps: model calls, tool calls, handoffs, errors. */
@@ -16,7 +17,7 @@ export function timelineView(runs: readonly TimelineRun[]): Html {
   if (runs.length === 0) return html`<p>No runs recorded for this conversation yet.</p>`;
   return html`<ol class="timeline" aria-label="Run timeline">
   ${runs.map(
-    ({ request, run, steps }) => html`<li class="run status-${run.status}">
+    ({ request, run, steps }) => html`<li class="run status-${run.status}" id="run-${run.runId}">
     <div class="run-head"><strong>${TRIGGERS[run.triggeredBy] ?? run.triggeredBy}</strong>
       <span class="badge">${run.status}</span>
       <span class="sub">${formatTime(run.startedAt)} · ${formatDuration(run.endedAt === undefined ? undefined : run.endedAt - run.startedAt)} · request ${request.id.slice(0, 12)}…${run.parentRunId ? ` · after ${run.parentRunId.slice(0, 12)}…` : ""}</span></div>
