@@ -407,6 +407,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
                   }
                 : {}),
               schedules,
+              pairings: access.pairings,
               ...(observability.steps ? { steps: observability.steps } : {}),
               ...(observability.usage ? { usage: observability.usage } : {}),
               ...(workQueue ? { workQueue: () => workQueue.counts() } : {}),
