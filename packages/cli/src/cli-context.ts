@@ -9,6 +9,8 @@ export interface CliContext {
   readonly stderr: NodeJS.WritableStream;
   /** SIGINT/SIGTERM; start stops cleanly when it fires. */
   readonly shutdownSignal: AbortSignal;
+  /** SIGHUP: `start` reloads its configuration when it fires. */
+  readonly onReloadSignal?: (listener: () => void) => void;
 }
 
 /** The options every command understands. */

@@ -11,6 +11,12 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+// SIGHUP reloads the configuration (start); it never ends the process, whatever runs.
+const reloadListeners: (() => void)[] = [];
+process.on("SIGHUP", () => {
+  for (const listener of reloadListeners) listener();
+});
+
 // Loaded only now, so that a signal arriving while the (large) module graph loads is handled too.
 const { runCli } = await import("./run-cli.ts");
 const { reportStrayFailures } = await import("./process/stray-failures.ts");
@@ -23,6 +29,7 @@ const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   shutdownSignal: shutdown.signal,
+  onReloadSignal: (listener) => reloadListeners.push(listener),
 });
 // Client libraries may keep sockets or timers alive after a clean close; the work is done, so leave
 // once what was written has been flushed.

@@ -39,8 +39,9 @@ import {
 import { ActiveAgentStore } from "@switchboard/core/records";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
-import type { Role } from "../config/schema.ts";
+import type { Role, SwitchboardConfig } from "../config/schema.ts";
 import { ConsoleAdapter } from "../console/console-adapter.ts";
+import { differs, sectionsNeedingRestart } from "../reload/config-diff.ts";
 import type { ScaleOut } from "../scale-out/index.ts";
 import { createConfiguredAccess } from "./access.ts";
 import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts";
@@ -96,6 +97,18 @@ export interface App {
   operatorConsole(): { url: string; token: MountedConsole["token"] } | undefined;
   /** Stops the engine (finishing or cancelling turns, releasing locks), then closes storage. */
   close(): Promise<void>;
+  /**
+   * A new configuration while running (SIGHUP, the file changed): applies what can change live —
+   * agents' prompts and descriptions, limits, access lists, declared schedules — and names what
+   * needs a restart. Queued and running work goes on.
+   */
+  reconfigure(next: SwitchboardConfig): Promise<Reconfigured>;
+}
+
+/** What a reload changed, and what it kept because only a restart can change it. */
+export interface Reconfigured {
+  readonly changed: readonly string[];
+  readonly needsRestart: readonly string[];
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
@@ -295,6 +308,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         })
       : undefined;
     const access = createConfiguredAccess(config, store);
+    // What the running process was configured with; a reload compares the new file against it.
+    let current = config;
     const engine = new Engine({
       store,
       adapters,
@@ -422,6 +437,24 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
             engineHealth: () => engine.health(),
           });
         }
+      },
+      async reconfigure(next) {
+        const team = builtTeam;
+        if (!team) throw new Error("the team is not built yet");
+        const result = team.reconfigure({ config: next.team, limits: next.limits });
+        const changed = [...result.changed];
+        const needsRestart = [...result.needsRestart];
+        if (differs(next.access, current.access) || differs(next.requests.admins, current.requests.admins)) {
+          access.gate.reconfigure(next.access, next.requests.admins);
+          changed.push("access");
+        }
+        if (differs(next.schedules.declared, current.schedules.declared)) {
+          await schedules.syncDeclared(next.schedules.declared);
+          changed.push("schedules.declared");
+        }
+        needsRestart.push(...sectionsNeedingRestart(next, current));
+        current = next;
+        return { changed, needsRestart };
       },
       async idle() {
         await schedules.idle();

@@ -8,6 +8,7 @@ import { configSecrets } from "../config/config-secrets.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { ConsoleOutput, runConsole } from "../console/console-runner.ts";
 import { createTerminalMarkdown } from "../console/terminal-markdown.ts";
+import { ConfigReloader } from "../reload/config-reloader.ts";
 import { reportStartupFailure } from "./startup-failure.ts";
 
 /**
@@ -18,6 +19,7 @@ import { reportStartupFailure } from "./startup-failure.ts";
 export async function startCommand(options: CommonOptions, context: CliContext): Promise<number> {
   const { stderr } = context;
   let app: App;
+  let reloader: ConfigReloader | undefined;
   const output = new ConsoleOutput(context.stdout, stderr);
   try {
     const loaded = await loadConfig({
@@ -57,13 +59,32 @@ export async function startCommand(options: CommonOptions, context: CliContext):
     const agents = app.team.agents().map((agent) => agent.name);
     stderr.write(`agents: ${agents.join(", ")}\n`);
     await startEngine(app);
+    // SIGHUP or an edit of the file: what can change live changes; the rest waits for a restart.
+    const started = app;
+    const loadOptions = {
+      path: options.config,
+      cwd: context.cwd,
+      env: context.env,
+      ...(options.role === undefined ? {} : { role: options.role }),
+    };
+    const live = new ConfigReloader({
+      load: () => loadConfig(loadOptions),
+      reconfigure: (next) => started.reconfigure(next),
+      logger,
+    });
+    reloader = live;
+    if (loaded.fileExists) live.watch(loaded.filePath);
+    context.onReloadSignal?.(() => void live.reload("SIGHUP"));
     const operatorConsole = app.operatorConsole();
     if (operatorConsole) stderr.write(`${describeConsole(operatorConsole)}\n`);
   } catch (error) {
     return reportStartupFailure(error, stderr);
   }
 
-  const shutdown = () => app.close();
+  const shutdown = async () => {
+    await reloader?.close();
+    await app.close();
+  };
   if (!app.console) {
     stderr.write(`${runningLine(app.role, app.platforms)}\n`);
     await new Promise<void>((resolve) => {

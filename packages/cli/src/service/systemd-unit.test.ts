@@ -24,6 +24,8 @@ describe("renderSystemdUnit", () => {
     expect(settingOf(unit, "WorkingDirectory")).toBe("/srv/switchboard");
     expect(settingOf(unit, "EnvironmentFile")).toBe("/etc/switchboard/switchboard.env");
     expect(settingOf(unit, "ExecStart")).toBe("/usr/bin/node /opt/switchboard/main.js start");
+    // `systemctl reload` sends SIGHUP: start reloads switchboard.yaml.
+    expect(settingOf(unit, "ExecReload")).toBe("/bin/kill -HUP $MAINPID");
     expect(settingOf(unit, "Restart")).toBe("on-failure");
     expect(settingOf(unit, "WantedBy")).toBe("multi-user.target");
   });

@@ -46,6 +46,7 @@ User=${input.user}
 WorkingDirectory=${escapeSpecifiers(input.workingDirectory)}
 EnvironmentFile=${escapeSpecifiers(input.environmentFile)}
 ExecStart=${input.command.map(quoteArgument).join(" ")}
+ExecReload=/bin/kill -HUP $MAINPID
 # SIGTERM stops cleanly (turns cancelled, locks released); past one lock TTL the locks have expired anyway.
 KillSignal=SIGTERM
 TimeoutStopSec=${input.lockTtlSeconds}s

@@ -37,12 +37,18 @@ const PLATFORMS_WITH_POLICY = new Set(["slack", "discord", "matrix"]);
  * policy section (the operator's own console, custom adapters) are always let in.
  */
 export class AccessGate {
-  readonly #options: AccessGateOptions;
-  readonly #admins: ReadonlySet<string>;
+  #options: AccessGateOptions;
+  #admins: ReadonlySet<string>;
 
   constructor(options: AccessGateOptions) {
     this.#options = options;
     this.#admins = new Set(options.admins);
+  }
+
+  /** New lists and modes (a configuration reload): the next message is judged by them. */
+  reconfigure(config: AccessConfig, admins: readonly string[]): void {
+    this.#options = { ...this.#options, config, admins };
+    this.#admins = new Set(admins);
   }
 
   policyFor(platform: string): PlatformAccess | undefined {

@@ -20,7 +20,7 @@ import type { ScheduleRecord } from "./schedule-record.ts";
 import { type InitiatedRunner, ScheduleRuns } from "./schedule-runs.ts";
 import { ScheduleStore } from "./schedule-store.ts";
 import { scheduleLine } from "./schedule-texts.ts";
-import type { SchedulesConfig } from "./schedules-config.ts";
+import type { DeclaredSchedule, SchedulesConfig } from "./schedules-config.ts";
 
 export interface CreateSchedulesOptions {
   readonly store: Store;
@@ -60,8 +60,11 @@ export interface Schedules {
   statusLines(key: string): Promise<string[]>;
   /** Connects to the engine that queues fires into home threads. */
   bind(queue: FireQueue): void;
-  /** Brings the declared schedules (switchboard.yaml) into the store; every process, at start. */
-  syncDeclared(): Promise<void>;
+  /**
+   * Brings the declared schedules (switchboard.yaml) into the store; every process, at start, and
+   * again with the new list when the configuration is reloaded.
+   */
+  syncDeclared(declared?: readonly DeclaredSchedule[]): Promise<void>;
   /** Role `all`: fires due schedules from this process (the due index, polled, no timer a restart forgets). */
   startDriving(): void;
   /** A cluster: one round of firing (and retention), run once per cluster every `pollMs`. */
@@ -151,10 +154,10 @@ export function createSchedules(options: CreateSchedulesOptions): Schedules {
     bind(target) {
       queue = target;
     },
-    syncDeclared: () =>
+    syncDeclared: (declared = config.declared) =>
       syncDeclaredSchedules({
         store,
-        declared: config.declared,
+        declared,
         defaultTimeZone: options.defaultTimeZone,
         placeFor: options.placeFor,
         clock,

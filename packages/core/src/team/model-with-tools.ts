@@ -25,3 +25,8 @@ export function modelWithTools(
   if (attached.length === 0) boundModels.set(agent, bound);
   return bound;
 }
+
+/** Drops an agent's bound model, so the next call binds its tools again (a tool's description changed). */
+export function forgetBoundModel(agent: ToolCallingAgent): void {
+  boundModels.delete(agent);
+}

@@ -24,9 +24,10 @@ import { DEFAULT_MODEL_CALL_POLICY, type ModelCallPolicy } from "../models/spec.
 import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import { ActiveAgentStore } from "./active-agents.ts";
-import { createHandoffTool, handoffToolName } from "./handoff.ts";
+import { createHandoffTool, handoffDescription, handoffToolName } from "./handoff.ts";
 import { estimateTokens, textOf } from "./history.ts";
 import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
+import { forgetBoundModel } from "./model-with-tools.ts";
 import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
@@ -88,12 +89,22 @@ export class Team implements Responder, TeamControls {
   readonly activeAgents: ActiveAgentStore;
   readonly commands: readonly Command[];
   readonly #options: TeamOptions;
+  /** The team's configuration now: prompts and descriptions change with `reconfigure`. */
+  #config: TeamConfig;
+  /** One object for the graph's whole life: `reconfigure` changes its fields in place. */
+  readonly #limits: { -readonly [K in keyof LimitsConfig]: LimitsConfig[K] };
+  /** The graph's agents by name; their prompts change in place. */
+  readonly #liveAgents = new Map<string, { -readonly [K in keyof GraphAgent]: GraphAgent[K] }>();
+  /** The supervisor's handoff tool per specialist; their descriptions change in place. */
+  readonly #handoffTools = new Map<string, ReturnType<typeof createHandoffTool>>();
   readonly #graph: ReturnType<typeof buildTeamGraph>;
   readonly #journal: RunJournal;
   readonly #logger: Logger;
 
   constructor(options: TeamOptions) {
     this.#options = options;
+    this.#config = options.config;
+    this.#limits = { ...options.limits };
     const [unknownTool] = unknownToolReferences(options.config, Object.keys(options.tools ?? {}));
     if (unknownTool) throw unknownTool;
     this.#logger = options.logger ?? silentLogger;
@@ -102,7 +113,7 @@ export class Team implements Responder, TeamControls {
     this.#graph = buildTeamGraph({
       journal: this.#journal,
       agents: this.#graphAgents(),
-      limits: options.limits,
+      limits: this.#limits,
       checkpointer: options.checkpointer,
       contextFor: options.contextFor ?? (async () => undefined),
       attachedTools: options.attachedTools ?? (async () => []),
@@ -131,7 +142,8 @@ export class Team implements Responder, TeamControls {
   }
 
   agents(): AgentSummary[] {
-    const { config, describeModel } = this.#options;
+    const { describeModel } = this.#options;
+    const config = this.#config;
     return [
       {
         name: SUPERVISOR,
@@ -172,8 +184,8 @@ export class Team implements Responder, TeamControls {
     const images = this.#options.images;
     if (!images) return false;
     const active = this.sticky ? (await this.activeAgents.get(key))?.agent : undefined;
-    const agent = this.#options.config.specialists.find((specialist) => specialist.name === active);
-    return images.acceptsImages(agent ? agent.model : this.#options.config.supervisor.model);
+    const agent = this.#config.specialists.find((specialist) => specialist.name === active);
+    return images.acceptsImages(agent ? agent.model : this.#config.supervisor.model);
   }
 
   /**
@@ -190,7 +202,7 @@ export class Team implements Responder, TeamControls {
       return { kind: "with-person", agent: HUMAN };
     }
     const active = this.sticky ? holder : undefined;
-    const wallSeconds = this.#options.limits.wallTimeSeconds;
+    const wallSeconds = this.#limits.wallTimeSeconds;
     // Not AbortSignal.timeout: its timer, and the signals listening to it, would outlive the run
     // by the whole wall time (kilobytes per turn held for minutes); this one is cleared below.
     const timeout = new AbortController();
@@ -218,7 +230,7 @@ export class Team implements Responder, TeamControls {
         },
         signal,
         callbacks: this.#options.callbacksFor?.(input),
-        recursionLimit: this.#options.limits.maxIterations * 3 + 10,
+        recursionLimit: this.#limits.maxIterations * 3 + 10,
         // One checkpoint per run, written when it ends (answered, interrupted or failed), instead of
         // one per step: a turn is re-run whole from its queued message after a crash, and each
         // step's checkpoint re-serialized the whole history (and cost a store round trip). What must
@@ -348,16 +360,77 @@ export class Team implements Responder, TeamControls {
     await this.#graph.updateState({ configurable: { thread_id: key } }, update);
   }
 
+  /**
+   * Applies a new team configuration and limits while the team runs (a configuration reload):
+   * agents' prompts, specialists' descriptions and the limits change for every model call from now
+   * on, a running turn included. Which agents there are, their models and their tools are part of
+   * the compiled graph: when those differ, they stay as they are and are named in `needsRestart`.
+   */
+  reconfigure(next: { config: TeamConfig; limits: LimitsConfig }): {
+    readonly changed: string[];
+    readonly needsRestart: string[];
+  } {
+    const changed: string[] = [];
+    const needsRestart: string[] = [];
+    const specOf = (config: TeamConfig, name: string) =>
+      name === SUPERVISOR
+        ? { ...config.supervisor, description: "" }
+        : config.specialists.find((specialist) => specialist.name === name);
+    const nextNames = [SUPERVISOR, ...next.config.specialists.map((s) => s.name)];
+    const nowNames = [SUPERVISOR, ...this.#config.specialists.map((s) => s.name)];
+    if (nextNames.join("\n") !== nowNames.join("\n")) needsRestart.push("team: which agents there are");
+    for (const name of nowNames) {
+      const was = specOf(this.#config, name);
+      const will = specOf(next.config, name);
+      const live = this.#liveAgents.get(name);
+      if (!was || !will || !live) continue;
+      if (was.model !== will.model) needsRestart.push(`team: ${name}'s model`);
+      if (JSON.stringify(was.tools) !== JSON.stringify(will.tools))
+        needsRestart.push(`team: ${name}'s tools`);
+      if (was.prompt !== will.prompt) {
+        live.prompt = withName(name, will.prompt);
+        changed.push(`team: ${name}'s prompt`);
+      }
+      const handoff = this.#handoffTools.get(name);
+      if (handoff && was.description !== will.description) {
+        handoff.description = handoffDescription(name, will.description);
+        const supervisor = this.#liveAgents.get(SUPERVISOR);
+        if (supervisor) forgetBoundModel(supervisor);
+        changed.push(`team: ${name}'s description`);
+      }
+    }
+    const limitsChanged = (Object.keys(next.limits) as (keyof LimitsConfig)[]).filter(
+      (key) => next.limits[key] !== this.#limits[key],
+    );
+    Object.assign(this.#limits, next.limits);
+    changed.push(...limitsChanged.map((key) => `limits.${key}`));
+    // What /agents shows follows what the agents now are told; the kept parts stay as they run.
+    this.#config = {
+      ...this.#config,
+      supervisor: { ...this.#config.supervisor, prompt: next.config.supervisor.prompt },
+      specialists: this.#config.specialists.map((specialist) => {
+        const will = next.config.specialists.find((one) => one.name === specialist.name);
+        return will ? { ...specialist, prompt: will.prompt, description: will.description } : specialist;
+      }),
+    };
+    return { changed, needsRestart };
+  }
+
   #graphAgents(): GraphAgent[] {
     const { config, modelFor } = this.#options;
     const builtIn = (agent: string) => this.#options.builtInTools?.(agent) ?? [];
+    const handoffs = config.specialists.map((s) => {
+      const handoff = createHandoffTool(s.name, s.description);
+      this.#handoffTools.set(s.name, handoff);
+      return handoff;
+    });
     const supervisorTools = [
-      ...config.specialists.map((s) => createHandoffTool(s.name, s.description)),
+      ...handoffs,
       ...this.#namedTools(config.supervisor.tools),
       ...builtIn(SUPERVISOR),
     ];
     const backToSupervisor = createHandoffTool(SUPERVISOR, "anything outside your speciality");
-    return [
+    const agents: GraphAgent[] = [
       {
         name: SUPERVISOR,
         prompt: withName(SUPERVISOR, config.supervisor.prompt),
@@ -373,6 +446,8 @@ export class Team implements Responder, TeamControls {
         acceptsImages: this.#acceptsImages(s.model),
       })),
     ];
+    for (const agent of agents) this.#liveAgents.set(agent.name, agent);
+    return agents;
   }
 
   #acceptsImages(model: string | undefined): boolean {
