@@ -39,7 +39,11 @@ describe("start and SIGHUP", () => {
       stderr += chunk.toString();
     });
     const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-    await waitFor("the process to start", () => stderr.includes("agents:"), 30_000);
+    await waitFor(
+      "the process to start",
+      () => stderr.includes("the configuration reloads on SIGHUP"),
+      30_000,
+    );
 
     await writeFile(file, "logFormat: json\nlimits:\n  maxIterations: -1\n");
     child.kill("SIGHUP");

@@ -75,6 +75,12 @@ export async function startCommand(options: CommonOptions, context: CliContext):
     reloader = live;
     if (loaded.fileExists) live.watch(loaded.filePath);
     context.onReloadSignal?.(() => void live.reload("SIGHUP"));
+    logger.info(
+      loaded.fileExists
+        ? "the configuration reloads on SIGHUP and when its file changes"
+        : "the configuration reloads on SIGHUP",
+      { file: loaded.source },
+    );
     const operatorConsole = app.operatorConsole();
     if (operatorConsole) stderr.write(`${describeConsole(operatorConsole)}\n`);
   } catch (error) {
