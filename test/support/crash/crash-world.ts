@@ -33,6 +33,8 @@ export type ClusterRole = "ingress" | "worker";
 
 export interface CrashWorldOptions {
   readonly store: StoreKind;
+  /** Redis: this server instead of the test run's (a test that stops and starts its own). */
+  readonly redisUrl?: string;
   /** Process slots (each its own port, model stub and folder; all on the one store). Default 1. */
   readonly slots?: number;
   /** Default 3 s: a dead process's locks expire quickly. */
@@ -87,7 +89,7 @@ export class CrashWorld {
     const redisPrefix = options.store === "redis" ? uniqueRedisPrefix("crash") : undefined;
     const storeUrl =
       redisPrefix !== undefined
-        ? `${TEST_REDIS_URL}/?prefix=${redisPrefix}`
+        ? `${options.redisUrl ?? TEST_REDIS_URL}/?prefix=${redisPrefix}`
         : `sqlite://${join(root, "switchboard.db")}`;
     const slots: Slot[] = [];
     for (let index = 0; index < (options.slots ?? 1); index++) {
@@ -163,7 +165,8 @@ export class CrashWorld {
     this.slack.api.responseGate = undefined;
     await Promise.all(this.#slots.map((slot) => slot.stub.close()));
     await this.slack.close();
-    if (this.#redisPrefix) await removeRedisKeys(this.#redisPrefix);
+    // A test's own Redis is thrown away whole by the test.
+    if (this.#redisPrefix && !this.#options.redisUrl) await removeRedisKeys(this.#redisPrefix);
     await rm(this.#root, { recursive: true, force: true });
   }
 
