@@ -25,10 +25,12 @@ export class RedisStore implements Store {
   readonly sortedSets: RedisSortedSets;
   readonly health: StoreHealth;
   readonly #client: RedisConnection;
+  readonly #epoch: StoreEpoch;
 
   private constructor(client: RedisConnection, options: RedisStoreOptions, epoch: StoreEpoch) {
     this.#client = client;
     this.health = epoch;
+    this.#epoch = epoch;
     this.description = options.description;
     this.atomic = new RedisAtomicStore(client, options.keyPrefix);
     this.sortedSets = new RedisSortedSets(client, options.keyPrefix);
@@ -70,6 +72,7 @@ export class RedisStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.#epoch.stop();
     if (this.#client.isOpen) await this.#client.close();
   }
 }
