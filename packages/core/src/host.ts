@@ -31,6 +31,7 @@ export { IdleSweeper } from "./memory/idle-sweeper.ts";
 export { SEARCH_MEMORY } from "./memory/search-tool.ts";
 export { type EncryptionCounts, EncryptionMetrics } from "./metrics/encryption-metrics.ts";
 export { ScheduleMetrics } from "./metrics/schedule-metrics.ts";
+export { StoreMetrics } from "./metrics/store-metrics.ts";
 export { SwitchboardMetrics } from "./metrics/switchboard-metrics.ts";
 export { TaskMetrics } from "./metrics/task-metrics.ts";
 export { type WorkQueueCounts, WorkQueueMetrics } from "./metrics/work-queue-metrics.ts";

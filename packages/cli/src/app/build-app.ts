@@ -32,6 +32,7 @@ import {
   modelCallPolicy,
   openBlobStore,
   SwitchboardMetrics,
+  StoreMetrics,
   spaceOf,
   timezoneCommand,
   WorkQueueMetrics,
@@ -337,6 +338,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       logger: componentLogger(logger, "engine"),
     });
     builtEngine = engine;
+    if (metrics && store.health) new StoreMetrics(metrics.registry, store.health);
     const workQueue = scaleOut?.queue;
     const queueMetrics =
       metrics && workQueue && scaleOut
