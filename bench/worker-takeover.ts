@@ -1,7 +1,7 @@
 /**
  * Worker takeover: one ingress and two workers (real `switchboard start --role …` processes on the
  * local Redis, Slack through the stand-in, a 300 ms scripted model per process, `scaleOut` and
- * `engine.lockTtlSeconds` at their defaults). 100 threads × 6 messages written as people write; at
+ * `engine.lockTtlSeconds` at their defaults). 80 threads × 4 messages written as people write; at
  * half-way one worker is SIGKILLed. `workerTakeoverMs`: from the kill until the surviving worker
  * logs the last of the dead worker's drains as stalled and takes it ("a drain stalled … another
  * worker takes it", the moment BullMQ hands the job over). The note adds when the survivor's model
@@ -25,8 +25,8 @@ import { atMost, type Figure } from "./support/figures.ts";
 import { BENCH_REDIS, deleteKeysUnder, uniqueRedisPrefix } from "./support/redis-keys.ts";
 import { round } from "./support/stats.ts";
 
-const THREADS = 100;
-const MESSAGES_PER_THREAD = 6;
+const THREADS = 80;
+const MESSAGES_PER_THREAD = 4;
 const MODEL_MS = 300;
 /** The defaults of `scaleOut.jobLockSeconds` and `engine.lockTtlSeconds`. */
 const JOB_LOCK_SECONDS = 30;

@@ -35,6 +35,8 @@ export interface CrashWorldOptions {
   readonly store: StoreKind;
   /** Redis: this server instead of the test run's (a test that stops and starts its own). */
   readonly redisUrl?: string;
+  /** SQLite: the folder the database file goes in (a test's own small file system); default a temp folder. */
+  readonly sqliteDir?: string;
   /** Process slots (each its own port, model stub and folder; all on the one store). Default 1. */
   readonly slots?: number;
   /** Default 3 s: a dead process's locks expire quickly. */
@@ -90,7 +92,7 @@ export class CrashWorld {
     const storeUrl =
       redisPrefix !== undefined
         ? `${options.redisUrl ?? TEST_REDIS_URL}/?prefix=${redisPrefix}`
-        : `sqlite://${join(root, "switchboard.db")}`;
+        : `sqlite://${join(options.sqliteDir ?? root, "switchboard.db")}`;
     const slots: Slot[] = [];
     for (let index = 0; index < (options.slots ?? 1); index++) {
       const dir = join(root, `slot-${index}`);
