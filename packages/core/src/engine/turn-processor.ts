@@ -9,7 +9,7 @@ import type { Outbox } from "../outbox/outbox.ts";
 import type { WorkOutbox } from "../outbox/work-outbox.ts";
 import { abortedByShutdown, SHUTDOWN_REASON, TurnCancelledError, userMessageOf } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { StoreFullError } from "../store/errors.ts";
+import { StoreOutageError } from "../store/errors.ts";
 import type { StreamingReply } from "../streaming/streaming-reply.ts";
 import { decodeWork, groupWork, type WorkUnit } from "./queued-work.ts";
 import type { Continuation, ContinuationHandler, Responder, Turn, TurnObserver } from "./responder.ts";
@@ -104,7 +104,7 @@ export class TurnProcessor {
         ),
       );
     } catch (error) {
-      if (error instanceof TurnCancelledError || error instanceof StoreFullError) throw error;
+      if (error instanceof TurnCancelledError || error instanceof StoreOutageError) throw error;
       this.#options.logger.error("continuation failed", {
         key,
         type: continuation.type,
@@ -144,8 +144,9 @@ export class TurnProcessor {
       );
     } catch (error) {
       // Left in the queue: the next start answers it, in the messages streamed so far.
-      // A full disk is not the turn's failure: the work stays queued and runs again once there is room.
-      if (error instanceof TurnCancelledError || error instanceof StoreFullError) {
+      // A store or checkpointer that is down or full is not the turn's failure: the work stays
+      // queued and runs again, from the last checkpoint, once it is back.
+      if (error instanceof TurnCancelledError || error instanceof StoreOutageError) {
         await live.stream?.abandon();
         throw error;
       }

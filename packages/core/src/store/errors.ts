@@ -20,11 +20,18 @@ function describeCause(cause: unknown): string {
 }
 
 /**
+ * Something a turn stands on — the store, the checkpointer — cannot be used right now (down, full).
+ * Not the turn's failure: the turn is cancelled without a word to the user, its work stays queued
+ * and runs again from the last checkpoint once the dependency is back.
+ */
+export class StoreOutageError extends Error {}
+
+/**
  * The store could not write because its disk (or SQLite's size limit) is full. Nothing of the
  * failed write is kept; intake refuses the message (the platform delivers it again) and a running
  * turn leaves its work queued, tried again once there is room.
  */
-export class StoreFullError extends Error {
+export class StoreFullError extends StoreOutageError {
   constructor(options: { cause: unknown }) {
     super(
       `the store's disk is full (${describeCause(options.cause)}): nothing new can be written until there is room; Switchboard carries on by itself once there is`,
