@@ -41,9 +41,14 @@ it("after Redis lost its data, answers nothing twice and everything sent afterwa
   const running = await startBot(matrix, store);
   bot = running;
   const answersTo = (id: string) =>
-    matrix.homeserver.eventsFrom(matrix.bot).filter((event) => relatesOf(event)["m.in_reply_to"]?.event_id === id);
+    matrix.homeserver
+      .eventsFrom(matrix.bot)
+      .filter((event) => relatesOf(event)["m.in_reply_to"]?.event_id === id);
 
-  const first = matrix.homeserver.userSends(matrix.dm, matrix.alice, { msgtype: "m.text", body: "first question" });
+  const first = matrix.homeserver.userSends(matrix.dm, matrix.alice, {
+    msgtype: "m.text",
+    body: "first question",
+  });
   await waitFor("the first answer", () => answersTo(first).length === 1 || undefined);
   const firstMessage = running.outcomes.find((entry) => entry.message.id === first)?.message;
   if (!firstMessage) throw new Error("the first message never reached the engine");
@@ -59,7 +64,10 @@ it("after Redis lost its data, answers nothing twice and everything sent afterwa
   stores.push(later);
   expect(later.health?.dataLostBefore).toBe(store.health?.dataLostBefore);
 
-  const second = matrix.homeserver.userSends(matrix.dm, matrix.alice, { msgtype: "m.text", body: "second question" });
+  const second = matrix.homeserver.userSends(matrix.dm, matrix.alice, {
+    msgtype: "m.text",
+    body: "second question",
+  });
   await waitFor("the second answer", () => answersTo(second).length === 1 || undefined, 30_000);
   await running.engine.idle();
   expect(answersTo(first)).toHaveLength(1);

@@ -48,15 +48,21 @@ it("a turn that loses Postgres mid-way runs again after it returns, from the las
   const first: Origin[] = Array.from({ length: THREADS }, (_, index) =>
     cluster.traffic.mention(`q${String(index).padStart(3, "0")}`),
   );
-  for (const origin of first) expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
+  for (const origin of first)
+    expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
   await settleAnswers(cluster.slack.state, first, shortParts, settleOptions);
 
   const followUps = first.map((origin, index) =>
     cluster.traffic.reply(`q${String(100 + index).padStart(3, "0")}`, origin.threadTs),
   );
   const requestsBefore = cluster.stub(0).requests.length;
-  for (const origin of followUps) expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
-  await waitFor("follow-up turns at the model", () => cluster.stub(0).inFlight.value >= 2 || undefined, 60_000);
+  for (const origin of followUps)
+    expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
+  await waitFor(
+    "follow-up turns at the model",
+    () => cluster.stub(0).inFlight.value >= 2 || undefined,
+    60_000,
+  );
 
   // Postgres goes away while those turns wait for the model: their checkpoint writes fail.
   await server.stop();
@@ -67,10 +73,9 @@ it("a turn that loses Postgres mid-way runs again after it returns, from the las
   const report = await settleAnswers(cluster.slack.state, origins, shortParts, settleOptions);
   const notices = report.strays.filter((stray) => stray.includes(NOTICE));
   const others = report.strays.filter((stray) => !stray.includes(NOTICE));
-  expect(
-    describeReport({ ...report, strays: others }, origins.length),
-    cluster.logs(),
-  ).toBe(exactlyOnce(origins.length));
+  expect(describeReport({ ...report, strays: others }, origins.length), cluster.logs()).toBe(
+    exactlyOnce(origins.length),
+  );
   // At most the one "still working" sentence per thread; never "something went wrong".
   expect(notices.length).toBeLessThanOrEqual(THREADS);
   expect(cluster.cli(0)?.stderr).not.toContain('"msg":"turn failed"');
@@ -80,14 +85,22 @@ it("a turn that loses Postgres mid-way runs again after it returns, from the las
   // follow-up once — nothing half-written, nothing repeated.
   const answering = cluster.stub(0).requests.slice(requestsBefore);
   followUps.forEach((origin, index) => {
-    const request = answering.filter((candidate) =>
-      candidate.body.messages.some((message) => textOf(message.content).includes(origin.token)),
-    ).at(-1);
+    const request = answering
+      .filter((candidate) =>
+        candidate.body.messages.some((message) => textOf(message.content).includes(origin.token)),
+      )
+      .at(-1);
     const userTexts = (request?.body.messages ?? [])
       .filter((message) => message.role === "user")
       .map((message) => textOf(message.content));
     const firstToken = first[index]?.token ?? "";
-    expect(userTexts.filter((text) => text.includes(firstToken)), `thread ${index}`).toHaveLength(1);
-    expect(userTexts.filter((text) => text.includes(origin.token)), `thread ${index}`).toHaveLength(1);
+    expect(
+      userTexts.filter((text) => text.includes(firstToken)),
+      `thread ${index}`,
+    ).toHaveLength(1);
+    expect(
+      userTexts.filter((text) => text.includes(origin.token)),
+      `thread ${index}`,
+    ).toHaveLength(1);
   });
 });

@@ -56,34 +56,38 @@ describe("the Redis store goes away (single process)", () => {
   it.each([
     ["5 s", 5_000],
     ["20 s", 20_000],
-  ])("an outage of %s: intake refuses meanwhile, everything is answered once afterwards", {
-    timeout: 300_000,
-  }, async (_label, outageMs) => {
-    const { world: cluster, redis: server } = await startWorld(true);
-    const before = mentions(cluster, 0, 8);
-    const acked = await cluster.traffic.deliverAll(cluster.transport(0), before, { parallel: 8 });
-    expect(acked.refused).toEqual([]);
-    await waitFor("turns running", () => cluster.stub(0).inFlight.value >= 4 || undefined, 60_000);
+  ])(
+    "an outage of %s: intake refuses meanwhile, everything is answered once afterwards",
+    {
+      timeout: 300_000,
+    },
+    async (_label, outageMs) => {
+      const { world: cluster, redis: server } = await startWorld(true);
+      const before = mentions(cluster, 0, 8);
+      const acked = await cluster.traffic.deliverAll(cluster.transport(0), before, { parallel: 8 });
+      expect(acked.refused).toEqual([]);
+      await waitFor("turns running", () => cluster.stub(0).inFlight.value >= 4 || undefined, 60_000);
 
-    await server.stop();
-    const during = mentions(cluster, 1, 4);
-    const refusedDuring = await cluster.traffic.deliverAll(cluster.transport(0), during, { parallel: 4 });
-    // Nothing sent while the store is down is acknowledged: Slack keeps it and delivers it again.
-    expect(refusedDuring.acked).toEqual([]);
-    expect(cluster.cli(0)?.stderr).toContain("the store is unavailable");
-    await pause(outageMs);
-    await server.resume();
+      await server.stop();
+      const during = mentions(cluster, 1, 4);
+      const refusedDuring = await cluster.traffic.deliverAll(cluster.transport(0), during, { parallel: 4 });
+      // Nothing sent while the store is down is acknowledged: Slack keeps it and delivers it again.
+      expect(refusedDuring.acked).toEqual([]);
+      expect(cluster.cli(0)?.stderr).toContain("the store is unavailable");
+      await pause(outageMs);
+      await server.resume();
 
-    // Slack's retries of what was refused.
-    for (const origin of during) {
-      expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
-    }
-    const after = mentions(cluster, 2, 4);
-    for (const origin of after) await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin);
+      // Slack's retries of what was refused.
+      for (const origin of during) {
+        expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
+      }
+      const after = mentions(cluster, 2, 4);
+      for (const origin of after) await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin);
 
-    const origins = [...before, ...during, ...after];
-    const report = await settleAnswers(cluster.slack.state, origins, shortParts, settleOptions);
-    expect(describeReport(report, origins.length), cluster.logs()).toBe(exactlyOnce(origins.length));
-    expect(cluster.cli(0)?.running).toBe(true);
-  });
+      const origins = [...before, ...during, ...after];
+      const report = await settleAnswers(cluster.slack.state, origins, shortParts, settleOptions);
+      expect(describeReport(report, origins.length), cluster.logs()).toBe(exactlyOnce(origins.length));
+      expect(cluster.cli(0)?.running).toBe(true);
+    },
+  );
 });

@@ -45,7 +45,8 @@ it("refuses while the disk is full, loses nothing it acknowledged, and recovers 
   const mention = (index: number) => cluster.traffic.mention(`q${String(index).padStart(3, "0")}`);
 
   const before = Array.from({ length: 4 }, (_, index) => mention(index));
-  for (const origin of before) expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
+  for (const origin of before)
+    expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
   await waitFor("turns running", () => cluster.stub(0).inFlight.value >= 2 || undefined, 60_000);
 
   // Full while those turns run: their answers cannot be written to the outbox yet.
@@ -65,9 +66,11 @@ it("refuses while the disk is full, loses nothing it acknowledged, and recovers 
 
   await disk.free();
   // Slack's retries of what was refused, then new messages.
-  for (const origin of refused) expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
+  for (const origin of refused)
+    expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
   const after = Array.from({ length: 4 }, (_, index) => mention(200 + index));
-  for (const origin of after) expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
+  for (const origin of after)
+    expect(await cluster.traffic.deliverUntilAcked(cluster.transport(0), origin)).toBe(true);
 
   const origins = [...before, ...acked, ...refused, ...after];
   const report = await settleAnswers(cluster.slack.state, origins, shortParts, settleOptions);

@@ -51,7 +51,8 @@ export class SmallFileSystem {
 
   /** Deletes the filler: the space is back. */
   async free(): Promise<void> {
-    for (let index = 1; index <= this.#filler; index++) await rm(join(this.dir, `filler-${index}`), { force: true });
+    for (let index = 1; index <= this.#filler; index++)
+      await rm(join(this.dir, `filler-${index}`), { force: true });
   }
 
   async unmount(): Promise<void> {

@@ -54,6 +54,7 @@ export type { InitiatedRunner } from "./schedules/schedule-runs.ts";
 export { Situation, situationLine } from "./situation/situation.ts";
 export { timezoneCommand } from "./situation/timezone-command.ts";
 export { UserTimeZones } from "./situation/user-time-zones.ts";
+export type { StoreHealth } from "./store/types.ts";
 export type { TaskScheduler } from "./tasks/task-driver.ts";
 export type { StepOutcome, TaskObserver } from "./tasks/task-runner.ts";
 export { handoffTarget } from "./team/handoff.ts";

@@ -13,15 +13,24 @@ import {
 } from "./takeover.ts";
 
 describe("jobLockOptions", () => {
-  it.each([1_000, 2_000, 3_000, 10_000, 30_000, 600_000])("keeps a job lock of %i ms within its bound", (jobLockMs) => {
-    const options = jobLockOptions(jobLockMs);
-    expect(options.lockDuration + options.stalledInterval).toBeLessThanOrEqual(jobTakeoverBoundMs(jobLockMs));
-    expect(options.lockDuration).toBeGreaterThanOrEqual(2 * options.stalledInterval);
-    expect(options.lockRenewTime).toBeLessThanOrEqual(options.lockDuration / 2);
-  });
+  it.each([1_000, 2_000, 3_000, 10_000, 30_000, 600_000])(
+    "keeps a job lock of %i ms within its bound",
+    (jobLockMs) => {
+      const options = jobLockOptions(jobLockMs);
+      expect(options.lockDuration + options.stalledInterval).toBeLessThanOrEqual(
+        jobTakeoverBoundMs(jobLockMs),
+      );
+      expect(options.lockDuration).toBeGreaterThanOrEqual(2 * options.stalledInterval);
+      expect(options.lockRenewTime).toBeLessThanOrEqual(options.lockDuration / 2);
+    },
+  );
 
   it("gives the defaults a 30 s bound, where BullMQ's own defaults allowed 60 s", () => {
-    expect(jobLockOptions(30_000)).toEqual({ lockDuration: 15_000, lockRenewTime: 7_500, stalledInterval: 7_500 });
+    expect(jobLockOptions(30_000)).toEqual({
+      lockDuration: 15_000,
+      lockRenewTime: 7_500,
+      stalledInterval: 7_500,
+    });
     expect(conversationTakeoverBoundMs(30_000, 30_000)).toBe(31_500);
   });
 });

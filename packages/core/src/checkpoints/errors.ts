@@ -87,7 +87,10 @@ function describeCause(cause: unknown): string {
 export class CheckpointerUnavailableError extends StoreOutageError {
   constructor(operation: string, options: { cause: unknown }) {
     const cause = options.cause instanceof Error ? options.cause.message : String(options.cause);
-    super(`the checkpointer is unavailable (${operation}: ${cause}); the turn stays queued and runs again`, options);
+    super(
+      `the checkpointer is unavailable (${operation}: ${cause}); the turn stays queued and runs again`,
+      options,
+    );
     this.name = "CheckpointerUnavailableError";
   }
 }

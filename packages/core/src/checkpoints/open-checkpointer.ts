@@ -116,7 +116,10 @@ async function openLocation(
         schema,
         keepCheckpoints,
         onBackgroundError: (error) =>
-          logger.error("Postgres connection for checkpoints failed", { checkpointer: maskedUrl, cause: error }),
+          logger.error("Postgres connection for checkpoints failed", {
+            checkpointer: maskedUrl,
+            cause: error,
+          }),
       }).catch((error: unknown) => {
         if (error instanceof CheckpointOptionError) throw error;
         throw new CheckpointerConnectionError(

@@ -136,7 +136,14 @@ WHERE b.thread_id = $1
 }
 
 /** Errors that say the database could not be reached, not that a statement was wrong. */
-const CONNECTION_ERROR_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH"]);
+const CONNECTION_ERROR_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+]);
 
 function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -146,7 +153,9 @@ function isConnectionError(error: unknown): boolean {
     // SQLSTATE class 08 (connection exception), 57P01–57P03 (shutting down, cannot connect now).
     if (code.startsWith("08") || /^57P0[1-3]$/.test(code)) return true;
   }
-  if (/Connection terminated|connection timeout|Client has encountered a connection error/i.test(error.message))
+  if (
+    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(error.message)
+  )
     return true;
   return error instanceof AggregateError && error.errors.some(isConnectionError);
 }

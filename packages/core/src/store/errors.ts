@@ -48,6 +48,7 @@ const SQLITE_FULL = 13;
 export function asStoreError(error: unknown): unknown {
   if (error instanceof StoreFullError) return error;
   const errcode = (error as { errcode?: unknown } | null)?.errcode;
-  if (typeof errcode === "number" && (errcode & 0xff) === SQLITE_FULL) return new StoreFullError({ cause: error });
+  if (typeof errcode === "number" && (errcode & 0xff) === SQLITE_FULL)
+    return new StoreFullError({ cause: error });
   return error;
 }

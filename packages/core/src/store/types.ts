@@ -88,6 +88,7 @@ export interface Store {
   readonly atomic: AtomicStore;
   /** Score-ordered indexes (due times, per-conversation lists): what sweepers read instead of scanning. */
   readonly sortedSets: SortedSets;
+  /** Availability and data loss of a networked store (Redis); absent on the embedded ones. */
   readonly health?: StoreHealth;
   close(): Promise<void>;
 }

@@ -150,7 +150,9 @@ function parseRecord(raw: string | null): EpochRecord | undefined {
   try {
     const parsed = JSON.parse(raw) as { id?: unknown; lostBefore?: unknown };
     if (typeof parsed.id !== "string") return { id: raw };
-    return typeof parsed.lostBefore === "number" ? { id: parsed.id, lostBefore: parsed.lostBefore } : { id: parsed.id };
+    return typeof parsed.lostBefore === "number"
+      ? { id: parsed.id, lostBefore: parsed.lostBefore }
+      : { id: parsed.id };
   } catch {
     return { id: raw };
   }
