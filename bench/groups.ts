@@ -18,6 +18,7 @@ import { measureStreaming } from "./streaming.ts";
 import type { Figure } from "./support/figures.ts";
 import { measureTasks } from "./tasks.ts";
 import { measureThroughput } from "./throughput.ts";
+import { measureWorkerTakeover } from "./worker-takeover.ts";
 
 export interface Group {
   readonly measure: () => Promise<Figure[]>;
@@ -61,6 +62,7 @@ export const GROUPS = {
   "store-growth": { measure: () => measureStoreGrowth({ timeBoxMs: 20_000 }), limitSeconds: 240 },
   "mcp-tools": { measure: () => measureMcpTools({ timeBoxMs: 30_000 }), limitSeconds: 120 },
   "scale-out": { measure: measureScaleOut, limitSeconds: 480 },
+  "worker-takeover": { measure: measureWorkerTakeover, limitSeconds: 420 },
   tasks: { measure: () => measureTasks({ timeBoxMs: 30_000 }), limitSeconds: 180 },
   attachments: { measure: measureAttachments, limitSeconds: 180 },
   schedules: { measure: measureSchedules, limitSeconds: 240 },

@@ -79,7 +79,7 @@ async function createDatabase(adminUrl: string, name: string): Promise<void> {
  * Postgres refuses to run as root; a root test run starts it as the `postgres` system user that
  * Debian's package creates (else `nobody`). Undefined when not root: it then runs as ourselves.
  */
-async function clusterOwner(): Promise<{ uid: number; gid: number } | undefined> {
+export async function clusterOwner(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined;
   for (const user of ["postgres", "nobody"]) {
     try {

@@ -43,7 +43,7 @@ export {
 export { chunkMarkdown } from "./delivery/chunk.ts";
 export type { EncryptionCounts } from "./metrics/encryption-metrics.ts";
 export { type Logger, silentLogger } from "./runtime/logger.ts";
-export type { Store } from "./store/types.ts";
+export type { Store, StoreHealth } from "./store/types.ts";
 export {
   adapterStreaming,
   type StreamingSettings,

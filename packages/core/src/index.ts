@@ -32,7 +32,7 @@ export {
 export { type SchedulesConfig, schedulesConfigSchema } from "./schedules/schedules-config.ts";
 export type { StepsConfig } from "./steps/steps-config.ts";
 export { openStore } from "./store/open-store.ts";
-export type { Store } from "./store/types.ts";
+export type { Store, StoreHealth } from "./store/types.ts";
 export { createTasks, type Tasks } from "./tasks/create-tasks.ts";
 export type { TasksConfig } from "./tasks/tasks-config.ts";
 export { Team, type TeamOptions } from "./team/team.ts";

@@ -33,6 +33,10 @@ export type ClusterRole = "ingress" | "worker";
 
 export interface CrashWorldOptions {
   readonly store: StoreKind;
+  /** Redis: this server instead of the test run's (a test that stops and starts its own). */
+  readonly redisUrl?: string;
+  /** SQLite: the folder the database file goes in (a test's own small file system); default a temp folder. */
+  readonly sqliteDir?: string;
   /** Process slots (each its own port, model stub and folder; all on the one store). Default 1. */
   readonly slots?: number;
   /** Default 3 s: a dead process's locks expire quickly. */
@@ -87,8 +91,8 @@ export class CrashWorld {
     const redisPrefix = options.store === "redis" ? uniqueRedisPrefix("crash") : undefined;
     const storeUrl =
       redisPrefix !== undefined
-        ? `${TEST_REDIS_URL}/?prefix=${redisPrefix}`
-        : `sqlite://${join(root, "switchboard.db")}`;
+        ? `${options.redisUrl ?? TEST_REDIS_URL}/?prefix=${redisPrefix}`
+        : `sqlite://${join(options.sqliteDir ?? root, "switchboard.db")}`;
     const slots: Slot[] = [];
     for (let index = 0; index < (options.slots ?? 1); index++) {
       const dir = join(root, `slot-${index}`);
@@ -163,7 +167,8 @@ export class CrashWorld {
     this.slack.api.responseGate = undefined;
     await Promise.all(this.#slots.map((slot) => slot.stub.close()));
     await this.slack.close();
-    if (this.#redisPrefix) await removeRedisKeys(this.#redisPrefix);
+    // A test's own Redis is thrown away whole by the test.
+    if (this.#redisPrefix && !this.#options.redisUrl) await removeRedisKeys(this.#redisPrefix);
     await rm(this.#root, { recursive: true, force: true });
   }
 

@@ -31,6 +31,7 @@ import {
   type InitiatedRunner,
   modelCallPolicy,
   openBlobStore,
+  StoreMetrics,
   SwitchboardMetrics,
   spaceOf,
   timezoneCommand,
@@ -356,6 +357,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       logger: componentLogger(logger, "engine"),
     });
     builtEngine = engine;
+    if (metrics && store.health) new StoreMetrics(metrics.registry, store.health);
     const workQueue = scaleOut?.queue;
     const queueMetrics =
       metrics && workQueue && scaleOut

@@ -127,7 +127,7 @@ const scaleOutSection = z.strictObject({
     .max(600)
     .default(30)
     .describe(
-      "A drain job whose worker stopped renewing it for this long (it died) is given to another worker; the conversation's own lock (engine.lockTtlSeconds) must expire too before it runs.",
+      "A drain job whose worker died is given to another worker within this long (BullMQ's job lock is half of it, its stalled-job check runs every quarter); the conversation's own lock (engine.lockTtlSeconds) must expire too before it runs.",
     ),
   sweepSeconds: z
     .number()

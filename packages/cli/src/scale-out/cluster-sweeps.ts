@@ -1,6 +1,7 @@
 import type { Logger } from "@switchboard/core";
 import { Queue, Worker } from "bullmq";
 import type { BullConnection } from "./bullmq-connection.ts";
+import { jobLockOptions } from "./takeover.ts";
 
 /** One sweeper the cluster runs once per round, not once per process. */
 export interface ClusterSweep {
@@ -89,7 +90,7 @@ export class ClusterSweeps {
         });
         return did;
       },
-      { connection, prefix, concurrency: 1, lockDuration: jobLockMs, stalledInterval: jobLockMs },
+      { connection, prefix, concurrency: 1, ...jobLockOptions(jobLockMs) },
     );
     this.#workers.push(worker);
     worker.on("error", (error) => logger.warn("sweep worker error", { sweep: sweep.name, error }));

@@ -6,6 +6,7 @@
 
 import type { RecoveryReport, ScheduledDrainOutcome } from "@switchboard/core/host";
 import { createMemoryLogger, waitFor } from "@switchboard/core/testing";
+import { Worker } from "bullmq";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {
   describeWithRedis,
@@ -14,8 +15,10 @@ import {
   uniqueRedisPrefix,
 } from "../../../core/src/store/test-backends.ts";
 import { bullConnectionFor } from "./bullmq-connection.ts";
+import { DRAIN_QUEUE } from "./drain-jobs.ts";
 import { DrainQueue } from "./drain-queue.ts";
 import { type DrainTarget, DrainWorker } from "./drain-worker.ts";
+import { jobLockOptions, jobTakeoverBoundMs } from "./takeover.ts";
 
 /** The engine as the worker sees it: per-conversation item counts, a lock that can be held elsewhere. */
 class EngineStandIn implements DrainTarget {
@@ -72,8 +75,9 @@ describeWithRedis("drain jobs on BullMQ", () => {
     await removeRedisKeys(prefix);
   });
 
-  const startWorker = (lockTtlMs = 300) => {
+  const startWorker = (lockTtlMs = 300, stalled?: () => void) => {
     worker = new DrainWorker({
+      ...(stalled ? { observer: { started: () => undefined, finished: () => undefined, stalled } } : {}),
       bull: bullConnectionFor(`${TEST_REDIS_URL}/?prefix=${prefix}`, "/"),
       engine,
       queue,
@@ -121,5 +125,35 @@ describeWithRedis("drain jobs on BullMQ", () => {
     await waitFor("the drain after the failed one", () => engine.drained.length === 1 || undefined, 10_000);
     expect(engine.failNext).toBe(0);
     expect(logger.lines.some((line) => line.message.startsWith("drain failed"))).toBe(true);
+  });
+
+  it("gives a dead worker's drain to a live one within the job lock (scaleOut.jobLockSeconds)", async () => {
+    const bull = bullConnectionFor(`${TEST_REDIS_URL}/?prefix=${prefix}`, "/");
+    // The worker that dies, configured as ours are. Its lock is taken as the job starts: killed
+    // then, it holds the job longest (a whole lock period; BullMQ's defaults then took 2 of them).
+    let took: () => void = () => undefined;
+    const tookJob = new Promise<void>((resolve) => {
+      took = resolve;
+    });
+    const doomed = new Worker(
+      DRAIN_QUEUE,
+      () => {
+        took();
+        return new Promise<void>(() => undefined);
+      },
+      { connection: bull.connection, prefix: bull.prefix, ...jobLockOptions(2_000) },
+    );
+    await queue.schedule(KEY);
+    await tookJob;
+    let stalledAt = 0;
+    startWorker(300, () => {
+      stalledAt = Date.now();
+    });
+    // Killed: no more lock renewals, nothing handed back (a forced close leaves the job active).
+    const killedAt = Date.now();
+    await doomed.close(true);
+    await waitFor("the drain on the live worker", () => engine.drained.length === 1 || undefined, 10_000);
+    expect(stalledAt).toBeGreaterThan(0);
+    expect(stalledAt - killedAt).toBeLessThanOrEqual(jobTakeoverBoundMs(2_000));
   });
 });

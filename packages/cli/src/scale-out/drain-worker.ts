@@ -4,6 +4,7 @@ import { DelayedError, type Job, Worker } from "bullmq";
 import type { BullConnection } from "./bullmq-connection.ts";
 import { DRAIN_JOB_OPTIONS, DRAIN_QUEUE, type DrainJobData } from "./drain-jobs.ts";
 import type { DrainQueue } from "./drain-queue.ts";
+import { jobLockOptions, lockedElsewhereDelayMs } from "./takeover.ts";
 
 /** The engine, as a worker sees it. */
 export interface DrainTarget {
@@ -55,8 +56,8 @@ export class DrainWorker {
       connection: bull.connection,
       prefix: bull.prefix,
       concurrency,
-      lockDuration: jobLockMs,
-      stalledInterval: jobLockMs,
+      // Taken within jobLockMs of a worker's death (./takeover.ts).
+      ...jobLockOptions(jobLockMs),
       // A job that stalls again and again is failed (freeing its id); the recovery sweep reschedules it.
       maxStalledCount: 5,
     });
@@ -97,9 +98,9 @@ export class DrainWorker {
     }
     observer?.finished(outcome, Date.now() - began);
     if (outcome === "locked-elsewhere") {
-      // A holder that died keeps the lock until its TTL ends: look again a third of a TTL later.
-      const delayMs = Math.ceil(lockTtlMs / 3 + Math.random() * (lockTtlMs / 6));
-      await job.moveToDelayed(Date.now() + delayMs, token);
+      // A holder that died keeps the lock until its TTL ends, at a moment we cannot know: look
+      // again soon, so the conversation runs within about a second of the lapse.
+      await job.moveToDelayed(Date.now() + lockedElsewhereDelayMs(lockTtlMs), token);
       throw new DelayedError();
     }
   }

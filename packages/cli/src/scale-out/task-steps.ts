@@ -10,6 +10,7 @@ import type { Logger } from "@switchboard/core";
 import type { StepOutcome, TaskScheduler } from "@switchboard/core/host";
 import { DelayedError, type Job, type JobsOptions, Queue, Worker } from "bullmq";
 import type { BullConnection } from "./bullmq-connection.ts";
+import { jobLockOptions } from "./takeover.ts";
 
 export const TASK_STEP_QUEUE = "task-steps";
 const TASK_STEP_JOB = "step";
@@ -87,8 +88,7 @@ export class TaskStepWorker {
         connection: bull.connection,
         prefix: bull.prefix,
         concurrency,
-        lockDuration: jobLockMs,
-        stalledInterval: jobLockMs,
+        ...jobLockOptions(jobLockMs),
         maxStalledCount: 5,
       },
     );

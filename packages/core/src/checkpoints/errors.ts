@@ -1,3 +1,5 @@
+import { StoreOutageError } from "../store/errors.ts";
+
 /** The checkpointer URL could not be understood; the message lists the forms that are. */
 export class CheckpointerUrlError extends Error {
   readonly url: string;
@@ -75,4 +77,20 @@ function describeCause(cause: unknown): string {
     return cause.errors.map(describeCause).join("; ");
   if (cause instanceof Error) return cause.message || cause.name;
   return String(cause);
+}
+
+/**
+ * The checkpointer's database could not be reached (Postgres stopped, restarting, unreachable).
+ * A turn that meets it leaves its work queued; nothing half-written is read (each checkpoint is
+ * written in one transaction).
+ */
+export class CheckpointerUnavailableError extends StoreOutageError {
+  constructor(operation: string, options: { cause: unknown }) {
+    const cause = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    super(
+      `the checkpointer is unavailable (${operation}: ${cause}); the turn stays queued and runs again`,
+      options,
+    );
+    this.name = "CheckpointerUnavailableError";
+  }
 }

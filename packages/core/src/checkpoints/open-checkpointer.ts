@@ -110,10 +110,16 @@ async function openLocation(
     case "postgres": {
       const schema = options.postgresSchema ?? "public";
       const { openPostgresSaver } = await import("./postgres-saver.ts");
+      const logger = options.logger ?? createStreamLogger();
       const saver = await openPostgresSaver({
         connectionString: location.connectionString,
         schema,
         keepCheckpoints,
+        onBackgroundError: (error) =>
+          logger.error("Postgres connection for checkpoints failed", {
+            checkpointer: maskedUrl,
+            cause: error,
+          }),
       }).catch((error: unknown) => {
         if (error instanceof CheckpointOptionError) throw error;
         throw new CheckpointerConnectionError(

@@ -1,8 +1,14 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointMetadata,
+  CheckpointTuple,
+  PendingWrite,
+} from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
-import { CheckpointOptionError } from "./errors.ts";
+import { CheckpointerUnavailableError, CheckpointOptionError } from "./errors.ts";
 import { mayPruneAfter, resolveKeepCheckpoints } from "./retention.ts";
 
 export interface PostgresSaverOptions {
@@ -11,6 +17,8 @@ export interface PostgresSaverOptions {
   schema?: string;
   /** Checkpoints kept per thread and namespace (default 5, at least 2); `Infinity` keeps all. */
   keepCheckpoints?: number;
+  /** Connection trouble of idle pooled connections (Postgres stopped or restarted). */
+  onBackgroundError?: (error: Error) => void;
 }
 
 /** The schema name is written into SQL, so it is held to plain identifier characters. */
@@ -42,16 +50,30 @@ export class PrunedPostgresSaver extends PostgresSaver {
     this.pruneSql = pruneStatement(schema);
   }
 
+  override getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    return whileReachable("reading a checkpoint", () => super.getTuple(config));
+  }
+
+  override putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    return whileReachable("writing pending writes", () => super.putWrites(config, writes, taskId));
+  }
+
   override async put(
     config: RunnableConfig,
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> {
-    const next = await super.put(config, checkpoint, metadata, newVersions);
+    // LangGraph's saver writes a checkpoint, its blobs and metadata in one transaction: a
+    // connection lost midway leaves nothing half-written to read.
+    const next = await whileReachable("writing a checkpoint", () =>
+      super.put(config, checkpoint, metadata, newVersions),
+    );
     if (mayPruneAfter(metadata, this.keepCheckpoints)) {
       const { thread_id, checkpoint_ns } = next.configurable ?? {};
-      await this.prunePool.query(this.pruneSql, [thread_id, checkpoint_ns ?? "", this.keepCheckpoints]);
+      await whileReachable("pruning checkpoints", () =>
+        this.prunePool.query(this.pruneSql, [thread_id, checkpoint_ns ?? "", this.keepCheckpoints]),
+      );
     }
     return next;
   }
@@ -60,6 +82,9 @@ export class PrunedPostgresSaver extends PostgresSaver {
 /** Connects, creates the schema and tables when missing (`setup()`), and returns the saver. */
 export async function openPostgresSaver(options: PostgresSaverOptions): Promise<PrunedPostgresSaver> {
   const pool = new pg.Pool({ connectionString: options.connectionString });
+  // An idle pooled connection that Postgres closes is reported here; without a listener it would
+  // end the process. The pool opens a new connection for the next query.
+  pool.on("error", (error) => options.onBackgroundError?.(error));
   try {
     const saver = new PrunedPostgresSaver(pool, options);
     await saver.setup();
@@ -108,4 +133,37 @@ WHERE b.thread_id = $1
       AND (c.checkpoint_ns, c.checkpoint_id) NOT IN (SELECT checkpoint_ns, checkpoint_id FROM doomed)
       AND c.checkpoint->'channel_versions'->>b.channel = b.version
   )`;
+}
+
+/** Errors that say the database could not be reached, not that a statement was wrong. */
+const CONNECTION_ERROR_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+]);
+
+function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (CONNECTION_ERROR_CODES.has(code)) return true;
+    // SQLSTATE class 08 (connection exception), 57P01–57P03 (shutting down, cannot connect now).
+    if (code.startsWith("08") || /^57P0[1-3]$/.test(code)) return true;
+  }
+  if (
+    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(error.message)
+  )
+    return true;
+  return error instanceof AggregateError && error.errors.some(isConnectionError);
+}
+
+async function whileReachable<Result>(operation: string, work: () => Promise<Result>): Promise<Result> {
+  try {
+    return await work();
+  } catch (error) {
+    throw isConnectionError(error) ? new CheckpointerUnavailableError(operation, { cause: error }) : error;
+  }
 }

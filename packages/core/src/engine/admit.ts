@@ -8,7 +8,8 @@ export type RejectReason =
   | "not-addressed"
   | "duplicate"
   | "not-allowed"
-  | "pairing";
+  | "pairing"
+  | "before-data-loss";
 
 /** Messages never answered, whatever the conversation: our own, other bots', edits, empty ones. */
 export function screenMessage(message: InboundMessage): RejectReason | null {

@@ -19,6 +19,7 @@ import { StreamRecords } from "../streaming/stream-records.ts";
 import { isAddressedToBot, type RejectReason, screenMessage } from "./admit.ts";
 import { ConversationIndex } from "./conversation-index.ts";
 import { EngineStoppingError } from "./errors.ts";
+import { StoreUnavailableError, withIntakeDeadline } from "./intake-deadline.ts";
 import { decodeWork, encodeWork, workIdOf } from "./queued-work.ts";
 import { resolveConversation } from "./resolve.ts";
 import type { Continuation, ContinuationHandler, Responder, TurnObserver } from "./responder.ts";
@@ -248,13 +249,30 @@ export class Engine {
    */
   accept(message: InboundMessage): Promise<AcceptOutcome> {
     // Ahead of running turns: a platform is waiting for this message's acknowledgement.
-    return runAsIntake(() => this.#accept(message));
+    return runAsIntake(async () => {
+      try {
+        return await withIntakeDeadline(this.#accept(message), this.settings.intakeDeadlineMs);
+      } catch (error) {
+        if (error instanceof StoreUnavailableError)
+          this.#logger.warn("message not accepted: the store is unavailable", { id: message.id, error });
+        throw error;
+      }
+    });
   }
 
   async #accept(message: InboundMessage): Promise<AcceptOutcome> {
     if (!this.#accepting) throw new EngineStoppingError();
     const screened = screenMessage(message);
     if (screened) return this.#reject(message, screened);
+    const lostBefore = this.#options.store.health?.dataLostBefore;
+    if (lostBefore !== undefined && message.sentAt < lostBefore) {
+      // Its dedupe mark may have gone with the store's data: it may have been answered already.
+      this.#logger.warn("message not answered: sent before the store lost its data", {
+        id: message.id,
+        sentAt: new Date(message.sentAt).toISOString(),
+      });
+      return this.#reject(message, "before-data-loss");
+    }
     const refused = await this.#checkAccess(message);
     if (refused) return this.#reject(message, refused);
 

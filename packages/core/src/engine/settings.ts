@@ -26,6 +26,11 @@ export interface EngineSettings {
   readonly recoveryIntervalMs: number;
   /** A turn still running after this long shows the working indicator (see Deliverer.whileTyping). */
   readonly typingDelayMs: number;
+  /**
+   * Intake refuses a message the store has not made durable within this long (see
+   * intake-deadline.ts): under Slack's 3 s acknowledgement window, so Slack hears a refusal.
+   */
+  readonly intakeDeadlineMs: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -38,4 +43,5 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   maxTurnMs: 11 * 60 * 1000,
   recoveryIntervalMs: 5_000,
   typingDelayMs: DEFAULT_TYPING_DELAY_MS,
+  intakeDeadlineMs: 2_500,
 };

@@ -9,6 +9,7 @@ import type { Outbox } from "../outbox/outbox.ts";
 import type { WorkOutbox } from "../outbox/work-outbox.ts";
 import { abortedByShutdown, SHUTDOWN_REASON, TurnCancelledError, userMessageOf } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { StoreOutageError } from "../store/errors.ts";
 import type { StreamingReply } from "../streaming/streaming-reply.ts";
 import { decodeWork, groupWork, type WorkUnit } from "./queued-work.ts";
 import type { Continuation, ContinuationHandler, Responder, Turn, TurnObserver } from "./responder.ts";
@@ -103,7 +104,7 @@ export class TurnProcessor {
         ),
       );
     } catch (error) {
-      if (error instanceof TurnCancelledError) throw error;
+      if (error instanceof TurnCancelledError || error instanceof StoreOutageError) throw error;
       this.#options.logger.error("continuation failed", {
         key,
         type: continuation.type,
@@ -143,7 +144,9 @@ export class TurnProcessor {
       );
     } catch (error) {
       // Left in the queue: the next start answers it, in the messages streamed so far.
-      if (error instanceof TurnCancelledError) {
+      // A store or checkpointer that is down or full is not the turn's failure: the work stays
+      // queued and runs again, from the last checkpoint, once it is back.
+      if (error instanceof TurnCancelledError || error instanceof StoreOutageError) {
         await live.stream?.abandon();
         throw error;
       }

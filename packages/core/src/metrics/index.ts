@@ -1,4 +1,5 @@
 export { ScheduleMetrics } from "./schedule-metrics.ts";
+export { StoreMetrics } from "./store-metrics.ts";
 export { SwitchboardMetrics } from "./switchboard-metrics.ts";
 export { TaskMetrics } from "./task-metrics.ts";
 export { type Leading, type WorkQueueCounts, WorkQueueMetrics } from "./work-queue-metrics.ts";

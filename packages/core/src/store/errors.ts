@@ -18,3 +18,37 @@ function describeCause(cause: unknown): string {
   if (cause instanceof Error) return cause.message || cause.name;
   return String(cause);
 }
+
+/**
+ * Something a turn stands on — the store, the checkpointer — cannot be used right now (down, full).
+ * Not the turn's failure: the turn is cancelled without a word to the user, its work stays queued
+ * and runs again from the last checkpoint once the dependency is back.
+ */
+export class StoreOutageError extends Error {}
+
+/**
+ * The store could not write because its disk (or SQLite's size limit) is full. Nothing of the
+ * failed write is kept; intake refuses the message (the platform delivers it again) and a running
+ * turn leaves its work queued, tried again once there is room.
+ */
+export class StoreFullError extends StoreOutageError {
+  constructor(options: { cause: unknown }) {
+    super(
+      `the store's disk is full (${describeCause(options.cause)}): nothing new can be written until there is room; Switchboard carries on by itself once there is`,
+      options,
+    );
+    this.name = "StoreFullError";
+  }
+}
+
+/** SQLITE_FULL (13): "database or disk is full", as node:sqlite reports it. */
+const SQLITE_FULL = 13;
+
+/** `error` as the typed store error it stands for, when it is one; else unchanged. */
+export function asStoreError(error: unknown): unknown {
+  if (error instanceof StoreFullError) return error;
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  if (typeof errcode === "number" && (errcode & 0xff) === SQLITE_FULL)
+    return new StoreFullError({ cause: error });
+  return error;
+}

@@ -93,7 +93,7 @@ describe("openStore with Redis", () => {
     await store.atomic.setIfAbsent("event-1", "1", 10_000);
     await store.atomic.acquireLock("thread", 10_000);
     await store.atomic.enqueue("inbox", { item: "m", order: 0 });
-    expect(await removeRedisKeys(prefix)).toBe(6); // kv, once, lock, queue, queue index, queue sequence
+    expect(await removeRedisKeys(prefix)).toBe(7); // epoch, kv, once, lock, queue, queue index, queue sequence
   });
 
   it.skipIf(!TEST_REDIS_AVAILABLE)(

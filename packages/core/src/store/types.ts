@@ -66,6 +66,19 @@ export interface QueueEntry {
   readonly item: string;
 }
 
+/** A networked store's state as intake needs it (absent on the embedded stores: they go away only with the process). */
+export interface StoreHealth {
+  /** The connection is up now. */
+  readonly available: boolean;
+  /**
+   * Set once the store came back without its data: messages sent before this (ms) may have been
+   * answered from the lost data and are refused, so none is answered twice.
+   */
+  readonly dataLostBefore: number | undefined;
+  /** How often the store was found to have lost its data since this process started. */
+  readonly dataLosses: number;
+}
+
 /** Everything the runtime persists, opened from one URL. */
 export interface Store {
   /** The URL it was opened from, with any password removed (safe to log). */
@@ -75,6 +88,8 @@ export interface Store {
   readonly atomic: AtomicStore;
   /** Score-ordered indexes (due times, per-conversation lists): what sweepers read instead of scanning. */
   readonly sortedSets: SortedSets;
+  /** Availability and data loss of a networked store (Redis); absent on the embedded ones. */
+  readonly health?: StoreHealth;
   close(): Promise<void>;
 }
 

@@ -2,10 +2,11 @@ import KeyvRedis from "@keyv/redis";
 import Keyv from "keyv";
 import { StoreConnectionError } from "../errors.ts";
 import { keyvPerNamespace } from "../keyv-namespaces.ts";
-import type { Store } from "../types.ts";
+import type { Store, StoreHealth } from "../types.ts";
 import { RedisAtomicStore } from "./redis-atomic-store.ts";
 import { connectRedis, type RedisConnection } from "./redis-connection.ts";
 import { RedisSortedSets } from "./redis-sorted-sets.ts";
+import { StoreEpoch } from "./store-epoch.ts";
 
 export interface RedisStoreOptions {
   readonly clientUrl: string;
@@ -22,10 +23,14 @@ export class RedisStore implements Store {
   readonly atomic: RedisAtomicStore;
   readonly namespace: <Value>(name: string) => Keyv<Value>;
   readonly sortedSets: RedisSortedSets;
+  readonly health: StoreHealth;
   readonly #client: RedisConnection;
+  readonly #epoch: StoreEpoch;
 
-  private constructor(client: RedisConnection, options: RedisStoreOptions) {
+  private constructor(client: RedisConnection, options: RedisStoreOptions, epoch: StoreEpoch) {
     this.#client = client;
+    this.health = epoch;
+    this.#epoch = epoch;
     this.description = options.description;
     this.atomic = new RedisAtomicStore(client, options.keyPrefix);
     this.sortedSets = new RedisSortedSets(client, options.keyPrefix);
@@ -52,12 +57,22 @@ export class RedisStore implements Store {
           { cause },
         ),
     });
-    const store = new RedisStore(client, options);
+    const epoch = await StoreEpoch.begin(client, `${options.keyPrefix}epoch`, ({ lostBefore }) =>
+      options.onBackgroundError(
+        new Error(
+          `Redis came back without its data (restarted without persistence, or an empty replica): ` +
+            `queued messages, conversations and schedules written before are gone; messages sent before ` +
+            `${new Date(lostBefore).toISOString()} are not answered again`,
+        ),
+      ),
+    );
+    const store = new RedisStore(client, options, epoch);
     await store.atomic.migrateListQueues();
     return store;
   }
 
   async close(): Promise<void> {
+    this.#epoch.stop();
     if (this.#client.isOpen) await this.#client.close();
   }
 }

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from "node:sqlite";
 import { runningAsIntake } from "../../runtime/event-loop.ts";
+import { asStoreError } from "../errors.ts";
 
 interface Operation {
   readonly work: () => unknown;
@@ -42,9 +43,20 @@ export class SqliteCommitGroup {
 
   /** Runs `work` (synchronous SQLite statements) in the next group; `writes: false` for pure reads. */
   run<Result>(work: () => Result, writes = true): Promise<Result> {
-    if (runningAsIntake()) return Promise.resolve().then(work);
+    if (runningAsIntake())
+      return Promise.resolve()
+        .then(work)
+        .catch((error: unknown) => {
+          throw asStoreError(error);
+        });
     return new Promise<Result>((resolve, reject) => {
-      this.#queued.push({ work, writes, resolve: resolve as (result: unknown) => void, reject });
+      this.#queued.push({
+        work,
+        writes,
+        resolve: resolve as (result: unknown) => void,
+        // A full disk becomes a typed error: a turn leaves its work queued instead of failing it.
+        reject: (error) => reject(asStoreError(error)),
+      });
       if (!this.#scheduled) {
         this.#scheduled = true;
         setImmediate(() => this.#flush());
