@@ -1,6 +1,6 @@
 import type { Logger } from "@switchboard/core/adapter";
+import type { SyncEmit, SyncPrimitives } from "../library-patches.ts";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
-import type { SyncEmit, SyncPrimitives } from "../sdk/syncing-client.ts";
 import { type FetchMessages, fillTimelineGaps } from "./gap-filler.ts";
 import { historicalEventIds } from "./history.ts";
 import { readSyncBatch } from "./sync-response.ts";
