@@ -42,7 +42,11 @@ export {
 } from "./conversation/ref.ts";
 export { chunkMarkdown } from "./delivery/chunk.ts";
 export type { EncryptionCounts } from "./metrics/encryption-metrics.ts";
-export { type BackoffPolicy, retryWithBackoff } from "./retry/retry-with-backoff.ts";
+export {
+  type BackoffPolicy,
+  type RetryWithBackoffOptions,
+  retryWithBackoff,
+} from "./retry/retry-with-backoff.ts";
 export { type Logger, silentLogger } from "./runtime/logger.ts";
 export type { Store } from "./store/types.ts";
 export {

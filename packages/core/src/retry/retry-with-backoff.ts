@@ -10,6 +10,7 @@
  */
 import pRetry, { AbortError } from "p-retry";
 
+/** How often a call is tried and how long the waits between tries may grow. */
 export interface BackoffPolicy {
   /** Attempts in total, the first included. */
   readonly attempts: number;
@@ -19,6 +20,7 @@ export interface BackoffPolicy {
   readonly maxDelayMs: number;
 }
 
+/** What `retryWithBackoff` retries, how, and what it reports. */
 export interface RetryWithBackoffOptions {
   readonly policy: BackoffPolicy;
   /** Stops at once, during an attempt's wait, with the signal's reason. */
