@@ -1,7 +1,7 @@
 /**
  * @switchboard/core/adapter: the contract a platform adapter implements (Adapter and the messages it
  * exchanges with the engine), conversation keys, approval controls, and the helpers every adapter
- * shares (chunking, streaming settings, place-name caching). See docs/how-to/write-platform-adapter.md.
+ * shares (chunking, streaming settings, place-name caching, retry with backoff). See docs/how-to/write-platform-adapter.md.
  */
 export { ExpiredFileLinkError, fetchPlatformFile } from "./attachments/platform-fetch.ts";
 export type {
@@ -42,6 +42,11 @@ export {
 } from "./conversation/ref.ts";
 export { chunkMarkdown } from "./delivery/chunk.ts";
 export type { EncryptionCounts } from "./metrics/encryption-metrics.ts";
+export {
+  type BackoffPolicy,
+  type RetryWithBackoffOptions,
+  retryWithBackoff,
+} from "./retry/retry-with-backoff.ts";
 export { type Logger, silentLogger } from "./runtime/logger.ts";
 export type { Store, StoreHealth } from "./store/types.ts";
 export {

@@ -2,7 +2,6 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   describeWithRedis,
@@ -13,6 +12,7 @@ import {
 import { testContext } from "../cli-test-context.ts";
 import { runCli } from "../run-cli.ts";
 import { LeaderLease } from "../scale-out/leader-lease.ts";
+import { closeLeaseConnection, openLeaseConnection } from "../scale-out/lease-connection.ts";
 
 let dir: string;
 beforeEach(async () => {
@@ -54,11 +54,15 @@ describeWithRedis("switchboard doctor --role", () => {
     expect(first.stdout.text).toContain(
       "ok       role: discord receiving has no leader now: the first ingress to start takes it",
     );
-    const redis = new Redis(TEST_REDIS_URL);
+    const redis = openLeaseConnection(TEST_REDIS_URL, {
+      name: "doctor-test",
+      commandTimeoutMs: 1_000,
+      onError: () => undefined,
+    });
     try {
       await new LeaderLease(redis, `${prefix}leader:discord`, "ingress-a:41").acquire(60_000);
     } finally {
-      redis.disconnect();
+      closeLeaseConnection(redis);
     }
     const second = testContext({ cwd: dir, env });
     await runCli(["doctor", "--role", "ingress"], second.context);

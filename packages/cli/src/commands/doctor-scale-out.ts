@@ -105,12 +105,16 @@ async function leaders(
     ({ adapter }) => adapter.exclusiveInbound,
   );
   if (adapters.length === 0) return [];
-  const [{ LeaderLease }, { Redis }] = await Promise.all([
+  const [{ LeaderLease }, { openLeaseConnection, closeLeaseConnection }] = await Promise.all([
     import("../scale-out/leader-lease.ts"),
-    import("ioredis"),
+    import("../scale-out/lease-connection.ts"),
   ]);
-  const redis = new Redis(bull.url, { maxRetriesPerRequest: 1, lazyConnect: true });
-  redis.on("error", () => undefined);
+  // Trouble shows as the failed read below; a doctor does not wait out a Redis that is away.
+  const redis = openLeaseConnection(bull.url, {
+    name: "switchboard-doctor",
+    commandTimeoutMs: 3_000,
+    onError: () => undefined,
+  });
   try {
     const results: CheckResult[] = [];
     for (const { platform } of adapters) {
@@ -133,6 +137,6 @@ async function leaders(
       },
     ];
   } finally {
-    redis.disconnect();
+    closeLeaseConnection(redis);
   }
 }

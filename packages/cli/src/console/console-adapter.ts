@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ConversationRef, OutboundMessage, PostedMessage } from "@switchboard/core";
 import type { Adapter, InboundSink } from "@switchboard/core/adapter";
 import type Keyv from "keyv";
+import { LRUCache } from "lru-cache";
 import { CONSOLE_HELP, parseConsoleLine } from "./console-line.ts";
 
 export interface ConsoleAdapterOptions {
@@ -34,7 +35,7 @@ export class ConsoleAdapter implements Adapter {
   #place = DEFAULT_PLACE;
   readonly #places = new Set<string>([DEFAULT_PLACE]);
   /** Ids of the bot messages printed in this run: the only ones a `:reply` can name. */
-  readonly #posted = new Set<string>();
+  readonly #posted = new LRUCache<string, true>({ max: REMEMBERED_POSTS });
 
   constructor(options: ConsoleAdapterOptions) {
     this.#options = options;
@@ -135,11 +136,7 @@ export class ConsoleAdapter implements Adapter {
   }
 
   #remember(id: string): void {
-    if (this.#posted.size >= REMEMBERED_POSTS) {
-      const oldest = this.#posted.values().next().value;
-      if (oldest !== undefined) this.#posted.delete(oldest);
-    }
-    this.#posted.add(id);
+    this.#posted.set(id, true);
   }
 
   #nextId(): string {

@@ -5,7 +5,6 @@
 import { hostname } from "node:os";
 import type { Logger } from "@switchboard/core";
 import type { Adapter } from "@switchboard/core/adapter";
-import { Redis } from "ioredis";
 import type { Role } from "../config/schema.ts";
 import { bullConnectionFor } from "./bullmq-connection.ts";
 import { ClusterSweeps } from "./cluster-sweeps.ts";
@@ -15,6 +14,7 @@ import { LeaderCallServer, LeaderCalls } from "./leader-calls.ts";
 import { LeaderLease } from "./leader-lease.ts";
 import { leaderOnly } from "./leader-only-adapter.ts";
 import { Leadership } from "./leadership.ts";
+import { closeLeaseConnection, type LeaseRedis, openLeaseConnection } from "./lease-connection.ts";
 import { clusterSweepsOf, type ProcessSweepers } from "./sweep-rounds.ts";
 import { TaskStepQueue, type TaskStepTarget, TaskStepWorker } from "./task-steps.ts";
 
@@ -91,7 +91,7 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
   let stepWorker: TaskStepWorker | undefined;
   let sweeps: ClusterSweeps | undefined;
   // Leases get their own connection, opened on the first adapter that needs one.
-  let leases: Redis | undefined;
+  let leases: LeaseRedis | undefined;
   const holder = `${hostname()}:${process.pid}`;
   const leaderships = new Map<string, Leadership>();
   const leaderCalls = new LeaderCalls(bull, (error) =>
@@ -104,7 +104,11 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
     callLeader: (platform, request) => leaderCalls.call(platform, request),
     receiving(adapter, answerCalls) {
       if (!adapter.exclusiveInbound) return adapter;
-      leases ??= openLeaseConnection(bull.url, options.logger);
+      leases ??= openLeaseConnection(bull.url, {
+        name: "switchboard-leases",
+        commandTimeoutMs: Math.max(50, Math.floor(options.leaderLeaseMs / 3)),
+        onError: (error) => options.logger.warn("leader lease connection trouble; retrying", { error }),
+      });
       const lease = new LeaderLease(leases, `${bull.keyPrefix}leader:${adapter.platform}`, holder);
       const name = `${adapter.platform} receiving`;
       const leadership = new Leadership({
@@ -165,15 +169,7 @@ export async function openScaleOut(options: ScaleOutOptions): Promise<ScaleOut> 
       await leaderCalls.close();
       await queue.close();
       await taskSteps.close();
-      leases?.disconnect();
+      if (leases) closeLeaseConnection(leases);
     },
   };
-}
-
-function openLeaseConnection(url: string, logger: Logger): Redis {
-  // One try per command: a round that fails is retried by the next one, and a leader that cannot
-  // renew must find out before its lease lapses.
-  const redis = new Redis(url, { connectionName: "switchboard-leases", maxRetriesPerRequest: 1 });
-  redis.on("error", (error) => logger.warn("leader lease connection trouble; retrying", { error }));
-  return redis;
 }

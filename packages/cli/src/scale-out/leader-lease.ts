@@ -4,7 +4,7 @@
  * write). Each acquisition draws the next number of a counter that never goes back, the fence:
  * a later leader always holds a larger one, so logs and records tell leaders apart.
  */
-import type { Redis } from "ioredis";
+import type { LeaseRedis } from "./lease-connection.ts";
 
 const ACQUIRE = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -33,13 +33,13 @@ export interface LeaseHolder {
 }
 
 export class LeaderLease {
-  readonly #redis: Redis;
+  readonly #redis: LeaseRedis;
   readonly #key: string;
   readonly #fenceKey: string;
   readonly #holder: string;
 
   /** `holder` names this process in the lease (host, pid…): whoever reads it sees who leads. */
-  constructor(redis: Redis, key: string, holder: string) {
+  constructor(redis: LeaseRedis, key: string, holder: string) {
     this.#redis = redis;
     this.#key = key;
     this.#fenceKey = `${key}:fence`;
@@ -48,18 +48,27 @@ export class LeaderLease {
 
   /** Takes the lease when nobody holds it; undefined while someone does. */
   async acquire(ttlMs: number): Promise<HeldLease | undefined> {
-    const fence = Number(await this.#redis.eval(ACQUIRE, 2, this.#key, this.#fenceKey, this.#holder, ttlMs));
+    const fence = Number(
+      await this.#redis.eval(ACQUIRE, {
+        keys: [this.#key, this.#fenceKey],
+        arguments: [this.#holder, String(ttlMs)],
+      }),
+    );
     return fence > 0 ? { fence, value: `${fence} ${this.#holder}` } : undefined;
   }
 
   /** Pushes the expiry out by `ttlMs`; false when the lease expired or moved on (this process no longer leads). */
   async renew(lease: HeldLease, ttlMs: number): Promise<boolean> {
-    return Number(await this.#redis.eval(RENEW, 1, this.#key, lease.value, ttlMs)) === 1;
+    return (
+      Number(
+        await this.#redis.eval(RENEW, { keys: [this.#key], arguments: [lease.value, String(ttlMs)] }),
+      ) === 1
+    );
   }
 
   /** Gives the lease up at once (a clean stop), so a standby need not wait for it to expire. */
   async release(lease: HeldLease): Promise<boolean> {
-    return Number(await this.#redis.eval(RELEASE, 1, this.#key, lease.value)) === 1;
+    return Number(await this.#redis.eval(RELEASE, { keys: [this.#key], arguments: [lease.value] })) === 1;
   }
 
   async holder(): Promise<LeaseHolder | undefined> {

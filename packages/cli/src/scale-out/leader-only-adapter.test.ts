@@ -6,7 +6,6 @@
 
 import type { InboundMessage } from "@switchboard/core";
 import { createMemoryLogger, RecordingAdapter, waitFor } from "@switchboard/core/testing";
-import { Redis } from "ioredis";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {
   describeWithRedis,
@@ -17,6 +16,7 @@ import {
 import { LeaderLease } from "./leader-lease.ts";
 import { leaderOnly } from "./leader-only-adapter.ts";
 import { Leadership } from "./leadership.ts";
+import { closeLeaseConnection, type LeaseRedis, openLeaseConnection } from "./lease-connection.ts";
 
 const TTL_MS = 600;
 
@@ -44,7 +44,7 @@ class SingletonPlatform extends RecordingAdapter {
 
 describeWithRedis("receiving only while leading", () => {
   let prefix: string;
-  const connections: Redis[] = [];
+  const connections: LeaseRedis[] = [];
   const stops: (() => Promise<void>)[] = [];
 
   beforeEach(() => {
@@ -52,13 +52,16 @@ describeWithRedis("receiving only while leading", () => {
   });
   afterEach(async () => {
     for (const stop of stops.splice(0)) await stop().catch(() => undefined);
-    for (const redis of connections.splice(0)) redis.disconnect();
+    for (const redis of connections.splice(0)) closeLeaseConnection(redis);
     await removeRedisKeys(prefix);
   });
 
   async function ingress(name: string) {
-    const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
-    redis.on("error", () => undefined);
+    const redis = openLeaseConnection(TEST_REDIS_URL, {
+      name: "leader-only-test",
+      commandTimeoutMs: 1_000,
+      onError: () => undefined,
+    });
     connections.push(redis);
     const platform = new SingletonPlatform({ platform: "matrix" });
     const lease = new LeaderLease(redis, `${prefix}leader:matrix`, name);
@@ -103,7 +106,7 @@ describeWithRedis("receiving only while leading", () => {
   it("refuses events once the lease may have passed on; the standby takes over and receives", async () => {
     const leader = await ingress("a");
     const standby = await ingress("b");
-    leader.redis.disconnect(); // the leader can no longer renew
+    closeLeaseConnection(leader.redis); // the leader can no longer renew
     await waitFor("the standby to take over", () => standby.platform.receiving === 1, TTL_MS * 4);
     // The old leader's connection may still deliver until it notices; nothing is handed on.
     const refused = await leader.platform.send("late").catch((error: unknown) => error);

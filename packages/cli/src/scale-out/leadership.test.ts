@@ -4,7 +4,6 @@
  * grow, and a clean stop that hands over at once.
  */
 import { createMemoryLogger, waitFor } from "@switchboard/core/testing";
-import { Redis } from "ioredis";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {
   describeWithRedis,
@@ -14,11 +13,12 @@ import {
 } from "../../../core/src/store/test-backends.ts";
 import { LeaderLease } from "./leader-lease.ts";
 import { Leadership, type LeadershipHandlers } from "./leadership.ts";
+import { closeLeaseConnection, type LeaseRedis, openLeaseConnection } from "./lease-connection.ts";
 
 const TTL_MS = 600;
 
 interface Campaigner {
-  readonly redis: Redis;
+  readonly redis: LeaseRedis;
   readonly leadership: Leadership;
   readonly log: string[];
   /** When each election happened, and whether any other campaigner still held the lease then. */
@@ -36,14 +36,17 @@ describeWithRedis("leader election on Redis", () => {
   afterEach(async () => {
     for (const campaigner of campaigners) {
       await campaigner.leadership.stop().catch(() => undefined);
-      campaigner.redis.disconnect();
+      closeLeaseConnection(campaigner.redis);
     }
     await removeRedisKeys(prefix);
   });
 
   function campaigner(name: string, handlers: Partial<LeadershipHandlers> = {}): Campaigner {
-    const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: false });
-    redis.on("error", () => undefined);
+    const redis = openLeaseConnection(TEST_REDIS_URL, {
+      name: "leader-test",
+      commandTimeoutMs: 1_000,
+      onError: () => undefined,
+    });
     const lease = new LeaderLease(redis, `${prefix}leader:matrix`, name);
     const leadership = new Leadership({
       lease,
@@ -103,7 +106,7 @@ describeWithRedis("leader election on Redis", () => {
     const firstFence = first.elections[0]?.fence ?? 0;
     // The leader dies: its connection drops, nothing renews the lease.
     const diedAt = Date.now();
-    first.redis.disconnect();
+    closeLeaseConnection(first.redis);
     await waitFor("the standby's election", () => second.elections.length === 1, TTL_MS * 4);
     const takeover = second.elections[0];
     expect(takeover?.othersHolding).toBe(false);

@@ -1,4 +1,5 @@
 import type Keyv from "keyv";
+import { LRUCache } from "lru-cache";
 import type { Store } from "../store/types.ts";
 
 /** Bot messages stay resolvable this long: a reply to one continues its conversation. */
@@ -17,7 +18,7 @@ export class ConversationIndex {
    * Conversations this process has seen the bot take part in. Participation is never withdrawn,
    * so remembering it saves a store write per answer and a read per message; bounded by clearing.
    */
-  readonly #knownParticipating = new Set<string>();
+  readonly #knownParticipating = new LRUCache<string, true>({ max: MAX_REMEMBERED });
 
   constructor(store: Store) {
     this.#posted = store.namespace<string>("posted");
@@ -47,7 +48,6 @@ export class ConversationIndex {
   }
 
   #remember(conversationKey: string): void {
-    if (this.#knownParticipating.size >= MAX_REMEMBERED) this.#knownParticipating.clear();
-    this.#knownParticipating.add(conversationKey);
+    this.#knownParticipating.set(conversationKey, true);
   }
 }

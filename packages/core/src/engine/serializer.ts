@@ -265,7 +265,8 @@ export class ConversationSerializer {
   /**
    * While another instance holds the lock: polls every 100–200 ms (it hands over after its current
    * turn when we want the conversation), never more than half a TTL apart. After handing over:
-   * longer, so the instance we handed to gets the lock first.
+   * longer, so the instance we handed to gets the lock first. Not retryWithBackoff (p-retry):
+   * this schedules a timer per waiting conversation and returns, instead of awaiting a loop.
    */
   #retryDelay(attempt: number, handedOver = false): number {
     const ceiling = Math.max(20, Math.floor(this.#options.lockTtlMs / 2));

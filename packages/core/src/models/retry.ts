@@ -24,9 +24,10 @@ import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/l
 import type { AIMessageChunk } from "@langchain/core/messages";
 import { Runnable } from "@langchain/core/runnables";
 import { awayFromCpu } from "../capacity/cpu-slots.ts";
+import { abortableSleep, retryWithBackoff, untilAborted } from "../retry/retry-with-backoff.ts";
 import { UserFacingError } from "../runtime/errors.ts";
 import { type AttemptClock, runWithAttemptClock } from "./attempt-clock.ts";
-import { classifyModelError, type ModelFailureKind } from "./retry-policy.ts";
+import { classifyModelError, type ModelFailureKind, type RetryableFailure } from "./retry-policy.ts";
 
 export interface ModelRetryEvent {
   /** The attempt that just failed, from 1. */
@@ -132,38 +133,52 @@ export async function invokeWithRetry<T>(
   call: (attempt: number, signal: AbortSignal | undefined, firstToken: () => void) => Promise<T>,
   options: ModelRetryOptions = {},
 ): Promise<T> {
-  const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
-  const baseDelayMs = options.baseDelayMs ?? 1_000;
-  const maxDelayMs = options.maxDelayMs ?? 30_000;
-  const sleep = options.sleep ?? defaultSleep;
-  const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? abortableSleep;
   const { signal } = options;
-
-  for (let attempt = 1; ; attempt++) {
+  let attempts = 0;
+  /** The latest failure worth another try, as the policy sees it. */
+  let failure: RetryableFailure | undefined;
+  try {
+    return await retryWithBackoff(
+      async (attempt) => {
+        attempts = attempt;
+        signal?.throwIfAborted();
+        const bounded = boundAttempt(signal, options.attemptTimeoutMs, options.firstTokenTimeoutMs);
+        try {
+          const attemptCall = runWithAttemptClock(bounded.clock, () =>
+            call(attempt, bounded.signal, bounded.firstToken),
+          );
+          return await untilAborted(attemptCall, bounded.signal);
+        } finally {
+          bounded.clear();
+        }
+      },
+      {
+        policy: {
+          attempts: Math.max(1, options.maxAttempts ?? 4),
+          baseDelayMs: options.baseDelayMs ?? 1_000,
+          maxDelayMs: options.maxDelayMs ?? 30_000,
+        },
+        ...(signal ? { signal } : {}),
+        retryable: (error) => {
+          failure = signal?.aborted ? undefined : classifyModelError(error, { callerAborted: false, now });
+          return failure !== undefined;
+        },
+        retryAfterMs: () => failure?.retryAfterMs,
+        onRetry: (attempt, delayMs, error) => {
+          if (failure) options.onRetry?.({ attempt, kind: failure.kind, delayMs, error });
+        },
+        // Waiting out a backoff, a turn holds no CPU slot.
+        sleep: (ms, waitSignal) => awayFromCpu(() => sleep(ms, waitSignal)),
+        ...(options.random ? { random: options.random } : {}),
+      },
+    );
+  } catch (error) {
     signal?.throwIfAborted();
-    const bounded = boundAttempt(signal, options.attemptTimeoutMs, options.firstTokenTimeoutMs);
-    try {
-      const attemptCall = runWithAttemptClock(bounded.clock, () =>
-        call(attempt, bounded.signal, bounded.firstToken),
-      );
-      return await untilAborted(attemptCall, bounded.signal);
-    } catch (error) {
-      bounded.clear();
-      signal?.throwIfAborted();
-      const failure = classifyModelError(error, { callerAborted: false, now });
-      if (failure === undefined) throw error;
-      if (attempt >= maxAttempts) {
-        throw new ModelUnavailableError(failure.kind, attempt, error, options.attemptTimeoutMs);
-      }
-      const backoffMs = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-      const delayMs = Math.round(Math.min(maxDelayMs, failure.retryAfterMs ?? backoffMs));
-      options.onRetry?.({ attempt, kind: failure.kind, delayMs, error });
-      // Waiting out a backoff, a turn holds no CPU slot.
-      await awayFromCpu(() => untilAborted(sleep(delayMs, signal), signal));
-    } finally {
-      bounded.clear();
-    }
+    const last = classifyModelError(error, { callerAborted: false, now });
+    if (last === undefined) throw error;
+    throw new ModelUnavailableError(last.kind, attempts, error, options.attemptTimeoutMs);
   }
 }
 
@@ -212,34 +227,6 @@ function boundAttempt(
 }
 
 const IDLE_CLOCK: AttemptClock = { pause: () => undefined, resume: () => undefined };
-
-/**
- * Settles with `promise`, or rejects with the signal's reason as soon as it aborts (also when the
- * call behind `promise` ignores its signal).
- */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  // The caller stops waiting; a late rejection of the abandoned call has nobody left to tell.
-  promise.catch(() => undefined);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    // Cleared on abort so a cancelled turn leaves no timer holding the process open.
-    const onAbort = () => clearTimeout(timer);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 type ChatModelCallOptions = BaseChatModelCallOptions;
 type ChatRunnable = Runnable<BaseLanguageModelInput, AIMessageChunk, ChatModelCallOptions>;

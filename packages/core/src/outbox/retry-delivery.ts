@@ -1,11 +1,7 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import { type BackoffPolicy, retryWithBackoff, untilAborted } from "../retry/retry-with-backoff.ts";
 
-export interface DeliveryRetryPolicy {
-  /** Attempts per chunk, the first included. */
-  readonly attempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-}
+/** Attempts per chunk (the first included) and the backoff between them. */
+export type DeliveryRetryPolicy = BackoffPolicy;
 
 export const DEFAULT_DELIVERY_RETRY: DeliveryRetryPolicy = {
   attempts: 5,
@@ -26,8 +22,8 @@ function retryAfterMsOf(error: unknown): number | undefined {
 }
 
 /**
- * Runs `post` until it succeeds or the attempts are spent, waiting with exponential backoff (or the
- * platform's own retry-after) in between; the wait ends early when `signal` aborts.
+ * Runs `post` until it succeeds or the attempts are spent, waiting with jittered exponential
+ * backoff (or the platform's own retry-after) in between; the wait ends early when `signal` aborts.
  */
 export async function withDeliveryRetry<T>(
   post: () => Promise<T>,
@@ -38,29 +34,10 @@ export async function withDeliveryRetry<T>(
   },
 ): Promise<T> {
   const { policy, signal } = options;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await untilAborted(post(), signal);
-    } catch (error) {
-      if (attempt >= policy.attempts || signal?.aborted) throw error;
-      const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-      const delayMs = Math.min(policy.maxDelayMs, retryAfterMsOf(error) ?? backoff);
-      options.onRetry(attempt, delayMs, error);
-      await sleep(delayMs, undefined, signal ? { signal } : {});
-    }
-  }
-}
-
-/**
- * `work`, or the abort: a platform call that hangs must not hold a shutdown. (The call itself may
- * still land; the outbox's record of the attempt lets the next process find it.)
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  return retryWithBackoff(() => untilAborted(post(), signal), {
+    policy,
+    ...(signal ? { signal } : {}),
+    retryAfterMs: retryAfterMsOf,
+    onRetry: options.onRetry,
   });
 }

@@ -214,6 +214,8 @@ export class TaskRunner {
         return "idle";
       }
       if (error instanceof ModelUnavailableError && current.consecutiveWaits + 1 < this.#options.maxWaits) {
+        // A durable wait written into the task's record (any process resumes it after a restart),
+        // not an in-process loop, so not retryWithBackoff.
         const retryAt =
           this.#options.clock.now() + this.#options.retryDelayMs * 2 ** current.consecutiveWaits;
         const waiting = {

@@ -1,4 +1,5 @@
 import type Keyv from "keyv";
+import { LRUCache } from "lru-cache";
 import type { Store } from "../store/types.ts";
 
 export interface ActiveAgent {
@@ -14,50 +15,42 @@ export interface ActiveAgent {
  */
 export class ActiveAgentStore {
   readonly #store: Keyv<ActiveAgent>;
-  readonly #cache = new Map<string, ActiveAgent | null>();
-  readonly #capacity: number;
-  readonly #cacheTtlMs: number;
-  readonly #cachedAt = new Map<string, number>();
+  /** Absent when caching is off (a TTL of 0); a cached `agent: undefined` means "none stored". */
+  readonly #cache: LRUCache<string, { readonly agent: ActiveAgent | undefined }> | undefined;
 
   constructor(store: Store, options: { capacity?: number; cacheTtlMs?: number } = {}) {
     this.#store = store.namespace<ActiveAgent>("active-agents");
-    this.#capacity = options.capacity ?? 10_000;
     // Short: an instance that missed another's handoff or /supervisor catches up within this.
-    this.#cacheTtlMs = options.cacheTtlMs ?? 2_000;
+    const ttl = options.cacheTtlMs ?? 2_000;
+    // Read at each call, so a test's fake Date moves it too.
+    this.#cache =
+      ttl > 0
+        ? new LRUCache({
+            max: options.capacity ?? 10_000,
+            ttl,
+            ttlResolution: 0,
+            perf: { now: () => Date.now() },
+          })
+        : undefined;
   }
 
   async get(key: string): Promise<ActiveAgent | undefined> {
-    const cachedAt = this.#cachedAt.get(key);
-    if (cachedAt !== undefined && Date.now() - cachedAt < this.#cacheTtlMs && this.#cache.has(key)) {
-      return this.#cache.get(key) ?? undefined;
-    }
-    const stored = (await this.#store.get(key)) ?? null;
-    this.#remember(key, stored);
-    return stored ?? undefined;
+    const cached = this.#cache?.get(key);
+    if (cached) return cached.agent;
+    const stored = await this.#store.get(key);
+    this.#cache?.set(key, { agent: stored });
+    return stored;
   }
 
   async set(key: string, agent: string, now = Date.now()): Promise<ActiveAgent> {
     const entry = { agent, since: now };
     await this.#store.set(key, entry);
-    this.#remember(key, entry);
+    this.#cache?.set(key, { agent: entry });
     return entry;
   }
 
   async clear(key: string): Promise<void> {
     await this.#store.delete(key);
-    this.#remember(key, null);
-  }
-
-  #remember(key: string, value: ActiveAgent | null): void {
-    this.#cache.delete(key);
-    this.#cache.set(key, value);
-    this.#cachedAt.set(key, Date.now());
-    if (this.#cache.size > this.#capacity) {
-      const oldest = this.#cache.keys().next().value;
-      if (oldest !== undefined) {
-        this.#cache.delete(oldest);
-        this.#cachedAt.delete(oldest);
-      }
-    }
+    this.#cache?.set(key, { agent: undefined });
   }
 }

@@ -1,4 +1,5 @@
 import type { ActionRowBuilder, ButtonBuilder, ChatInputCommandInteraction, Client } from "discord.js";
+import { LRUCache } from "lru-cache";
 import { InteractionReplies } from "./interaction-replies.ts";
 import type { SharedInteractions } from "./shared-interactions.ts";
 import { InteractionOutOfReachError, WebhookReplies } from "./webhook-replies.ts";
@@ -20,7 +21,7 @@ export class CommandAnswers {
   readonly #shared: SharedInteractions | undefined;
   readonly #client: () => Client;
   /** Messages posted through a slash command's interaction, by id → the command's message id. */
-  readonly #viaInteraction = new Map<string, string>();
+  readonly #viaInteraction = new LRUCache<string, string>({ max: REMEMBERED_POSTS });
 
   constructor(shared: SharedInteractions | undefined, client: () => Client) {
     this.#shared = shared;
@@ -55,7 +56,6 @@ export class CommandAnswers {
     const id = this.#replies.routes(replyTo)
       ? await this.#replies.post(replyTo, content, buttons)
       : await this.#webhookReplies(replyTo).post(replyTo, content, buttons);
-    if (this.#viaInteraction.size >= REMEMBERED_POSTS) this.#viaInteraction.clear();
     this.#viaInteraction.set(id, replyTo);
     // Whichever process posts the next part, or edits this one, learns it from the store.
     await this.#shared?.recordPost(replyTo, id);

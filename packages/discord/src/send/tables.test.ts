@@ -54,6 +54,16 @@ describe("degradeTables", () => {
       lines("| a | b |", "|---|", "| 1 | 2 |"),
       lines("| a | b |", "|---|", "| 1 | 2 |"),
     ],
+    [
+      "a table inside a list item keeps its place in the list, as typed",
+      lines("- item", "", "  | a | b |", "  |---|---|", "  | 1 | 2 |"),
+      lines("- item", "", "  | a | b |", "  |---|---|", "  | 1 | 2 |"),
+    ],
+    [
+      "a table right after a paragraph line is found as GFM finds it",
+      lines("Results:", "| a | b |", "|---|---|", "| 1 | 2 |"),
+      lines("Results:", "```", "a  b", "-  -", "1  2", "```"),
+    ],
     ["text without tables is returned as is", "just **words**\n- and a list", "just **words**\n- and a list"],
   ])("%s", (_, input, expected) => {
     expect(degradeTables(input)).toBe(expected);

@@ -1,49 +1,31 @@
 /**
  * Discord renders no markdown tables: pipes and dashes arrive as they were typed. Tables become
  * an aligned block in a code fence when they are narrow enough to read on a phone, and a list of
- * `**first cell** — header: value` lines otherwise.
+ * `**first cell** — header: value` lines otherwise. Tables are found by the GFM parser Slack's
+ * formatter uses (mdast), so both platforms agree on what is a table (fences, escaped pipes, a
+ * delimiter row that does not match); only the table's own text is replaced, the rest stays as typed.
  */
+import type { Root, Table as TableNode, TableRow } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { toString as textOf } from "mdast-util-to-string";
+import { gfm } from "micromark-extension-gfm";
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-const DELIMITER_CELL = /^:?-+:?$/;
 /** Wider than this and an aligned block wraps on a phone screen; a list reads better. */
 export const MAX_ALIGNED_WIDTH = 60;
 
 type Alignment = "left" | "right" | "center";
 
 interface Table {
-  readonly header: string[];
+  /** Each cell as typed (inline markdown kept), and as its words alone. */
+  readonly header: Cell[];
   readonly alignments: Alignment[];
-  readonly rows: string[][];
+  readonly rows: Cell[][];
 }
 
-function splitRow(line: string): string[] {
-  let inner = line.trim();
-  if (inner.startsWith("|")) inner = inner.slice(1);
-  if (inner.endsWith("|") && !inner.endsWith("\\|")) inner = inner.slice(0, -1);
-  return inner.split(/(?<!\\)\|/).map((cell) => cell.trim().replaceAll("\\|", "|"));
-}
-
-function isRow(line: string | undefined): line is string {
-  return line?.includes("|") === true && line.trim() !== "";
-}
-
-function delimiterAlignments(line: string | undefined, columns: number): Alignment[] | null {
-  if (!isRow(line)) return null;
-  const cells = splitRow(line);
-  if (cells.length !== columns || !cells.every((cell) => DELIMITER_CELL.test(cell))) return null;
-  return cells.map((cell) => {
-    if (cell.startsWith(":") && cell.endsWith(":")) return "center";
-    return cell.endsWith(":") ? "right" : "left";
-  });
-}
-
-/** Inline markdown shown literally inside a code block reads as noise; keep the words. */
-function plainText(cell: string): string {
-  return cell
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/\*\*|__|~~|`/g, "")
-    .trim();
+interface Cell {
+  readonly typed: string;
+  readonly plain: string;
 }
 
 function pad(text: string, width: number, alignment: Alignment): string {
@@ -55,7 +37,7 @@ function pad(text: string, width: number, alignment: Alignment): string {
 }
 
 function renderAligned(table: Table): string[] | null {
-  const plain = [table.header, ...table.rows].map((row) => row.map(plainText));
+  const plain = [table.header, ...table.rows].map((row) => row.map((cell) => cell.plain));
   const widths = table.header.map((_, column) =>
     Math.max(1, ...plain.map((row) => row[column]?.length ?? 0)),
   );
@@ -72,10 +54,10 @@ function renderAligned(table: Table): string[] | null {
 
 function renderList(table: Table): string[] {
   return table.rows.map((row) => {
-    const [first = "", ...rest] = row;
+    const [first = "", ...rest] = row.map((cell) => cell.typed);
     const details = rest
       .map((cell, index) => {
-        const label = table.header[index + 1] ?? "";
+        const label = table.header[index + 1]?.typed ?? "";
         return cell === "" ? "" : label === "" ? cell : `${label}: ${cell}`;
       })
       .filter((detail) => detail !== "");
@@ -84,37 +66,42 @@ function renderList(table: Table): string[] {
   });
 }
 
-function readTable(lines: readonly string[], start: number): { table: Table; end: number } | null {
-  const headerLine = lines[start];
-  if (!isRow(headerLine)) return null;
-  const header = splitRow(headerLine);
-  const alignments = delimiterAlignments(lines[start + 1], header.length);
-  if (!alignments) return null;
-  const rows: string[][] = [];
-  let end = start + 2;
-  for (; isRow(lines[end]); end++) rows.push(splitRow(lines[end] ?? "").slice(0, header.length));
-  return { table: { header, alignments, rows }, end };
+function cellsOf(row: TableRow | undefined, markdown: string, columns: number): Cell[] {
+  const cells = (row?.children ?? []).slice(0, columns).map((cell): Cell => {
+    const first = cell.children[0]?.position?.start.offset;
+    const last = cell.children.at(-1)?.position?.end.offset;
+    const typed = first === undefined || last === undefined ? "" : markdown.slice(first, last);
+    return { typed: typed.trim().replaceAll("\\|", "|"), plain: textOf(cell).trim() };
+  });
+  return cells;
+}
+
+function tableOf(node: TableNode, markdown: string): Table {
+  const [head, ...body] = node.children;
+  const header = cellsOf(head, markdown, Number.POSITIVE_INFINITY);
+  return {
+    header,
+    alignments: node.align?.map((align) => align ?? "left") ?? [],
+    rows: body.map((row) => cellsOf(row, markdown, header.length)),
+  };
 }
 
 export function degradeTables(markdown: string): string {
-  const lines = markdown.split("\n");
-  const out: string[] = [];
-  let fence: string | null = null;
-  for (let index = 0; index < lines.length; ) {
-    const line = lines[index] ?? "";
-    const marker = FENCE.exec(line)?.[1];
-    if (marker) {
-      if (fence === null) fence = marker;
-      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
-    }
-    const found = fence === null && !marker ? readTable(lines, index) : null;
-    if (!found) {
-      out.push(line);
-      index++;
-      continue;
-    }
-    out.push(...(renderAligned(found.table) ?? renderList(found.table)));
-    index = found.end;
+  if (!markdown.includes("|")) return markdown;
+  const tree: Root = fromMarkdown(markdown, {
+    extensions: [gfm()],
+    mdastExtensions: [gfmFromMarkdown()],
+  });
+  let out = "";
+  let from = 0;
+  // Top-level tables only: one inside a list or a quote would lose its indentation as a block.
+  for (const node of tree.children) {
+    const start = node.position?.start.offset;
+    const end = node.position?.end.offset;
+    if (node.type !== "table" || start === undefined || end === undefined) continue;
+    const table = tableOf(node, markdown);
+    out += markdown.slice(from, start) + (renderAligned(table) ?? renderList(table)).join("\n");
+    from = end;
   }
-  return out.join("\n");
+  return out + markdown.slice(from);
 }

@@ -1,4 +1,6 @@
 /** Discord's limit on a thread name. */
+import { LRUCache } from "lru-cache";
+
 const MAX_THREAD_NAME = 100;
 /** Long enough to recognise the question in the thread list, short enough to read at a glance. */
 const PREFERRED_LENGTH = 60;
@@ -32,15 +34,10 @@ export function threadNameFor(text: string, authorName: string): string {
  * been forgotten (restart, many conversations) the thread gets a generic one.
  */
 export class ThreadNames {
-  readonly #names = new Map<string, string>();
+  readonly #names = new LRUCache<string, string>({ max: REMEMBERED });
 
   remember(rootId: string, name: string): void {
-    this.#names.delete(rootId);
     this.#names.set(rootId, name);
-    if (this.#names.size > REMEMBERED) {
-      const oldest = this.#names.keys().next().value;
-      if (oldest !== undefined) this.#names.delete(oldest);
-    }
   }
 
   nameFor(rootId: string): string {

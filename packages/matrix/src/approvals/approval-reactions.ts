@@ -8,6 +8,7 @@ import {
   type Logger,
   type PostedMessage,
 } from "@switchboard/core/adapter";
+import { LRUCache } from "lru-cache";
 import type { KeyValue } from "../connect/key-value.ts";
 import { isRecord, type MatrixEvent, relationOf } from "../receive/matrix-event.ts";
 import type { MessagePoster } from "../send/message-poster.ts";
@@ -51,7 +52,7 @@ export interface ReactionApprovalsOptions {
  */
 export class ReactionApprovals {
   readonly #options: ReactionApprovalsOptions;
-  readonly #known = new Map<string, KnownPrompt>();
+  readonly #known = new LRUCache<string, KnownPrompt>({ max: 1_000 });
 
   constructor(options: ReactionApprovalsOptions) {
     this.#options = options;
@@ -73,7 +74,6 @@ export class ReactionApprovals {
    * repeated delivery of the same prompt does not seed twice.
    */
   async prompted(posted: PostedMessage, prompt: ApprovalPrompt, text: string, idempotencyKey?: string) {
-    if (this.#known.size >= 1_000) this.#known.clear();
     const known = { requestId: prompt.requestId, conversation: posted.conversation, text };
     this.#known.set(posted.id, known);
     await this.#options.kv?.set(

@@ -1,4 +1,5 @@
 import type { Logger } from "@switchboard/core/adapter";
+import { LRUCache } from "lru-cache";
 import type { MatrixClient } from "matrix-bot-sdk";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
 import { isRecord, type MatrixEvent, relationOf } from "./matrix-event.ts";
@@ -37,7 +38,7 @@ export class RoomDirectory {
   readonly #recheckUnencryptedMs: number;
   readonly #now: () => number;
   /** event id → thread root ("" for none), for placing answers; refetched when forgotten. */
-  readonly #threads = new Map<string, string>();
+  readonly #threads = new LRUCache<string, string>({ max: REMEMBERED_THREADS });
 
   constructor(
     client: DirectoryClient,
@@ -92,10 +93,6 @@ export class RoomDirectory {
   }
 
   rememberThread(eventId: string, threadRoot: string | undefined): void {
-    if (this.#threads.size >= REMEMBERED_THREADS) {
-      const oldest = this.#threads.keys().next().value;
-      if (oldest !== undefined) this.#threads.delete(oldest);
-    }
     this.#threads.set(eventId, threadRoot ?? "");
   }
 

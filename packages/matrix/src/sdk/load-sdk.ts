@@ -1,5 +1,6 @@
-import Module, { createRequire } from "node:module";
+import { createRequire } from "node:module";
 import type * as MatrixSdkModule from "matrix-bot-sdk";
+import { replaceSdkDependency } from "../library-patches.ts";
 import { fetchRequest } from "./fetch-request.ts";
 
 export type MatrixSdk = typeof MatrixSdkModule;
@@ -42,8 +43,8 @@ export function loadMatrixSdk(): LoadedSdk {
   if (loaded) return loaded;
   const require = createRequire(import.meta.url);
   const sdkRequire = createRequire(require.resolve("matrix-bot-sdk"));
-  installModule(sdkRequire, sdkRequire.resolve(CRYPTO_BINDING), cryptoBindingStandIn());
-  installModule(sdkRequire, sdkRequire.resolve(REQUEST_PACKAGE), () => {
+  replaceSdkDependency(sdkRequire, sdkRequire.resolve(CRYPTO_BINDING), cryptoBindingStandIn());
+  replaceSdkDependency(sdkRequire, sdkRequire.resolve(REQUEST_PACKAGE), () => {
     throw new Error("the request package is not used: matrix-bot-sdk's requests go through fetch");
   });
   const sdk = require("matrix-bot-sdk") as MatrixSdk;
@@ -92,12 +93,4 @@ function cryptoBindingStandIn(): object {
       },
     },
   );
-}
-
-function installModule(require: NodeJS.Require, path: string, exports: unknown): void {
-  const standIn = new Module(path);
-  standIn.filename = path;
-  standIn.loaded = true;
-  standIn.exports = exports;
-  require.cache[path] = standIn;
 }

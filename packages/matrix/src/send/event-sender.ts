@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Logger } from "@switchboard/core/adapter";
+import { type Logger, retryWithBackoff } from "@switchboard/core/adapter";
 import { MatrixSendError } from "../errors.ts";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
-import { retryDelayMs } from "./retry-policy.ts";
+import { isRetryableSend, MATRIX_SEND_RETRY } from "./retry-policy.ts";
 
 /** The SDK client's `doRequest`, which adds the access token. */
 export type MatrixRequest = (method: "PUT", path: string, query: null, body: unknown) => Promise<unknown>;
@@ -45,39 +45,44 @@ export class EventSender {
         ? newTransactionId()
         : `sb.${createHash("sha256").update(idempotencyKey).digest("base64url").slice(0, 32)}`;
     const path = `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/${encodeURIComponent(type)}/${encodeURIComponent(transactionId)}`;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const response = await request("PUT", path, null, content);
-        const eventId = (response as { event_id?: unknown } | null)?.event_id;
-        if (typeof eventId !== "string") {
-          throw new MatrixSendError(
-            roomId,
-            `the homeserver accepted the event in ${roomId} but returned no event_id`,
-          );
-        }
-        return eventId;
-      } catch (error) {
-        if (error instanceof MatrixSendError) throw error;
-        const failure = describeRequestFailure(error);
-        const delay = retryDelayMs(failure, attempt);
-        if (delay === null) {
-          throw new MatrixSendError(
-            roomId,
-            `could not post to ${roomId} after ${attempt} attempt(s): ${failure.message}`,
-            {
-              cause: error,
-            },
-          );
-        }
-        logger.warn("matrix send failed; retrying with the same transaction", {
-          roomId,
-          transactionId,
-          attempt,
-          delayMs: delay,
-          failure: failure.message,
-        });
-        await sleep(delay);
-      }
+    let attempts = 0;
+    try {
+      return await retryWithBackoff(
+        async (attempt) => {
+          attempts = attempt;
+          const response = await request("PUT", path, null, content);
+          const eventId = (response as { event_id?: unknown } | null)?.event_id;
+          if (typeof eventId !== "string") {
+            throw new MatrixSendError(
+              roomId,
+              `the homeserver accepted the event in ${roomId} but returned no event_id`,
+            );
+          }
+          return eventId;
+        },
+        {
+          policy: MATRIX_SEND_RETRY,
+          retryable: (error) =>
+            !(error instanceof MatrixSendError) && isRetryableSend(describeRequestFailure(error)),
+          retryAfterMs: (error) => describeRequestFailure(error).retryAfterMs,
+          onRetry: (attempt, delayMs, error) =>
+            logger.warn("matrix send failed; retrying with the same transaction", {
+              roomId,
+              transactionId,
+              attempt,
+              delayMs,
+              failure: describeRequestFailure(error).message,
+            }),
+          sleep: (ms) => sleep(ms),
+        },
+      );
+    } catch (error) {
+      if (error instanceof MatrixSendError) throw error;
+      throw new MatrixSendError(
+        roomId,
+        `could not post to ${roomId} after ${attempts} attempt(s): ${describeRequestFailure(error).message}`,
+        { cause: error },
+      );
     }
   }
 }

@@ -4,11 +4,15 @@ import { ContentTooLargeError, contentBytes, HTML_FORMAT, markdownToHtml, render
 describe("markdownToHtml", () => {
   it.each([
     ["**bold** and `code`", "<p><strong>bold</strong> and <code>code</code></p>"],
-    ["line one\nline two", "<p>line one<br>line two</p>"],
+    ["line one\nline two", "<p>line one<br>\nline two</p>"],
     ["```js\nlet a = 1 < 2;\n```", '<pre><code class="language-js">let a = 1 &lt; 2;\n</code></pre>'],
     ["- a\n- b", "<ul>\n<li>a</li>\n<li>b</li>\n</ul>"],
-    ["use <b>tags</b> & more", "<p>use &lt;b&gt;tags&lt;/b&gt; &amp; more</p>"],
-    ["<div>block html</div>", "<p>&lt;div&gt;block html&lt;/div&gt;</p>"],
+    ["use <b>tags</b> & more", "<p>use &lt;b>tags&lt;/b> &amp; more</p>"],
+    [
+      "a | b\n--|--\n1 | 2",
+      "<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody>\n</table>",
+    ],
+    ["<div>block html</div>", "<p>&lt;div>block html&lt;/div></p>"],
   ])("%j", (markdown, html) => {
     expect(markdownToHtml(markdown)).toBe(html);
   });

@@ -1,4 +1,9 @@
-import { Marked, type Tokens } from "marked";
+import { toHtml } from "hast-util-to-html";
+import type { Nodes, Parent, PhrasingContent, Root } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { toHast } from "mdast-util-to-hast";
+import { gfm } from "micromark-extension-gfm";
 
 export const HTML_FORMAT = "org.matrix.custom.html";
 
@@ -16,27 +21,35 @@ export interface RenderedText {
   readonly formatted_body?: string;
 }
 
-function escapeHtml(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
-}
-
 /**
  * Raw HTML in an answer is shown as text, never passed through: clients strip tags they do not
- * allow, which would silently drop whatever an answer wrote between angle brackets.
+ * allow, which would silently drop whatever an answer wrote between angle brackets. A line break
+ * inside a paragraph is a break, as chat writers mean it (GFM would join the lines).
  */
-const markdown = new Marked({
-  gfm: true,
-  breaks: true,
-  renderer: {
-    html(token: Tokens.HTML | Tokens.Tag) {
-      const text = escapeHtml(token.text);
-      return "block" in token && token.block ? `<p>${text}</p>\n` : text;
-    },
-  },
-});
+function asChatMarkdown(node: Nodes): void {
+  if (!("children" in node)) return;
+  const parent = node as Parent;
+  parent.children = parent.children.flatMap((child): Parent["children"] => {
+    if (child.type === "html") {
+      const text = { type: "text" as const, value: child.value };
+      return parent.type === "root" ? [{ type: "paragraph", children: [text] }] : [text];
+    }
+    if (child.type === "text" && child.value.includes("\n")) {
+      return child.value.split(/\r?\n/).flatMap((line, index): PhrasingContent[] => {
+        const text: PhrasingContent = { type: "text", value: line };
+        return index === 0 ? [text] : [{ type: "break" }, text];
+      });
+    }
+    asChatMarkdown(child);
+    return [child];
+  });
+}
 
+/** Markdown as Matrix's `org.matrix.custom.html`, from the same GFM syntax tree (mdast) Slack's and Discord's formatters read. */
 export function markdownToHtml(text: string): string {
-  return markdown.parse(text, { async: false }).trimEnd();
+  const tree: Root = fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  asChatMarkdown(tree);
+  return toHtml(toHast(tree), { characterReferences: { useNamedReferences: true } }).trimEnd();
 }
 
 export class ContentTooLargeError extends Error {

@@ -1,6 +1,6 @@
 import type { Logger } from "@switchboard/core/adapter";
+import type { SyncEmit, SyncPrimitives } from "../library-patches.ts";
 import { describeRequestFailure } from "../sdk/request-failure.ts";
-import type { SyncEmit, SyncPrimitives } from "../sdk/syncing-client.ts";
 import { type FetchMessages, fillTimelineGaps } from "./gap-filler.ts";
 import { historicalEventIds } from "./history.ts";
 import { readSyncBatch } from "./sync-response.ts";
@@ -42,6 +42,8 @@ export interface SyncLoopOptions {
   readonly backoffMs?: (failures: number) => number;
 }
 
+// Not core's retryWithBackoff (p-retry): sync is an endless loop that pauses between rounds and
+// must keep the paused state stoppable, not one call retried to its end.
 const defaultBackoff = (failures: number) => Math.min(1_000 * 2 ** (failures - 1), 30_000);
 
 /**

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { withBufferedBody } from "../library-patches.ts";
 import { isNotAccepted } from "./not-accepted.ts";
 import type { RejectionLog } from "./rejection-log.ts";
 import { checkRequestShape, JSON_TYPE } from "./request-shape.ts";
@@ -156,9 +157,8 @@ export class HttpIntake {
     }
     // Bolt reads the body we already read (a buffered request), and decides the form/JSON parse on
     // the exact media type, so it gets the bare one.
-    Object.assign(request, { rawBody });
     request.headers["content-type"] = shape.contentType;
-    this.#options.handOn(request, response);
+    this.#options.handOn(withBufferedBody(request, rawBody), response);
   }
 
   /** As Bolt answers an event it processed before responding: 200 once handed over, 503 when refused. */

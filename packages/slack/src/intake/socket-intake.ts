@@ -1,17 +1,9 @@
 import type { App, SocketModeReceiver } from "@slack/bolt";
 import type { Logger } from "@switchboard/core/adapter";
+import { replaceSocketEventListener, type SocketEnvelope, screenSocketMessages } from "../library-patches.ts";
 import { isNotAccepted } from "./not-accepted.ts";
 import type { RejectionLog } from "./rejection-log.ts";
 import { isSlackPayload } from "./request-shape.ts";
-
-/** What the Socket Mode client emits for each envelope. */
-interface SocketEnvelope {
-  readonly ack: (response?: Record<string, unknown>) => Promise<void>;
-  readonly type: string;
-  readonly body: unknown;
-  readonly retry_num?: number;
-  readonly retry_reason?: string;
-}
 
 /**
  * Socket Mode with the acknowledgement *after* the engine took the event. Bolt's own receiver acks
@@ -26,9 +18,16 @@ export function ackSocketEventsAfterIntake(
   rejections: RejectionLog,
   logger: Logger,
 ): void {
-  screenEnvelopes(receiver, rejections);
-  receiver.client.removeAllListeners("slack_event");
-  receiver.client.on("slack_event", async (envelope: SocketEnvelope) => {
+  screenSocketMessages(
+    receiver,
+    (data) => {
+      if (isWellFormedEnvelope(data)) return true;
+      rejections.note("malformed Socket Mode envelope");
+      return false;
+    },
+    (error) => rejections.note("Socket Mode envelope failure", { error }),
+  );
+  replaceSocketEventListener(receiver, async (envelope) => {
     try {
       await deliver(envelope, app, rejections, logger);
     } catch (error) {
@@ -78,6 +77,10 @@ async function deliver(
 /** Envelope types that carry a payload for the app (the rest — hello, disconnect — are the client's). */
 const PAYLOAD_TYPES = new Set(["events_api", "slash_commands", "interactive"]);
 
+/**
+ * The Socket Mode client reads `payload.event.type` of every `events_api` envelope unguarded,
+ * in a promise nobody awaits; a malformed envelope is screened out (and counted) before it.
+ */
 function isWellFormedEnvelope(data: unknown): boolean {
   if (typeof data !== "string") return true;
   let envelope: unknown;
@@ -91,25 +94,4 @@ function isWellFormedEnvelope(data: unknown): boolean {
   const { type, payload } = envelope as { type?: unknown; payload?: unknown };
   if (typeof type !== "string" || !PAYLOAD_TYPES.has(type)) return true;
   return isSlackPayload(type, payload);
-}
-
-/**
- * The Socket Mode client reads `payload.event.type` of every `events_api` envelope unguarded,
- * in a promise nobody awaits; a malformed envelope is screened out (and counted) before it.
- */
-function screenEnvelopes(receiver: SocketModeReceiver, rejections: RejectionLog): void {
-  const client = receiver.client;
-  const readers = client.listeners("ws_message");
-  client.removeAllListeners("ws_message");
-  client.on("ws_message", (data: unknown, isBinary: boolean) => {
-    if (!isWellFormedEnvelope(data)) {
-      rejections.note("malformed Socket Mode envelope");
-      return;
-    }
-    for (const read of readers) {
-      Promise.resolve(read.call(client, data, isBinary)).catch((error: unknown) =>
-        rejections.note("Socket Mode envelope failure", { error }),
-      );
-    }
-  });
 }

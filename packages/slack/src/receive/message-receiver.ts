@@ -1,5 +1,5 @@
 import type { InboundMessage, InboundSink, Logger } from "@switchboard/core/adapter";
-import { BoundedMap } from "../bounded-map.ts";
+import { LRUCache } from "lru-cache";
 import { parseMessageId } from "../conversations.ts";
 import { EventNotAccepted } from "../intake/not-accepted.ts";
 import { type EventKind, editedTsOf, mapMessageEvent, type ReceiveSettings } from "./message-event.ts";
@@ -35,7 +35,7 @@ export class MessageReceiver {
    * answers exactly-once; this memory only spares the engine the copies this process already
    * handed on. Forgotten again when the hand-over fails, so a retry still gets through.
    */
-  readonly #handedOn = new BoundedMap<string, true>(10_000);
+  readonly #handedOn = new LRUCache<string, true>({ max: 10_000 });
 
   constructor(options: MessageReceiverOptions) {
     this.#options = options;

@@ -1,4 +1,4 @@
-import { BoundedMap } from "../bounded-map.ts";
+import { LRUCache } from "lru-cache";
 
 /** The part of a core Store namespace (a Keyv) this file uses. */
 export interface SharedKeyValue {
@@ -18,7 +18,7 @@ const keyOf = (messageId: string) => `response-url:${messageId}`;
  * worker — answer the same way, until the URL expires.
  */
 export class ResponseUrls {
-  readonly #recent = new BoundedMap<string, string>(1_000);
+  readonly #recent = new LRUCache<string, string>({ max: 1_000, ttl: RESPONSE_URL_LIFETIME_MS });
   readonly #shared: SharedKeyValue | undefined;
 
   constructor(shared: SharedKeyValue | undefined) {

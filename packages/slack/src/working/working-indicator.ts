@@ -1,6 +1,6 @@
 import type { WebClient } from "@slack/web-api";
 import { type ConversationRef, encodeConversationKey, type Logger } from "@switchboard/core/adapter";
-import { BoundedMap } from "../bounded-map.ts";
+import { LRUCache } from "lru-cache";
 import { postTargetOf } from "../conversations.ts";
 import { explainSlackError, platformErrorCode } from "../slack-api-errors.ts";
 
@@ -39,9 +39,9 @@ const DEFAULT_STATUS_REFRESH_MS = 90_000;
 export class WorkingIndicator {
   readonly #options: WorkingIndicatorOptions;
   /** The latest person-written message per conversation: what a reaction goes on. */
-  readonly #origins = new BoundedMap<string, OriginMessage>(10_000);
+  readonly #origins = new LRUCache<string, OriginMessage>({ max: 10_000 });
   /** Channels where Slack refused a thread status; `auto` uses the reaction there from then on. */
-  readonly #statusRefused = new BoundedMap<string, true>(10_000);
+  readonly #statusRefused = new LRUCache<string, true>({ max: 10_000 });
   readonly #shown = new Map<string, Shown>();
 
   constructor(options: WorkingIndicatorOptions) {

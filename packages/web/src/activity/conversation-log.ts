@@ -9,6 +9,7 @@ import {
 import type { FileMessage } from "@switchboard/core/adapter";
 import { blobId } from "@switchboard/core/host";
 import type Keyv from "keyv";
+import { LRUCache } from "lru-cache";
 
 /** One message as the users of a conversation saw it. */
 export interface TranscriptMessage {
@@ -65,7 +66,7 @@ export class ConversationLog {
   readonly #summaries: Keyv<ConversationSummary>;
   readonly #messages: Keyv<TranscriptMessage>;
   readonly #recorded: Keyv<string>;
-  readonly #pending = new Map<string, InboundMessage>();
+  readonly #pending = new LRUCache<string, InboundMessage>({ max: MAX_PENDING });
   readonly #chains = new Map<string, Promise<void>>();
   readonly #onChange: (key: string) => void;
 
@@ -86,7 +87,6 @@ export class ConversationLog {
         await this.#appendUser(key, message);
         return;
       }
-      if (this.#pending.size >= MAX_PENDING) this.#pending.clear();
       this.#pending.set(pendingKey(message.conversation.platform, message.id), message);
     });
   }

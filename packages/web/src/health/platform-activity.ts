@@ -1,4 +1,5 @@
 import type { Adapter } from "@switchboard/core/adapter";
+import { LRUCache } from "lru-cache";
 
 export interface PlatformState {
   readonly platform: string;
@@ -23,7 +24,14 @@ export class PlatformActivity {
   readonly #lastEvent = new Map<string, number>();
   readonly #running = new Map<string, number>();
   readonly #status = new Map<string, string>();
-  readonly #probes = new Map<string, { at: number; result: Promise<PlatformState> }>();
+  /** The time the latest `states` was asked at (its caller's clock), which the probes' TTL reads. */
+  #asOf = 0;
+  readonly #probes = new LRUCache<string, Promise<PlatformState>>({
+    max: 100,
+    ttl: PROBE_TTL_MS,
+    ttlResolution: 0,
+    perf: { now: () => this.#asOf },
+  });
 
   watch(adapter: Adapter): void {
     this.#adapters.set(adapter.platform, adapter);
@@ -60,9 +68,12 @@ export class PlatformActivity {
   }
 
   #probe(adapter: Adapter, now: number): Promise<PlatformState> {
-    const cached = this.#probes.get(adapter.platform);
-    const result = cached && now - cached.at < PROBE_TTL_MS ? cached.result : this.#check(adapter, now);
-    if (result !== cached?.result) this.#probes.set(adapter.platform, { at: now, result });
+    this.#asOf = now;
+    let result = this.#probes.get(adapter.platform);
+    if (!result) {
+      result = this.#check(adapter, now);
+      this.#probes.set(adapter.platform, result);
+    }
     const lastEventAt = this.#lastEvent.get(adapter.platform);
     return result.then((state) => ({ ...state, ...(lastEventAt ? { lastEventAt } : {}) }));
   }

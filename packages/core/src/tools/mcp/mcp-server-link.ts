@@ -243,7 +243,11 @@ export class McpServerLink {
   }
 }
 
-/** The initial delay after a lost connection or a first failure, doubling per further failure, capped. */
+/**
+ * The initial delay after a lost connection or a first failure, doubling per further failure, capped.
+ * Not retryWithBackoff (p-retry): the link reconnects in the background for as long as it is down
+ * and shows the next attempt's time in its status, where a retry loop awaits one call to its end.
+ */
 export function reconnectDelayMs(reconnect: McpServerConfig["reconnect"], failedAttempts: number): number {
   const exponent = Math.max(0, failedAttempts - 1);
   return Math.min(reconnect.initialDelaySeconds * 2 ** exponent, reconnect.maxDelaySeconds) * 1000;

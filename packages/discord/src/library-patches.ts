@@ -1,3 +1,12 @@
+/**
+ * Every place this package reaches into discord.js internals, in one file. Written against
+ * discord.js 14.28.1 (with the @discordjs/ws 1.2.3 it brings), pinned to that exact version in
+ * package.json; library-patches.test.ts fails when the patched internal changes shape, so an
+ * upgrade that breaks the patch fails a test, not a deployment.
+ *
+ * - Unreadable gateway events are skipped: `client.ws.handlePacket(packet, shard)`, the one entry
+ *   through which WebSocketManager turns each dispatch into structures, is wrapped on our client.
+ */
 import type { Logger } from "@switchboard/core/adapter";
 import type { Client } from "discord.js";
 
