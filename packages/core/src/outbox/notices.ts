@@ -103,7 +103,9 @@ export class Notices {
       () =>
         void atomic
           .extendLock(key, token, this.#lockTtlMs)
-          .catch((error: unknown) => this.#logger.warn("could not renew a notice's lock", { noticeId, error })),
+          .catch((error: unknown) =>
+            this.#logger.warn("could not renew a notice's lock", { noticeId, error }),
+          ),
       Math.max(10, Math.floor(this.#lockTtlMs / 3)),
     );
     timer.unref?.();

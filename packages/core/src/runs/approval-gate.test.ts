@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { Deliverer } from "../delivery/deliverer.ts";
 import { ConversationIndex } from "../engine/conversation-index.ts";
+import type { Continuation } from "../engine/responder.ts";
 import { Notices } from "../outbox/notices.ts";
 import { Outbox } from "../outbox/outbox.ts";
-import type { Continuation } from "../engine/responder.ts";
 import { silentLogger } from "../runtime/logger.ts";
 import { testStoreBackends } from "../store/test-backends.ts";
 import type { Store } from "../store/types.ts";
