@@ -1,4 +1,21 @@
-import type { PriceList } from "./price-table.ts";
+/** USD per million tokens. `cachedInput` defaults to `input` when a provider gives no discount. */
+export interface ModelPrice {
+  readonly input: number;
+  readonly output: number;
+  readonly cachedInput?: number;
+}
+
+/** Prices as data: where they were read, when, and what they are. */
+export interface PriceList {
+  /** Where the prices were read. */
+  readonly source: string;
+  /** The day they were read (`YYYY-MM-DD`). */
+  readonly asOf: string;
+  /** Exact model ids (without the provider, `claude-opus-4-5`). */
+  readonly models: Readonly<Record<string, ModelPrice>>;
+  /** Id prefixes priced as one family; the longest match wins, after every exact id. */
+  readonly prefixes: Readonly<Record<string, ModelPrice>>;
+}
 
 /**
  * The built-in list prices (USD per million tokens) as the providers publish them, and the day

@@ -1,24 +1,7 @@
 import type { TokenCounts } from "../steps/run-step.ts";
-import { PRICE_LIST } from "./price-list.ts";
+import { type ModelPrice, PRICE_LIST, type PriceList } from "./price-list.ts";
 
-/** USD per million tokens. `cachedInput` defaults to `input` when a provider gives no discount. */
-export interface ModelPrice {
-  readonly input: number;
-  readonly output: number;
-  readonly cachedInput?: number;
-}
-
-/** Prices as data: where they were read, when, and what they are (see price-list.ts). */
-export interface PriceList {
-  /** Where the prices were read. */
-  readonly source: string;
-  /** The day they were read (`YYYY-MM-DD`). */
-  readonly asOf: string;
-  /** Exact model ids (without the provider, `claude-opus-4-5`). */
-  readonly models: Readonly<Record<string, ModelPrice>>;
-  /** Id prefixes priced as one family; the longest match wins, after every exact id. */
-  readonly prefixes: Readonly<Record<string, ModelPrice>>;
-}
+export type { ModelPrice, PriceList } from "./price-list.ts";
 
 /** A provider's dated or moving snapshot of a model id: `-20251101`, `-2024-07-18`, `-latest`, `@20251101`. */
 const SNAPSHOT = /^(.+?)(?:-\d{8}|-\d{4}-\d{2}-\d{2}|-latest|@\d{8})$/;
