@@ -129,12 +129,17 @@ describe("Engine", () => {
     try {
       await engine.start();
       await adapter.send("take your time");
+      // Work that yields to the event loop (intake first, CPU slots) finishes before the clock moves
+      // on: only the test moves it, so a slow machine cannot make a renewal late.
+      const tick = async () => {
+        await vi.advanceTimersByTimeAsync(10);
+        for (let turn = 0; turn < 20; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+      };
       // Four TTLs into the turn, nobody else can take the lock.
-      for (let elapsed = 0; elapsed < 480; elapsed += 10) await vi.advanceTimersByTimeAsync(10);
+      for (let elapsed = 0; elapsed < 480; elapsed += 10) await tick();
       expect(await own.atomic.acquireLock("lock:test:dm-1", 1_000)).toBeNull();
       finish();
-      for (let step = 0; step < 100 && adapter.posts.length === 0; step++)
-        await vi.advanceTimersByTimeAsync(10);
+      for (let step = 0; step < 100 && adapter.posts.length === 0; step++) await tick();
       await engine.idle();
       expect(adapter.posts.map((p) => p.text)).toEqual(["slow answer"]);
       expect(await own.atomic.acquireLock("lock:test:dm-1", 1_000)).not.toBeNull();
