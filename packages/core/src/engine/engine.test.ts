@@ -170,6 +170,34 @@ describe("Engine", () => {
     expect(adapter.posts.map((p) => p.text)).toEqual(["Nothing is running in this conversation."]);
   });
 
+  it("/stop's reply goes through the outbox: a refused post is retried, and recorded for a restart", async () => {
+    let refuse = 1;
+    const flaky = new (class extends RecordingAdapter {
+      override async post(message: Parameters<RecordingAdapter["post"]>[0]) {
+        if (refuse-- > 0) throw Object.assign(new Error("HTTP 500"), { retryAfterMs: 0 });
+        return super.post(message);
+      }
+    })();
+    const engine = new Engine({
+      store,
+      adapters: [flaky],
+      responder: scriptedResponder(() => "x"),
+      deliveryRetry: { attempts: 3, baseDelayMs: 0, maxDelayMs: 0 },
+    });
+    engines.push(engine);
+    await engine.start();
+    const stop = await flaky.send("/stop");
+    expect(flaky.posts.map((p) => [p.text, p.replyTo])).toEqual([
+      ["Nothing is running in this conversation.", stop.id],
+    ]);
+    expect(await engine.notices.pendingCount()).toBe(0);
+    // The record a restart would find: posted, so it is never posted again.
+    const recorded = await store
+      .namespace<{ deliveries: { posted: string[] }[] }>("outbox")
+      .get(`notice:stop:test:${stop.id}`);
+    expect(recorded?.deliveries[0]?.posted).toEqual([flaky.posts[0]?.id]);
+  });
+
   it("turns a failure into one short sentence for the user and the detail for the log", async () => {
     const logger = createMemoryLogger();
     const responder = scriptedResponder((turn) => {
