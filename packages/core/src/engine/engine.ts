@@ -95,6 +95,8 @@ export class Engine {
   readonly #processor: TurnProcessor;
   readonly #recovery: RecoveryLoop;
   #accepting = true;
+  /** The start's look for pending notices, awaited by `stop` (it posts through the adapters). */
+  #startupNotices: Promise<void> | undefined;
 
   constructor(options: EngineOptions) {
     this.#options = options;
@@ -185,7 +187,7 @@ export class Engine {
       this.#logger.info("resuming queued work left by the last run", { conversations: recovered.length });
     if (!this.#options.scheduler) this.#recovery.start();
     // Notices a crashed process recorded and did not post; the recovery loop keeps looking.
-    void this.#deliverPendingNotices();
+    this.#startupNotices = this.#deliverPendingNotices();
   }
 
   async #deliverPendingNotices(): Promise<void> {
@@ -215,6 +217,7 @@ export class Engine {
    */
   async stop(): Promise<void> {
     this.#accepting = false;
+    await this.#startupNotices;
     await this.#recovery.stop();
     await this.#serializer.stop();
     for (const observer of this.#options.observers ?? []) await observer.close?.();
