@@ -189,9 +189,10 @@ describe("exactly once", () => {
       }
       expect(adapter.posts.map((post) => post.text)).toEqual(["picked up"]);
       const pickedUpAfter = (startedAt ?? Number.POSITIVE_INFINITY) - heldAt;
-      // Never while the dead holder's lock was live; within a recovery round of its expiry.
+      // Never while the dead holder's lock was live; within one lock TTL of its expiry (the
+      // guarantee: this process polls the lock every 100–150 ms, jittered, half a TTL at most).
       expect(pickedUpAfter).toBeGreaterThanOrEqual(settings.lockTtlMs);
-      expect(pickedUpAfter).toBeLessThanOrEqual(settings.lockTtlMs + settings.recoveryIntervalMs + step);
+      expect(pickedUpAfter).toBeLessThanOrEqual(2 * settings.lockTtlMs);
       await engine.idle();
     } finally {
       await engine.stop();
