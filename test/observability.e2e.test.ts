@@ -150,6 +150,60 @@ describe.each(backends)("what a turn did and cost, on %s", (_name, open) => {
   });
 });
 
+describe.each(backends)("a model with no price, on %s", (_name, open) => {
+  let opened: Awaited<ReturnType<(typeof backends)[number][1]>>;
+  beforeEach(async () => {
+    opened = await open();
+  });
+  afterEach(async () => {
+    await opened.store.close();
+    await opened.cleanup();
+  });
+
+  it("is shown at an unknown cost in /usage and the CLI, and a cost cap does not refuse on a guess", async () => {
+    const model = scriptedUsageModel(SCRIPT);
+    // FakeBuiltModel has no price: $0.01 a day would be over after one call at any guessed rate.
+    const h = await startObservabilityHarness({
+      store: opened.store,
+      model,
+      usage: { limits: { perUserPerDay: { costUsd: 0.01 } } },
+    });
+    expect(await h.say("I was charged twice")).toEqual(["I see a double charge."]);
+    expect(await h.say("when will the refund arrive?")).toEqual(["The refund of invoice 42 is pending."]);
+    const [usage] = await h.say("/usage");
+    expect(usage).toContain(
+      "today (UTC): 4 model calls, 700 tokens in (50 cached), 70 out, cost unknown (no price for the model)",
+    );
+    await h.stop();
+
+    const dir = await mkdtemp(join(tmpdir(), "sb-unpriced-cli-"));
+    try {
+      await writeFile(join(dir, "switchboard.yaml"), `store: "${opened.url}"\n`);
+      const { context, stdout } = testContext({ cwd: dir });
+      expect(await runCli(["usage", "--days", "1"], context)).toBe(0);
+      expect(stdout.text).toMatch(/FakeBuiltModel\s+4\s+700\s+70\s+unknown/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("priced in usage.prices, the same cap refuses once it is reached", async () => {
+    const model = scriptedUsageModel(SCRIPT);
+    const h = await startObservabilityHarness({
+      store: opened.store,
+      model,
+      usage: { prices: PRICES, limits: { perUserPerDay: { costUsd: 0.01 } } },
+    });
+    await h.say("I was charged twice");
+    const calls = model.callCount;
+    expect(await h.say("when will the refund arrive?")).toEqual([
+      "You have used your daily allowance ($0.01); it renews at 00:00 UTC.",
+    ]);
+    expect(model.callCount).toBe(calls);
+    await h.stop();
+  });
+});
+
 describe("metrics and logs", () => {
   let store: Store;
   beforeEach(async () => {

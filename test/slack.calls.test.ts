@@ -33,16 +33,26 @@ describe("Slack Web API calls per answer", () => {
   );
 
   it("shows the indicator only for a turn still running after the delay, and takes it back", async () => {
+    let from = 0;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let atStart: string[] | undefined;
     bot = await startSlackBot({
       responder: scriptedResponder(async (turn) => {
-        await sleep(1_500);
+        // The turn has just begun: the delay has not passed, so nothing shows yet.
+        atStart = callsSince(from).filter((method) => INDICATOR_METHODS.includes(method));
+        // It runs until the indicator is up (the delay passed while it worked).
+        await held;
         return `done: ${turn.text}`;
       }),
     });
-    const from = bot.slack.state.calls.length;
+    from = bot.slack.state.calls.length;
     await bot.slack.say(GENERAL, `${MENTION} think hard`);
-    await sleep(400);
-    expect(callsSince(from).filter((method) => INDICATOR_METHODS.includes(method))).toEqual([]);
+    await waitFor("the indicator", () => callsSince(from).includes("reactions.add"), 10_000);
+    expect(atStart).toEqual([]);
+    release();
     await waitFor("the answer", () => bot.slack.state.botMessages()[0]);
     await bot.engine.idle();
     const indicator = callsSince(from).filter((method) => INDICATOR_METHODS.includes(method));

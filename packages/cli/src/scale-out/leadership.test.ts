@@ -2,9 +2,14 @@
  * Leader election on real Redis: one leader among campaigners, a standby takes over within one TTL
  * when the leader dies (stops renewing), never while the old leader may still act, fences that only
  * grow, and a clean stop that hands over at once.
+ *
+ * The campaigners' clocks and rounds are fake (`Date`, `setInterval`): each test moves them a round
+ * at a time and waits for every round to finish, so a loaded machine cannot make a renewal late.
+ * Redis keeps its own clock, so the lease's TTL there is far longer than any test; a lease lapsing
+ * is the test expiring the key at the moment the fake clock says it would.
  */
-import { createMemoryLogger, waitFor } from "@switchboard/core/testing";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { createMemoryLogger } from "@switchboard/core/testing";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import {
   describeWithRedis,
   removeRedisKeys,
@@ -15,14 +20,28 @@ import { LeaderLease } from "./leader-lease.ts";
 import { Leadership, type LeadershipHandlers } from "./leadership.ts";
 import { closeLeaseConnection, type LeaseRedis, openLeaseConnection } from "./lease-connection.ts";
 
-const TTL_MS = 600;
+const TTL_MS = 60_000;
+/** How often each campaigner runs a round: a third of the TTL (see Leadership). */
+const ROUND_MS = TTL_MS / 3;
 
 interface Campaigner {
   readonly redis: LeaseRedis;
   readonly leadership: Leadership;
   readonly log: string[];
-  /** When each election happened, and whether any other campaigner still held the lease then. */
+  /** When each election happened (fake clock), and whether any other campaigner still held the lease then. */
   readonly elections: { at: number; fence: number; othersHolding: boolean }[];
+  /** Campaign rounds finished after the first. */
+  rounds: number;
+  stopped: boolean;
+}
+
+/** Polls `check` on the real clock (the fake one does not move by itself); the deadline only ends a hung test. */
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (!check()) {
+    if (performance.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
 
 describeWithRedis("leader election on Redis", () => {
@@ -32,31 +51,46 @@ describeWithRedis("leader election on Redis", () => {
   beforeEach(() => {
     prefix = uniqueRedisPrefix("leader");
     campaigners = [];
+    vi.useFakeTimers({ toFake: ["Date", "setInterval", "clearInterval"] });
   });
   afterEach(async () => {
     for (const campaigner of campaigners) {
       await campaigner.leadership.stop().catch(() => undefined);
       closeLeaseConnection(campaigner.redis);
     }
+    vi.useRealTimers();
     await removeRedisKeys(prefix);
   });
 
+  /** Moves the fake clock one round on and waits until every campaigner still running finished it. */
+  async function round(): Promise<void> {
+    const running = campaigners.filter((entry) => !entry.stopped);
+    const before = running.map((entry) => entry.rounds);
+    await vi.advanceTimersByTimeAsync(ROUND_MS);
+    await until("every campaigner's round", () =>
+      running.every((entry, index) => entry.rounds > (before[index] ?? 0)),
+    );
+  }
+
   function campaigner(name: string, handlers: Partial<LeadershipHandlers> = {}): Campaigner {
     const redis = openLeaseConnection(TEST_REDIS_URL, {
-      name: "leader-test",
-      commandTimeoutMs: 1_000,
+      name: `leader-test-${name}`,
+      commandTimeoutMs: 5_000,
       onError: () => undefined,
     });
     const lease = new LeaderLease(redis, `${prefix}leader:matrix`, name);
+    const log: string[] = [];
+    const elections: Campaigner["elections"] = [];
     const leadership = new Leadership({
       lease,
       name: "matrix receiving",
       ttlMs: TTL_MS,
       logger: createMemoryLogger(),
+      onRound: () => {
+        entry.rounds += 1;
+      },
     });
-    const log: string[] = [];
-    const elections: Campaigner["elections"] = [];
-    const entry: Campaigner = { redis, leadership, log, elections };
+    const entry: Campaigner = { redis, leadership, log, elections, rounds: 0, stopped: false };
     const started = leadership.start({
       elected: async (held) => {
         elections.push({
@@ -94,27 +128,34 @@ describeWithRedis("leader election on Redis", () => {
     expect(second.log).toEqual(["standby"]);
     expect(third.log).toEqual(["standby"]);
     // Several rounds later, still one leader, renewed in place.
-    await new Promise((resolve) => setTimeout(resolve, TTL_MS * 3));
+    for (let rounds = 0; rounds < 4; rounds++) await round();
     expect(first.leadership.holds()).toBe(true);
     expect([second, third].some((entry) => entry.leadership.holds())).toBe(false);
     expect(second.log).toEqual(["standby"]);
+    expect(third.log).toEqual(["standby"]);
   });
 
   it("a standby takes over within one TTL of the leader dying, never while the dead one may still act", async () => {
     const first = await start("a");
     const second = await start("b");
     const firstFence = first.elections[0]?.fence ?? 0;
-    // The leader dies: its connection drops, nothing renews the lease.
+    // The leader dies: its connection drops, nothing renews the lease (last renewed now).
     const diedAt = Date.now();
     closeLeaseConnection(first.redis);
-    await waitFor("the standby's election", () => second.elections.length === 1, TTL_MS * 4);
+    for (let elapsed = 0; elapsed < TTL_MS; elapsed += ROUND_MS) await round();
+    // A whole TTL later the lease is still in Redis: nobody took it, and the dead leader, unable
+    // to renew, counted itself deposed before its lease could lapse.
+    expect(second.elections).toEqual([]);
+    expect(first.log).toEqual(["elected", "deposed", "standby"]);
+    expect(first.leadership.holds()).toBe(false);
+    // Redis lets the lease lapse now (its TTL since the last renewal).
+    await second.redis.del(`${prefix}leader:matrix`);
+    await round();
     const takeover = second.elections[0];
     expect(takeover?.othersHolding).toBe(false);
-    expect((takeover?.at ?? 0) - diedAt).toBeLessThanOrEqual(TTL_MS + TTL_MS / 3 + 200);
+    expect((takeover?.at ?? Number.POSITIVE_INFINITY) - diedAt).toBeLessThanOrEqual(TTL_MS + ROUND_MS);
     expect(takeover?.fence).toBeGreaterThan(firstFence);
-    // The old leader finds out by itself and stops its singleton.
-    await waitFor("the old leader to stop", () => first.log.includes("deposed"), TTL_MS * 4);
-    expect(first.leadership.holds()).toBe(false);
+    expect(second.leadership.holds()).toBe(true);
   });
 
   it("a leader whose lease was taken away (expired and re-taken) stops and stands by", async () => {
@@ -122,9 +163,9 @@ describeWithRedis("leader election on Redis", () => {
     // Someone else holds the lease now, as after a pause longer than the TTL.
     const intruder = new LeaderLease(first.redis, `${prefix}leader:matrix`, "intruder");
     await first.redis.del(`${prefix}leader:matrix`);
-    const held = await intruder.acquire(60_000);
+    const held = await intruder.acquire(TTL_MS);
     expect(held).toBeDefined();
-    await waitFor("the leader to stop", () => first.log.includes("deposed"), TTL_MS * 3);
+    await round();
     expect(first.log).toEqual(["elected", "deposed", "standby"]);
     expect(first.leadership.holds()).toBe(false);
   });
@@ -133,10 +174,12 @@ describeWithRedis("leader election on Redis", () => {
     const first = await start("a");
     const second = await start("b");
     await first.leadership.stop();
+    first.stopped = true;
     const stoppedAt = Date.now();
-    await waitFor("the standby's election", () => second.elections.length === 1, TTL_MS * 2);
+    await round();
     // One campaign round (a third of the TTL), not the TTL.
-    expect((second.elections[0]?.at ?? 0) - stoppedAt).toBeLessThan(TTL_MS / 3 + 150);
+    expect(second.log).toEqual(["standby", "elected"]);
+    expect((second.elections[0]?.at ?? Number.POSITIVE_INFINITY) - stoppedAt).toBeLessThanOrEqual(ROUND_MS);
     expect(first.log).toEqual(["elected", "deposed"]);
   });
 

@@ -24,6 +24,8 @@ export interface LeadershipOptions {
   readonly name: string;
   readonly ttlMs: number;
   readonly logger: Logger;
+  /** Hears the end of each campaign round after the first (tests wait on rounds, not on the clock). */
+  readonly onRound?: () => void;
 }
 
 export class Leadership {
@@ -52,6 +54,7 @@ export class Leadership {
     this.#timer = setInterval(() => {
       this.#round ??= this.#campaign(false).finally(() => {
         this.#round = undefined;
+        this.#options.onRound?.();
       });
     }, this.#intervalMs());
   }

@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ConversationIndex } from "../engine/conversation-index.ts";
 import { MemoryStore } from "../store/memory/memory-store.ts";
 import { RecordingAdapter } from "../testing/recording-adapter.ts";
@@ -14,7 +13,23 @@ function delivererWith(typingDelayMs: number, adapter = new RecordingAdapter()) 
   };
 }
 
+/** Work that ends when the test says so (the clock is fake; only the test moves it). */
+function heldWork<T>() {
+  let finish: (outcome: { value: T } | { error: Error }) => void = () => {};
+  const done = new Promise<T>((resolve, reject) => {
+    finish = (outcome) => ("error" in outcome ? reject(outcome.error) : resolve(outcome.value));
+  });
+  return { run: () => done, finish };
+}
+
 describe("Deliverer.whileTyping", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("shows no indicator for work that finishes within the delay", async () => {
     const { adapter, deliverer } = delivererWith(200);
     expect(
@@ -24,19 +39,19 @@ describe("Deliverer.whileTyping", () => {
         () => {},
       ),
     ).toBe("quick");
-    await sleep(250);
+    await vi.advanceTimersByTimeAsync(250);
     expect(adapter.typing).toEqual([]);
   });
 
   it("shows the indicator once work outlasts the delay, and takes it back after", async () => {
     const { adapter, deliverer } = delivererWith(30);
-    const work = deliverer.whileTyping(
-      conversation,
-      () => sleep(120).then(() => "slow"),
-      () => {},
-    );
-    await sleep(80);
+    const slow = heldWork<string>();
+    const work = deliverer.whileTyping(conversation, slow.run, () => {});
+    await vi.advanceTimersByTimeAsync(29);
+    expect(adapter.typing).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
     expect(adapter.typing.map((entry) => entry.active)).toEqual([true]);
+    slow.finish({ value: "slow" });
     expect(await work).toBe("slow");
     expect(adapter.typing.map((entry) => entry.active)).toEqual([true, false]);
   });
@@ -53,11 +68,10 @@ describe("Deliverer.whileTyping", () => {
 
   it("takes the indicator back when the work fails, and passes the failure on", async () => {
     const { adapter, deliverer } = delivererWith(10);
-    const failing = deliverer.whileTyping(
-      conversation,
-      () => sleep(60).then(() => Promise.reject(new Error("model down"))),
-      () => {},
-    );
+    const model = heldWork<never>();
+    const failing = deliverer.whileTyping(conversation, model.run, () => {});
+    await vi.advanceTimersByTimeAsync(10);
+    model.finish({ error: new Error("model down") });
     await expect(failing).rejects.toThrow("model down");
     expect(adapter.typing.map((entry) => entry.active)).toEqual([true, false]);
   });

@@ -84,7 +84,8 @@ export class UnknownPlatformError extends Error {
 
 /**
  * The one way anything reaches a thread: the engine's answers, command replies, late answers of
- * follow-up runs. Every posted message is indexed so replies to it find their conversation.
+ * follow-up runs, notices — each posted by the outbox, which records it first and retries it.
+ * Every posted message is indexed so replies to it find their conversation.
  */
 export class Deliverer {
   readonly #adapters: ReadonlyMap<string, Adapter>;
@@ -221,26 +222,6 @@ export class Deliverer {
     const adapter = this.#adapters.get(conversation.platform);
     if (!adapter) throw new UnknownPlatformError(conversation.platform);
     return adapter;
-  }
-
-  /** Posts every chunk of `delivery` (notices and command replies outside the outbox). */
-  async deliver(delivery: Delivery): Promise<PostedMessage[]> {
-    const posted: PostedMessage[] = [];
-    const chunks = this.chunksFor(delivery.conversation, delivery.text);
-    for (const [index, text] of chunks.entries()) {
-      const last = index === chunks.length - 1;
-      posted.push(
-        await this.post({
-          conversation: delivery.conversation,
-          text,
-          ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
-          ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
-          ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
-          ...(last && delivery.approval ? { approval: delivery.approval } : {}),
-        }),
-      );
-    }
-    return posted;
   }
 
   /** Shows a decision on the request's prompt, where the platform can (a decision made off its buttons). */

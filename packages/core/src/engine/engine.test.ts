@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { UserFacingError } from "../runtime/errors.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { openStore } from "../store/index.ts";
@@ -88,10 +88,16 @@ describe("Engine", () => {
   it("runs different conversations side by side", async () => {
     let running = 0;
     let peak = 0;
+    let allStarted: () => void = () => {};
+    const together = new Promise<void>((resolve) => {
+      allStarted = resolve;
+    });
     const responder = scriptedResponder(async () => {
       running += 1;
       peak = Math.max(peak, running);
-      await sleep(30);
+      // Each turn waits for the other two: run one after another, they would wait for ever.
+      if (running === 3) allStarted();
+      await together;
       running -= 1;
       return "ok";
     });
@@ -104,20 +110,44 @@ describe("Engine", () => {
   });
 
   it("keeps the conversation lock through a turn longer than the lock's TTL (heartbeat), then frees it", async () => {
-    let heldDuringTurn: boolean | undefined;
-    const responder = scriptedResponder(async () => {
-      await sleep(500);
-      const intruder = await store.atomic.acquireLock("lock:test:dm-1", 1_000);
-      heldDuringTurn = intruder === null;
-      return "slow answer";
+    // The clock is fake: the heartbeat can never be late, however loaded the machine.
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+    const own = await openStore("memory://");
+    let finish: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      finish = resolve;
     });
-    const engine = await start({ responder, settings: { lockTtlMs: 120 } });
-    await adapter.send("take your time");
-    await engine.idle();
-    expect(heldDuringTurn).toBe(true);
-    expect(adapter.posts.map((p) => p.text)).toEqual(["slow answer"]);
-    const after = await store.atomic.acquireLock("lock:test:dm-1", 1_000);
-    expect(after).not.toBeNull();
+    const engine = new Engine({
+      store: own,
+      adapters: [adapter],
+      responder: scriptedResponder(async () => {
+        await slow;
+        return "slow answer";
+      }),
+      settings: { lockTtlMs: 120 },
+    });
+    try {
+      await engine.start();
+      await adapter.send("take your time");
+      // Work that yields to the event loop (intake first, CPU slots) finishes before the clock moves
+      // on: only the test moves it, so a slow machine cannot make a renewal late.
+      const tick = async () => {
+        await vi.advanceTimersByTimeAsync(10);
+        for (let turn = 0; turn < 20; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+      };
+      // Four TTLs into the turn, nobody else can take the lock.
+      for (let elapsed = 0; elapsed < 480; elapsed += 10) await tick();
+      expect(await own.atomic.acquireLock("lock:test:dm-1", 1_000)).toBeNull();
+      finish();
+      for (let step = 0; step < 100 && adapter.posts.length === 0; step++) await tick();
+      await engine.idle();
+      expect(adapter.posts.map((p) => p.text)).toEqual(["slow answer"]);
+      expect(await own.atomic.acquireLock("lock:test:dm-1", 1_000)).not.toBeNull();
+    } finally {
+      await engine.stop();
+      vi.useRealTimers();
+      await own.close();
+    }
   });
 
   it("/stop cancels the running turn without an error message, and the next message is answered", async () => {
@@ -138,6 +168,34 @@ describe("Engine", () => {
     await start({ responder: scriptedResponder(() => "x") });
     await adapter.send("/stop");
     expect(adapter.posts.map((p) => p.text)).toEqual(["Nothing is running in this conversation."]);
+  });
+
+  it("/stop's reply goes through the outbox: a refused post is retried, and recorded for a restart", async () => {
+    let refuse = 1;
+    const flaky = new (class extends RecordingAdapter {
+      override async post(message: Parameters<RecordingAdapter["post"]>[0]) {
+        if (refuse-- > 0) throw Object.assign(new Error("HTTP 500"), { retryAfterMs: 0 });
+        return super.post(message);
+      }
+    })();
+    const engine = new Engine({
+      store,
+      adapters: [flaky],
+      responder: scriptedResponder(() => "x"),
+      deliveryRetry: { attempts: 3, baseDelayMs: 0, maxDelayMs: 0 },
+    });
+    engines.push(engine);
+    await engine.start();
+    const stop = await flaky.send("/stop");
+    expect(flaky.posts.map((p) => [p.text, p.replyTo])).toEqual([
+      ["Nothing is running in this conversation.", stop.id],
+    ]);
+    expect(await engine.notices.pendingCount()).toBe(0);
+    // The record a restart would find: posted, so it is never posted again.
+    const recorded = await store
+      .namespace<{ deliveries: { posted: string[] }[] }>("outbox")
+      .get(`notice:stop:test:${stop.id}`);
+    expect(recorded?.deliveries[0]?.posted).toEqual([flaky.posts[0]?.id]);
   });
 
   it("turns a failure into one short sentence for the user and the detail for the log", async () => {
@@ -195,8 +253,13 @@ describe("Engine", () => {
   });
 
   it("collects messages that arrive mid-turn into one turn under the collect policy", async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const responder = scriptedResponder(async (turn) => {
-      if (turn.text === "first") await sleep(100);
+      // The first turn runs until both follow-ups have arrived.
+      if (turn.text === "first") await held;
       return `got: ${turn.text.replaceAll("\n\n", " + ")}`;
     });
     const engine = await start({ responder, settings: { midRunPolicy: "collect" } });
@@ -204,6 +267,7 @@ describe("Engine", () => {
     await waitFor("the first turn", () => responder.turns.length === 1);
     await adapter.send("second");
     await adapter.send("third");
+    release();
     await engine.idle();
     expect(adapter.posts.map((p) => p.text)).toEqual(["got: first", "got: second + third"]);
   });

@@ -10,6 +10,7 @@ import type { InboundMessage } from "../conversation/messages.ts";
 import { Deliverer, type DeliveryObserver, type OpenFile } from "../delivery/deliverer.ts";
 import { RecoveryLoop, type RecoveryReport } from "../health/recovery-loop.ts";
 import type { WaitReason } from "../health/wait-reasons.ts";
+import { Notices } from "../outbox/notices.ts";
 import { Outbox } from "../outbox/outbox.ts";
 import type { DeliveryRetryPolicy } from "../outbox/retry-delivery.ts";
 import { runAsIntake } from "../runtime/event-loop.ts";
@@ -86,6 +87,8 @@ export interface EngineHealth extends SerializerHealth {
 export class Engine {
   readonly deliverer: Deliverer;
   readonly outbox: Outbox;
+  /** Posts that answer no queued work (`/stop` replies, request notices), through the outbox. */
+  readonly notices: Notices;
   readonly commands: CommandRegistry;
   readonly settings: EngineSettings;
   readonly #options: EngineOptions;
@@ -96,6 +99,8 @@ export class Engine {
   readonly #processor: TurnProcessor;
   readonly #recovery: RecoveryLoop;
   #accepting = true;
+  /** The start's look for pending notices, awaited by `stop` (it posts through the adapters). */
+  #startupNotices: Promise<void> | undefined;
 
   constructor(options: EngineOptions) {
     this.#options = options;
@@ -115,6 +120,12 @@ export class Engine {
       deliverer: this.deliverer,
       logger: this.#logger,
       ...(options.deliveryRetry ? { retry: options.deliveryRetry } : {}),
+    });
+    this.notices = new Notices({
+      store: options.store,
+      outbox: this.outbox,
+      logger: this.#logger,
+      lockTtlMs: this.settings.lockTtlMs,
     });
     this.commands = new CommandRegistry([...builtInCommands(this), ...(options.commands ?? [])]);
     // Before any adapter starts: native command forms (slash commands…) cover every command.
@@ -148,7 +159,10 @@ export class Engine {
     });
     this.#recovery = new RecoveryLoop({
       scan: {
-        recover: () => this.#serializer.recover(),
+        recover: async () => {
+          await this.#deliverPendingNotices();
+          return this.#serializer.recover();
+        },
         queueAges: async () => {
           const now = Date.now();
           return (await this.#serializer.queueHeads()).map(({ key, head }) => ({
@@ -176,6 +190,14 @@ export class Engine {
     if (recovered.length > 0)
       this.#logger.info("resuming queued work left by the last run", { conversations: recovered.length });
     if (!this.#options.scheduler) this.#recovery.start();
+    // Notices a crashed process recorded and did not post; the recovery loop keeps looking.
+    this.#startupNotices = this.#deliverPendingNotices();
+  }
+
+  async #deliverPendingNotices(): Promise<void> {
+    await this.notices
+      .deliverPending()
+      .catch((error: unknown) => this.#logger.warn("could not post pending notices", { error }));
   }
 
   /** Scale-out: drains one conversation's queue in this process, as the scheduler asked. */
@@ -199,6 +221,7 @@ export class Engine {
    */
   async stop(): Promise<void> {
     this.#accepting = false;
+    await this.#startupNotices;
     await this.#recovery.stop();
     await this.#serializer.stop();
     for (const observer of this.#options.observers ?? []) await observer.close?.();
@@ -342,7 +365,7 @@ export class Engine {
     if (verdict.reply !== null) {
       const seen = `seen:${message.conversation.platform}:${message.id}`;
       if (await this.#options.store.atomic.setIfAbsent(seen, "1", this.settings.dedupeTtlMs)) {
-        await this.deliverer.deliver({
+        await this.notices.send(`pairing:${message.conversation.platform}:${message.id}`, {
           conversation: message.conversation,
           text: verdict.reply,
           replyTo: message.id,
@@ -371,7 +394,12 @@ export class Engine {
         reply = "Stopping the current answer.";
       }
     }
-    await this.deliverer.deliver({ conversation: message.conversation, text: reply, replyTo: message.id });
+    // Named by the /stop message: its redelivery is deduped above, a recovery posts it once.
+    await this.notices.send(`stop:${message.conversation.platform}:${message.id}`, {
+      conversation: message.conversation,
+      text: reply,
+      replyTo: message.id,
+    });
   }
 
   async #takeStopRequest(key: string): Promise<boolean> {

@@ -74,6 +74,8 @@ export interface Observability {
 export function createObservability(options: ObservabilityOptions): Observability {
   const { store, clock, logger, metrics } = options;
   const prices = new PriceTable(options.usage.prices);
+  /** Models already reported as having no price (once each per process). */
+  const unpriced = new Set<string>();
   const enabled = options.steps.enabled;
   const usage = enabled
     ? new UsageBook(store, { retentionDays: options.usage.retentionDays, clock })
@@ -89,7 +91,18 @@ export function createObservability(options: ObservabilityOptions): Observabilit
         log,
         clock,
         logger,
-        costOf: (step) => prices.costOf(step.model, step),
+        costOf: (step) => {
+          const cost = prices.costOf(step.model, step);
+          if (cost === undefined && !unpriced.has(step.model)) {
+            unpriced.add(step.model);
+            logger.warn("a model has no price: its cost shows as unknown and counts toward no cost cap", {
+              model: step.model,
+              pricesAsOf: prices.asOf,
+              fix: "add it under usage.prices",
+            });
+          }
+          return cost;
+        },
         listeners,
         ...(options.handoffTargetOf ? { handoffTargetOf: options.handoffTargetOf } : {}),
       })

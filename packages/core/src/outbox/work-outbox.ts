@@ -65,6 +65,17 @@ export class WorkOutbox {
    * Resolves with whether it is posted, or why it was given up after its retries.
    */
   async deliver(delivery: Delivery, options: { answer?: boolean } = {}): Promise<DeliveryOutcome> {
+    const index = await this.record(delivery, options);
+    await this.#send(index);
+    const failed = this.#record.deliveries[index]?.failed;
+    return failed === undefined ? { delivered: true } : { delivered: false, failed };
+  }
+
+  /**
+   * Records the next delivery without posting it (a retry finds it recorded and records nothing);
+   * `deliverRecorded` posts it. Returns its index.
+   */
+  async record(delivery: Delivery, options: { answer?: boolean } = {}): Promise<number> {
     const index = this.#calls++;
     if (this.#record.deliveries[index] === undefined) {
       const recorded: OutboxDelivery = {
@@ -88,9 +99,7 @@ export class WorkOutbox {
         answered: this.#record.answered || options.answer === true,
       });
     }
-    await this.#send(index);
-    const failed = this.#record.deliveries[index]?.failed;
-    return failed === undefined ? { delivered: true } : { delivered: false, failed };
+    return index;
   }
 
   /** Posts what is left of every recorded delivery (a retry of work whose answer is recorded). */

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { Deliverer } from "../delivery/deliverer.ts";
 import { ConversationIndex } from "../engine/conversation-index.ts";
 import type { Continuation } from "../engine/responder.ts";
+import { Notices } from "../outbox/notices.ts";
+import { Outbox } from "../outbox/outbox.ts";
+import { silentLogger } from "../runtime/logger.ts";
 import { testStoreBackends } from "../store/test-backends.ts";
 import { decideApproval, NotAwaitingApprovalError } from "./approval-decision.ts";
 import type { RunScheduler } from "./continuations.ts";
@@ -15,8 +18,15 @@ describe.each(testStoreBackends("approval-decision"))("decideApproval on %s", (_
       const tracker = new RequestTracker(store, { now: () => 5_000 }, requestsConfigSchema.parse({}));
       const queued: { key: string; continuation: Continuation }[] = [];
       // The engine's side of the seam: what it was asked to queue.
+      const deliverer = new Deliverer([], new ConversationIndex(store));
       const scheduler: RunScheduler = {
-        deliverer: new Deliverer([], new ConversationIndex(store)),
+        deliverer,
+        notices: new Notices({
+          store,
+          outbox: new Outbox({ store, deliverer, logger: silentLogger }),
+          logger: silentLogger,
+          lockTtlMs: 30_000,
+        }),
         async enqueueContinuation(key, continuation) {
           queued.push({ key, continuation });
           return true;

@@ -16,7 +16,8 @@ export class NotAwaitingApprovalError extends Error {
 const CLAIM_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
- * Records the decision and queues the run that resumes the request in its own thread. Claimed
+ * Records the decision and queues the run that resumes the request in its own thread (and shows
+ * the decision on the prompt, unless it was pressed there). Claimed
  * atomically first, so two operators (or an operator and the user) deciding at once resume it once.
  */
 export async function decideApproval(
@@ -35,6 +36,13 @@ export async function decideApproval(
     id: `${request.id}:approval:${parentRunId}`,
     requestId: request.id,
     type: CONTINUATION.approval,
-    data: { approved: decision.approved, by: decision.by, parentRunId },
+    data: {
+      approved: decision.approved,
+      by: decision.by,
+      parentRunId,
+      // A press shows its outcome on the pressed message itself; a typed or console decision is
+      // shown by the resume, queued durable work: a crash before it is shown shows it on the retry.
+      ...(decision.via === "button" ? {} : { showOnPrompt: true }),
+    },
   });
 }

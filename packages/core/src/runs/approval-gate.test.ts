@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { Deliverer } from "../delivery/deliverer.ts";
 import { ConversationIndex } from "../engine/conversation-index.ts";
 import type { Continuation } from "../engine/responder.ts";
+import { Notices } from "../outbox/notices.ts";
+import { Outbox } from "../outbox/outbox.ts";
 import { silentLogger } from "../runtime/logger.ts";
 import { testStoreBackends } from "../store/test-backends.ts";
 import type { Store } from "../store/types.ts";
@@ -13,8 +15,15 @@ import { requestsConfigSchema } from "./runs-config.ts";
 /** One instance of the app: its own gate and scheduler over the shared store. */
 function instance(store: Store, queued: Continuation[]) {
   const tracker = new RequestTracker(store, { now: () => 5_000 }, requestsConfigSchema.parse({}));
+  const deliverer = new Deliverer([], new ConversationIndex(store));
   const scheduler: RunScheduler = {
-    deliverer: new Deliverer([], new ConversationIndex(store)),
+    deliverer,
+    notices: new Notices({
+      store,
+      outbox: new Outbox({ store, deliverer, logger: silentLogger }),
+      logger: silentLogger,
+      lockTtlMs: 30_000,
+    }),
     async enqueueContinuation(_key, continuation) {
       queued.push(continuation);
       return true;

@@ -40,14 +40,12 @@ export class ApprovalGate implements ApprovalDecider {
   /** The operator console (an admin by definition); throws NotAwaitingApprovalError when decided before. */
   async decideAsOperator(request: RequestRecord, decision: { approved: boolean; by: string }): Promise<void> {
     const { tracker, atomic, clock } = this.#options;
-    const scheduler = this.#options.scheduler();
     await decideApproval(
-      { tracker, scheduler, atomic },
+      { tracker, scheduler: this.#options.scheduler(), atomic },
       request,
       { ...decision, via: "console" },
       clock.now(),
     );
-    await this.#showOnPrompt(scheduler, request, decision);
   }
 
   /** /approve or /deny typed in a conversation: decides its latest waiting action; undefined if none. */
@@ -85,23 +83,7 @@ export class ApprovalGate implements ApprovalDecider {
       // Lost the claim to a press decided a moment earlier; its record may still be being written.
       return notWaiting(await tracker.get(request.id));
     }
-    // A press shows its outcome on the pressed message itself; a typed decision has to be shown there.
-    if (via !== "button") await this.#showOnPrompt(scheduler, request, { approved, by: actor.name });
     return { kind: "decided", approved, by: actor.name };
-  }
-
-  /** The decision stands either way: a prompt that cannot be updated keeps its buttons, and is logged. */
-  async #showOnPrompt(
-    scheduler: RunScheduler,
-    request: RequestRecord,
-    decision: { approved: boolean; by: string },
-  ): Promise<void> {
-    await scheduler.deliverer.showDecision(request.id, decision).catch((error: unknown) =>
-      this.#options.logger.warn("could not show a decision on the approval prompt", {
-        requestId: request.id,
-        error,
-      }),
-    );
   }
 }
 

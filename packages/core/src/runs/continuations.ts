@@ -6,10 +6,13 @@
  */
 import type { Deliverer } from "../delivery/deliverer.ts";
 import type { Continuation } from "../engine/responder.ts";
+import type { Notices } from "../outbox/notices.ts";
 
 /** What tracking needs from the engine, bound once the engine exists. */
 export interface RunScheduler {
   readonly deliverer: Deliverer;
+  /** Notices that answer no queued work (a request's "still working" and "timed out"). */
+  readonly notices: Notices;
   /** False when a continuation with the same id was queued before. */
   enqueueContinuation(key: string, continuation: Continuation): Promise<boolean>;
 }

@@ -93,31 +93,49 @@ export class RequestSweeper {
   }
 
   async #notice(request: RequestRecord): Promise<void> {
-    await this.#options.tracker.setStatus(request.id, request.status, { noticeSent: true });
-    await this.#tell(request, "Still working on it — I'll answer here when it's done.");
+    const { tracker } = this.#options;
+    await this.#tell(request, "still-working", "Still working on it — I'll answer here when it's done.", () =>
+      tracker.setStatus(request.id, request.status, { noticeSent: true }).then(() => undefined),
+    );
   }
 
   async #timeOut(request: RequestRecord, limitSeconds: number): Promise<void> {
-    await this.#options.tracker.setStatus(request.id, "timed_out", {
-      note: `no answer within ${duration(limitSeconds)}`,
-    });
     const what =
       request.status === "awaiting_approval"
         ? "Nobody approved the waiting action"
         : "I could not finish this";
     await this.#tell(
       request,
+      "timed-out",
       `${what} within ${duration(limitSeconds)}, so I stopped waiting (timed out). Please ask again if you still need it.`,
+      () =>
+        this.#options.tracker
+          .setStatus(request.id, "timed_out", { note: `no answer within ${duration(limitSeconds)}` })
+          .then(() => undefined),
     );
     this.#options.logger.info("request timed out", { requestId: request.id, status: request.status });
   }
 
-  async #tell(request: RequestRecord, text: string): Promise<void> {
-    await this.#options.scheduler().deliverer.deliver({
-      conversation: request.origin.conversation,
-      text,
-      ...withReplyTo(replyTargetOf(request.origin)),
-      recipientId: request.origin.authorId,
-    });
+  /**
+   * The notice is in the outbox before the request's status changes, and posted after: a crash
+   * anywhere between loses neither (recovery posts a recorded notice; a request whose status did
+   * not change is due again, and its notice, named by request and kind, is found recorded).
+   */
+  async #tell(
+    request: RequestRecord,
+    kind: "still-working" | "timed-out",
+    text: string,
+    change: () => Promise<void>,
+  ): Promise<void> {
+    await this.#options.scheduler().notices.send(
+      `request:${request.id}:${kind}`,
+      {
+        conversation: request.origin.conversation,
+        text,
+        ...withReplyTo(replyTargetOf(request.origin)),
+        recipientId: request.origin.authorId,
+      },
+      change,
+    );
   }
 }

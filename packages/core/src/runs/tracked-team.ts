@@ -7,6 +7,7 @@ import type {
   Turn,
   TurnAnswer,
 } from "../engine/responder.ts";
+import { DEFAULT_DELIVERY_RETRY, withDeliveryRetry } from "../outbox/retry-delivery.ts";
 import { abortedByShutdown, userMessageOf } from "../runtime/errors.ts";
 import { withLogContext } from "../runtime/log-context.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -165,6 +166,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
         case CONTINUATION.approval: {
           const run = await this.#runFor(request, "approval", parentRunId);
           const resume = { approved: data.approved === true, by: String(data.by ?? "someone") };
+          if (data.showOnPrompt === true) await this.#showOnPrompt(request.id, resume, signal);
           const answer = await this.#execute(request, run, { resume }, signal, commandPrefix);
           await this.#answer(request, answer, deliver);
           return;
@@ -341,6 +343,33 @@ export class TrackedTeam implements Responder, ContinuationHandler {
       recipientId: request.origin.authorId,
       ...(answer.agent ? { agent: answer.agent } : {}),
       ...(answer.approval ? { approval: answer.approval } : {}),
+    });
+  }
+
+  /**
+   * A decision typed or made in the console, shown on the prompt (an edit: repeating it after a
+   * crash is harmless), with the outbox's retries. The decision stands either way: a prompt that
+   * cannot be updated keeps its buttons, and that is logged.
+   */
+  async #showOnPrompt(
+    requestId: string,
+    decision: { approved: boolean; by: string },
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { deliverer } = this.#requireScheduler();
+    await withDeliveryRetry(() => deliverer.showDecision(requestId, decision), {
+      policy: DEFAULT_DELIVERY_RETRY,
+      signal,
+      onRetry: (attempt, delayMs, error) =>
+        this.#logger.warn("showing a decision on its prompt failed; retrying", {
+          requestId,
+          attempt,
+          delayMs,
+          error,
+        }),
+    }).catch((error: unknown) => {
+      if (signal.aborted) throw error;
+      this.#logger.warn("could not show a decision on the approval prompt", { requestId, error });
     });
   }
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { NativeTextStream } from "../conversation/adapter.ts";
 import type { OutboundMessage, PostedMessage } from "../conversation/messages.ts";
 import { type ReplySurface, StreamingReply, type StreamingReplyOptions } from "./streaming-reply.ts";
@@ -72,9 +72,27 @@ function reply(surface: ReplySurface, overrides: Partial<StreamingReplyOptions> 
 }
 
 const text = (delta: string) => ({ kind: "text", agent: "a", delta }) as const;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The clock is fake: time passes only here, so a loaded machine cannot make an edit late. */
+const pause = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+
+/** `promise`, with the fake clock moved on until it settles (a close or finish keeps the spacing). */
+async function settle<T>(promise: Promise<T>): Promise<T> {
+  let settled = false;
+  const tracked = promise.finally(() => {
+    settled = true;
+  });
+  for (let step = 0; !settled && step < 10_000; step++) await vi.advanceTimersByTimeAsync(1);
+  return tracked;
+}
 
 describe("StreamingReply", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("posts the first words at once, edits as the text grows, and ends with exactly the answer", async () => {
     const platform = recordingSurface();
     const { streaming } = reply(platform.surface);
@@ -84,7 +102,7 @@ describe("StreamingReply", () => {
       await pause(10);
     }
     const answer = words.join("").trim();
-    await streaming.finish(answer);
+    await settle(streaming.finish(answer));
 
     expect(platform.calls[0]).toMatchObject({ kind: "post", text: "one" });
     expect(platform.calls.slice(1).every((call) => call.kind === "edit" && call.id === "m1")).toBe(true);
@@ -100,7 +118,7 @@ describe("StreamingReply", () => {
       streaming.accept(text(`w${index} `));
       await pause(5);
     }
-    await streaming.finish("final answer");
+    await settle(streaming.finish("final answer"));
     const gaps = platform.calls.slice(1).map((call, index) => call.at - (platform.calls[index]?.at ?? 0));
     expect(gaps.every((gap) => gap >= 49)).toBe(true);
     expect(platform.texts()).toEqual(["final answer"]);
@@ -116,7 +134,7 @@ describe("StreamingReply", () => {
       streaming.accept(text(sentence));
       await pause(15);
     }
-    const posted = (await streaming.finish(answer.trim())) ?? [];
+    const posted = (await settle(streaming.finish(answer.trim()))) ?? [];
     expect(posted.length).toBeGreaterThanOrEqual(3);
     expect(platform.texts().every((body) => body.length <= 100)).toBe(true);
     expect(platform.texts().join(" ").replace(/\s+/g, " ")).toBe(answer.trim());
@@ -136,7 +154,7 @@ describe("StreamingReply", () => {
     streaming.accept(text("Your invoice is paid."));
     await pause(20);
     expect(platform.texts()).toEqual(["Your invoice is paid."]);
-    await streaming.finish("Your invoice is paid.");
+    await settle(streaming.finish("Your invoice is paid."));
     expect(platform.calls.filter((call) => call.kind === "post")).toHaveLength(1);
   });
 
@@ -156,7 +174,7 @@ describe("StreamingReply", () => {
     const withIndicator = reply(native.surface, { intervalMs: 5 }).streaming;
     withIndicator.accept({ kind: "progress", agent: "a", status: "a is busy…" });
     // Nothing was shown in the thread: the caller delivers the answer the ordinary way.
-    expect(await withIndicator.finish("done")).toBeUndefined();
+    expect(await settle(withIndicator.finish("done"))).toBeUndefined();
     expect(statuses).toEqual(["a is busy…"]);
     expect(native.texts()).toEqual([]);
   });
@@ -166,13 +184,13 @@ describe("StreamingReply", () => {
     const first = reply(platform.surface, { intervalMs: 5 });
     first.streaming.accept(text("The answer is"));
     await pause(20);
-    await first.streaming.abandon();
+    await settle(first.streaming.abandon());
     const resumed = first.recorded.at(-1) ?? [];
     expect(platform.texts()).toEqual(["The answer is"]);
 
     const second = reply(platform.surface, { intervalMs: 5, resumed });
     second.streaming.accept(text("The answer is 42."));
-    await second.streaming.finish("The answer is 42.");
+    await settle(second.streaming.finish("The answer is 42."));
     expect(platform.texts()).toEqual(["The answer is 42."]);
     expect(platform.calls.filter((call) => call.kind === "post")).toHaveLength(1);
   });
@@ -184,7 +202,7 @@ describe("StreamingReply", () => {
       streaming.accept(text(word));
       await pause(12);
     }
-    await streaming.finish("Hello from a stream");
+    await settle(streaming.finish("Hello from a stream"));
     const kinds = platform.calls.map((call) => call.kind);
     expect(kinds[0]).toBe("append");
     expect(kinds.slice(-2)).toEqual(["stop", "edit"]);
@@ -198,7 +216,7 @@ describe("StreamingReply", () => {
     await pause(20);
     streaming.accept(text(" and more"));
     await pause(20);
-    await streaming.finish("complete answer");
+    await settle(streaming.finish("complete answer"));
     expect(errors).toHaveLength(1);
     expect(platform.texts()).toEqual(["complete answer"]);
   });
@@ -208,7 +226,7 @@ describe("StreamingReply", () => {
     const { streaming, errors } = reply(platform.surface, { intervalMs: 5 });
     streaming.accept(text("partial"));
     await pause(20);
-    expect(await streaming.finish("complete answer")).toBeUndefined();
+    expect(await settle(streaming.finish("complete answer"))).toBeUndefined();
     expect(errors).toHaveLength(1);
     expect(platform.texts()).toEqual([]);
   });

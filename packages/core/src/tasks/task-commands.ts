@@ -79,12 +79,19 @@ function statusText(task: TaskRecord, now: number): string {
   return task.status;
 }
 
+/** ", $0.0123", ", cost unknown" (no step's model has a price), ", $0.0123 + unknown", or nothing. */
+function taskCost(task: TaskRecord): string {
+  const unpriced = task.unpricedSteps ?? 0;
+  if (unpriced === 0) return task.costUsd > 0 ? `, $${task.costUsd.toFixed(4)}` : "";
+  return task.costUsd > 0 ? `, $${task.costUsd.toFixed(4)} + unknown` : ", cost unknown";
+}
+
 /** `/task <id>`: where it stands, what it cost, and its last steps in short. */
 export function progressText(task: TaskRecord, steps: readonly TaskStepEntry[], now: number): string {
   const ran = Math.round(usedMs(task, now) / 1000);
   const lines = [
     `**Task ${task.id} · ${task.title}** (${task.agent}, asked by ${task.requesterId})`,
-    `${statusText(task, now)}; step ${task.iteration} of at most ${task.maxIterations}; running time ${ran} s; ${task.inputTokens + task.outputTokens} tokens${task.costUsd > 0 ? `, $${task.costUsd.toFixed(4)}` : ""}.`,
+    `${statusText(task, now)}; step ${task.iteration} of at most ${task.maxIterations}; running time ${ran} s; ${task.inputTokens + task.outputTokens} tokens${taskCost(task)}.`,
   ];
   if (steps.length > 0) {
     lines.push(isTerminal(task.status) ? "Its last steps:" : "Latest steps:");

@@ -77,7 +77,10 @@ export interface TaskRecord {
   readonly consecutiveWaits: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** USD of the steps whose model has a price. */
   readonly costUsd: number;
+  /** Steps whose model has no price: their cost is unknown, not zero (absent: none). */
+  readonly unpricedSteps?: number;
   /** completed: the task's answer. failed: the last text it wrote, if any. */
   readonly result?: string;
   /** Why it failed, was cancelled, or is waiting, in words a user can read. */

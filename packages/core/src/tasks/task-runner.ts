@@ -241,7 +241,10 @@ export class TaskRunner {
   async #afterStep(record: TaskRecord, step: StepSummary): Promise<TaskRecord> {
     const { clock, costOf, store } = this.#options;
     const now = clock.now();
-    const cost = costOf?.(record.agent, step) ?? 0;
+    // No price is an unknown cost, counted as such: never a guess, never shown as free.
+    const priced = costOf?.(record.agent, step);
+    const cost = priced ?? 0;
+    const unpriced = costOf !== undefined && priced === undefined;
     // A final answer with guidance still waiting is not final: the task hears the guidance first.
     const final = step.final && !(await this.#guidanceWaiting(record.id));
     const entry: TaskStepEntry = {
@@ -254,6 +257,7 @@ export class TaskRunner {
       inputTokens: step.inputTokens,
       outputTokens: step.outputTokens,
       costUsd: cost,
+      ...(unpriced ? { unpriced: true as const } : {}),
       latencyMs: step.latencyMs,
       at: now,
     };
@@ -268,6 +272,9 @@ export class TaskRunner {
       inputTokens: record.inputTokens + step.inputTokens,
       outputTokens: record.outputTokens + step.outputTokens,
       costUsd: record.costUsd + cost,
+      ...(unpriced || record.unpricedSteps
+        ? { unpricedSteps: (record.unpricedSteps ?? 0) + (unpriced ? 1 : 0) }
+        : {}),
       updatedAt: now,
     };
     this.#options.observer?.stepFinished?.(stepped, entry);

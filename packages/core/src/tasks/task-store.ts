@@ -39,6 +39,8 @@ export interface TaskStepEntry {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly costUsd: number;
+  /** The model has no price: `costUsd` is 0 and the cost is unknown. */
+  readonly unpriced?: true;
   readonly latencyMs: number;
   readonly at: number;
   readonly error?: string;

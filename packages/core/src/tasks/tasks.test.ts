@@ -9,11 +9,13 @@ import { Deliverer } from "../delivery/deliverer.ts";
 import { ConversationIndex } from "../engine/conversation-index.ts";
 import type { Continuation } from "../engine/responder.ts";
 import { silentLogger } from "../runtime/logger.ts";
+import type { TokenCounts } from "../steps/run-step.ts";
 import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/types.ts";
 import { UNKNOWN_OUTCOME } from "../team/tool-calls.ts";
 import { RecordingAdapter } from "../testing/recording-adapter.ts";
 import { createTasks, type Tasks } from "./create-tasks.ts";
+import { progressText } from "./task-commands.ts";
 import { type TasksConfig, tasksConfigSchema } from "./tasks-config.ts";
 
 const HOME = "slack:T1:C1:1700000000.000100";
@@ -43,6 +45,7 @@ async function world(
     leaseTtlMs?: number;
     attempts?: number;
     deliverer?: Deliverer;
+    costOf?: (agent: string, tokens: TokenCounts) => number | undefined;
   } = {},
 ): Promise<World> {
   const store = await openStore("memory:", { logger: silentLogger });
@@ -80,6 +83,7 @@ async function world(
     admins: ["admin"],
     modelCalls: { maxAttempts: options.attempts ?? 1, attemptTimeoutMs: 30_000, firstTokenTimeoutMs: 30_000 },
     leaseTtlMs: options.leaseTtlMs ?? 30_000,
+    ...(options.costOf ? { costOf: options.costOf } : {}),
     clock,
     logger: silentLogger,
   });
@@ -166,6 +170,27 @@ describe("background tasks", () => {
     // Running it again after it ended does nothing and queues nothing more.
     expect(await w.tasks.runStep(id)).toBe("idle");
     expect(w.queued).toHaveLength(1);
+  });
+
+  it("counts steps on a model with no price as an unknown cost, never as free", async () => {
+    const w = await world({ costOf: () => undefined });
+    w.model.respondWithTools([search("lisbon")]).respond(new AIMessage("TAP is cheapest."));
+    const id = taskIdIn(await w.start());
+    expect(await w.tasks.runStep(id)).toBe("stepped");
+    expect(await w.tasks.runStep(id)).toBe("idle");
+    const record = await w.tasks.store.get(id);
+    expect(record).toMatchObject({ status: "completed", costUsd: 0, unpricedSteps: 2 });
+    const steps = await w.tasks.store.steps(record!);
+    expect(steps.map((step) => step.unpriced)).toEqual([true, true]);
+    expect(progressText(record!, steps, w.clock.now())).toMatch(/tokens, cost unknown\./);
+
+    const priced = await world({ costOf: () => 0.01 });
+    priced.model.respond(new AIMessage("Done."));
+    const pricedId = taskIdIn(await priced.start());
+    await priced.tasks.runStep(pricedId);
+    const pricedRecord = await priced.tasks.store.get(pricedId);
+    expect(pricedRecord?.unpricedSteps).toBeUndefined();
+    expect(progressText(pricedRecord!, [], priced.clock.now())).toMatch(/tokens, \$0\.0100\./);
   });
 
   it("starting the same tool call twice (a re-run after a crash) finds the same task", async () => {

@@ -1,6 +1,7 @@
 export { describeTotals, formatCost, usageTable } from "./format-usage.ts";
 export { LimitedResponder, UsageLimitError } from "./limited-responder.ts";
-export { DEFAULT_PRICES, type ModelPrice, PriceTable } from "./price-table.ts";
+export { PRICE_LIST } from "./price-list.ts";
+export { type ModelPrice, type PriceList, PriceTable } from "./price-table.ts";
 export {
   addUsage,
   daysBetween,

@@ -1,53 +1,49 @@
 import type { TokenCounts } from "../steps/run-step.ts";
+import { type ModelPrice, PRICE_LIST, type PriceList } from "./price-list.ts";
 
-/** USD per million tokens. `cachedInput` defaults to `input` when a provider gives no discount. */
-export interface ModelPrice {
-  readonly input: number;
-  readonly output: number;
-  readonly cachedInput?: number;
-}
+export type { ModelPrice, PriceList } from "./price-list.ts";
+
+/** A provider's dated or moving snapshot of a model id: `-20251101`, `-2024-07-18`, `-latest`, `@20251101`. */
+const SNAPSHOT = /^(.+?)(?:-\d{8}|-\d{4}-\d{2}-\d{2}|-latest|@\d{8})$/;
 
 /**
- * List prices of common models (USD per million tokens) as their providers publish them; a
- * configuration's `usage.prices` overrides or extends them. Keys match a model's name or the
- * start of it (`gpt-4o-mini-2024-07-18` is priced as `gpt-4o-mini`); the longest match wins.
+ * What a model costs, looked up in order: its exact id, the id a dated snapshot names, the longest
+ * prefix; else unknown (undefined), never a neighbour's price. Configured prices (`usage.prices`:
+ * exact ids, and prefixes written `family-*`) win over the built-in list at each step.
  */
-export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
-  offline: { input: 0, output: 0 },
-  "gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 },
-  "gpt-4o": { input: 2.5, output: 10, cachedInput: 1.25 },
-  "gpt-4.1-nano": { input: 0.1, output: 0.4, cachedInput: 0.025 },
-  "gpt-4.1-mini": { input: 0.4, output: 1.6, cachedInput: 0.1 },
-  "gpt-4.1": { input: 2, output: 8, cachedInput: 0.5 },
-  "gpt-5-nano": { input: 0.05, output: 0.4, cachedInput: 0.005 },
-  "gpt-5-mini": { input: 0.25, output: 2, cachedInput: 0.025 },
-  "gpt-5": { input: 1.25, output: 10, cachedInput: 0.125 },
-  "o4-mini": { input: 1.1, output: 4.4, cachedInput: 0.275 },
-  "claude-3-5-haiku": { input: 0.8, output: 4, cachedInput: 0.08 },
-  "claude-haiku-4-5": { input: 1, output: 5, cachedInput: 0.1 },
-  "claude-3-5-sonnet": { input: 3, output: 15, cachedInput: 0.3 },
-  "claude-3-7-sonnet": { input: 3, output: 15, cachedInput: 0.3 },
-  "claude-sonnet-4": { input: 3, output: 15, cachedInput: 0.3 },
-  "claude-opus-4": { input: 15, output: 75, cachedInput: 1.5 },
-};
-
 export class PriceTable {
-  readonly #prices: ReadonlyArray<readonly [string, ModelPrice]>;
+  readonly source: string;
+  readonly asOf: string;
+  readonly #models: ReadonlyMap<string, ModelPrice>;
+  readonly #prefixes: ReadonlyArray<readonly [string, ModelPrice]>;
 
-  constructor(overrides: Readonly<Record<string, ModelPrice>> = {}) {
-    // Longest name first, so `gpt-4o-mini` is found before `gpt-4o`.
-    this.#prices = Object.entries({ ...DEFAULT_PRICES, ...overrides }).sort(
-      ([a], [b]) => b.length - a.length,
-    );
+  constructor(overrides: Readonly<Record<string, ModelPrice>> = {}, list: PriceList = PRICE_LIST) {
+    this.source = list.source;
+    this.asOf = list.asOf;
+    const configured = Object.entries(overrides);
+    const models = new Map(Object.entries(list.models));
+    const prefixes = new Map(Object.entries(list.prefixes));
+    for (const [key, price] of configured) {
+      if (key.endsWith("*")) prefixes.set(key.slice(0, -1), price);
+      else models.set(key, price);
+    }
+    this.#models = models;
+    // Longest first, so `gpt-4o-mini` is found before `gpt-4o`.
+    this.#prefixes = [...prefixes].sort(([a], [b]) => b.length - a.length);
   }
 
   /** The price of `model` (`openai:gpt-4o-mini`, `gpt-4o-mini-2024-07-18`…), or undefined when unknown. */
   priceOf(model: string): ModelPrice | undefined {
     const name = model.includes(":") ? model.slice(model.indexOf(":") + 1) : model;
-    return this.#prices.find(([key]) => name === key || name.startsWith(`${key}-`))?.[1];
+    const exact = this.#models.get(name);
+    if (exact) return exact;
+    const snapshotOf = SNAPSHOT.exec(name)?.[1];
+    const snapshot = snapshotOf === undefined ? undefined : this.#models.get(snapshotOf);
+    if (snapshot) return snapshot;
+    return this.#prefixes.find(([prefix]) => name.startsWith(prefix))?.[1];
   }
 
-  /** USD for one call's tokens; undefined when the model has no price. */
+  /** USD for one call's tokens; undefined when the model has no price (unknown, not free). */
   costOf(model: string, tokens: TokenCounts): number | undefined {
     const price = this.priceOf(model);
     if (!price) return undefined;

@@ -12,10 +12,16 @@ export const USAGE_DIMENSIONS: readonly UsageDimension[] = ["conversation", "use
 
 export interface UsageTotals extends TokenCounts {
   readonly calls: number;
+  /** USD of the calls whose model has a price. */
   readonly costUsd: number;
+  /**
+   * Calls to a model with no price: their cost is unknown, not zero, and `costUsd` leaves them out.
+   * Absent in totals written before prices could be unknown (read as 0).
+   */
+  readonly unpricedCalls?: number;
 }
 
-export const NO_USAGE: UsageTotals = { ...NO_TOKENS, calls: 0, costUsd: 0 };
+export const NO_USAGE: UsageTotals = { ...NO_TOKENS, calls: 0, costUsd: 0, unpricedCalls: 0 };
 
 /** One model call's usage, attributed. */
 export interface UsageEvent extends TokenCounts {
@@ -24,7 +30,8 @@ export interface UsageEvent extends TokenCounts {
   readonly userId?: string;
   readonly agent: string;
   readonly model: string;
-  readonly costUsd: number;
+  /** Undefined when the model has no price (see PriceTable): counted as unpriced, never as free. */
+  readonly costUsd: number | undefined;
 }
 
 export interface UsageRow extends UsageTotals {
@@ -124,7 +131,12 @@ export class UsageBook {
         await this.#register(day, dimension, id);
         const key = totalKey(day, dimension, id, this.#writerId);
         const before = this.#ownTotals.get(key) ?? (await this.#totals.get(key)) ?? NO_USAGE;
-        const after = addUsage(before, { ...event, calls: 1 });
+        const after = addUsage(before, {
+          ...event,
+          calls: 1,
+          costUsd: event.costUsd ?? 0,
+          unpricedCalls: event.costUsd === undefined ? 1 : 0,
+        });
         await this.#totals.set(key, after, this.#ttlMs);
         this.#cache(key, after);
       }),
@@ -164,6 +176,7 @@ export function addUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
     outputTokens: a.outputTokens + b.outputTokens,
     cachedTokens: a.cachedTokens + b.cachedTokens,
     costUsd: a.costUsd + b.costUsd,
+    unpricedCalls: (a.unpricedCalls ?? 0) + (b.unpricedCalls ?? 0),
   };
 }
 

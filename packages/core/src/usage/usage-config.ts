@@ -12,7 +12,13 @@ const priceSchema = z.strictObject({
 
 const limitSchema = z.strictObject({
   tokens: z.number().int().positive().optional().describe("Input + output tokens."),
-  costUsd: z.number().positive().optional().describe("USD, from the price table."),
+  costUsd: z
+    .number()
+    .positive()
+    .optional()
+    .describe(
+      "USD, from the price table. Calls to a model with no price count nothing here (pair it with `tokens`, or price the model).",
+    ),
 });
 
 /**
@@ -23,7 +29,9 @@ export const usageConfigSchema = z.strictObject({
   prices: z
     .record(z.string().min(1), priceSchema)
     .default({})
-    .describe("Per-model prices (USD per million tokens), merged over the built-in table."),
+    .describe(
+      "Per-model prices (USD per million tokens) over the built-in list: an exact model id (`claude-opus-4-5`; its dated snapshots follow it), or a prefix ending in `*` (`my-family-*`). Exact ids win over prefixes. A model priced nowhere is shown as unknown and never counts toward a `costUsd` cap.",
+    ),
   retentionDays: z.number().int().min(1).max(3650).default(90).describe("Day totals are kept this long."),
   limits: z
     .strictObject({

@@ -17,7 +17,7 @@ export function usageListener(book: UsageBook, logger: Logger, now: () => number
           inputTokens: step.inputTokens,
           outputTokens: step.outputTokens,
           cachedTokens: step.cachedTokens,
-          costUsd: step.costUsd ?? 0,
+          costUsd: step.costUsd,
         })
         .catch((error: unknown) =>
           logger.warn("could not record usage", { key: run.conversationKey, error }),

@@ -1,7 +1,6 @@
 import type { WebClient } from "@slack/web-api";
 import { silentLogger } from "@switchboard/core/adapter";
-import { waitFor } from "@switchboard/core/testing";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { threadConversation } from "../conversations.ts";
 import { WorkingIndicator } from "./working-indicator.ts";
 
@@ -33,14 +32,21 @@ describe("WorkingIndicator", () => {
       statusRefreshMs: 20,
     });
     const conversation = threadConversation("T1", "D1", "1700000000.000100");
-    await indicator.start(conversation);
-    await waitFor("two refreshes", () => statuses.length >= 3);
-    await indicator.stop(conversation);
-    const afterStop = statuses.length;
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(statuses.slice(0, 3)).toEqual(["is working on it…", "is working on it…", "is working on it…"]);
-    expect(statuses.at(-1)).toBe("");
-    expect(statuses.length).toBe(afterStop);
+    // The clock is fake: refreshes come exactly when due, and none can arrive late after the stop.
+    vi.useFakeTimers();
+    try {
+      await indicator.start(conversation);
+      expect(statuses).toEqual(["is working on it…"]);
+      await vi.advanceTimersByTimeAsync(40);
+      expect(statuses).toEqual(["is working on it…", "is working on it…", "is working on it…"]);
+      await indicator.stop(conversation);
+      const afterStop = statuses.length;
+      await vi.advanceTimersByTimeAsync(200);
+      expect(statuses.at(-1)).toBe("");
+      expect(statuses.length).toBe(afterStop);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("shows nothing in a private (ephemeral) conversation", async () => {

@@ -1,7 +1,7 @@
 import { type Command, type InboundMessage, openStore, type Store } from "@switchboard/core";
 import { requestsConfigSchema } from "@switchboard/core/config";
 import { type BlobStore, openBlobStore, parseBlobId } from "@switchboard/core/host";
-import { ActiveAgentStore, RequestTracker } from "@switchboard/core/records";
+import { ActiveAgentStore, RequestTracker, UsageBook } from "@switchboard/core/records";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConversationLog } from "../activity/conversation-log.ts";
 import { LiveFeed } from "../activity/live-feed.ts";
@@ -9,6 +9,7 @@ import { WebAdapter } from "../adapter/web-adapter.ts";
 import { healthReport } from "../health/health-report.ts";
 import { PlatformActivity } from "../health/platform-activity.ts";
 import { RecentProblems } from "../health/recent-problems.ts";
+import { usageFromBook } from "../insight/usage-from-book.ts";
 import { EMPTY_USAGE } from "../insight/usage-report.ts";
 import { createConsoleApp } from "./console-app.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
@@ -35,7 +36,7 @@ function command(name: string, reply: string): Command {
   };
 }
 
-function app(extra: Partial<Pick<ConsoleDeps, "chat" | "files">> = {}) {
+function app(extra: Partial<Pick<ConsoleDeps, "chat" | "files" | "usage">> = {}) {
   const problems = new RecentProblems();
   const activity = new PlatformActivity();
   const commands = new Map(
@@ -123,6 +124,33 @@ describe("the console app", () => {
     expect(page).toContain("Ana &lt;script&gt;");
     expect(response.headers.get("content-security-policy")).toContain("script-src 'self'");
     expect(page).not.toContain(TOKEN);
+  });
+
+  it("shows the cost of calls to a model with no price as unknown, never as free", async () => {
+    const now = Date.UTC(2026, 10, 23, 12);
+    const book = new UsageBook(store, { retentionDays: 7, clock: { now: () => now } });
+    const call = (model: string, costUsd: number | undefined) =>
+      book.record({
+        at: now,
+        conversationKey: KEY,
+        userId: "U1",
+        agent: "billing",
+        model,
+        inputTokens: 100,
+        outputTokens: 10,
+        cachedTokens: 0,
+        costUsd,
+      });
+    await call("gpt-4o", 0.02);
+    await call("mystery-model", undefined);
+    await book.flushed();
+    const usage = usageFromBook(book, () => now);
+    const page = await (await app({ usage }).request("/console/usage?days=1", { headers: auth })).text();
+    expect(page).toContain("220 tokens · $0.02 + unknown in the last day");
+    expect(page).toMatch(
+      /<td>mystery-model<\/td>(<td class="num">[^<]*<\/td>){3}<td class="num">unknown<\/td>/,
+    );
+    expect(page).toMatch(/<td>gpt-4o<\/td>(<td class="num">[^<]*<\/td>){3}<td class="num">\$0\.02<\/td>/);
   });
 
   it("shows the engine's lock waits, turns in progress and model endpoints on the health page", async () => {

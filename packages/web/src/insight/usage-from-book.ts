@@ -12,6 +12,7 @@ function row(label: string, totals: Omit<BookRow, "id">): UsageRow {
     outputTokens: totals.outputTokens,
     costUsd: totals.costUsd,
     calls: totals.calls,
+    unpricedCalls: totals.unpricedCalls ?? 0,
   };
 }
 
@@ -36,6 +37,7 @@ export function usageFromBook(book: UsageBook, now: () => number = Date.now): Us
               outputTokens: sum.outputTokens + agent.outputTokens,
               costUsd: sum.costUsd + agent.costUsd,
               calls: sum.calls + agent.calls,
+              unpricedCalls: sum.unpricedCalls + (agent.unpricedCalls ?? 0),
             }),
             row(day, { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 0, cachedTokens: 0 }),
           ),

@@ -3,8 +3,11 @@ export interface UsageRow {
   readonly label: string;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** USD of the priced calls. */
   readonly costUsd: number;
   readonly calls: number;
+  /** Calls to a model with no price: the cost is unknown for them (shown as such). */
+  readonly unpricedCalls: number;
 }
 
 export interface UsageReport {

@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { waitFor } from "../../testing/wait.ts";
 import { fakeClock, tempDirectory } from "../test-backends.ts";
 import { SqliteStore } from "./sqlite-store.ts";
 
@@ -62,8 +62,7 @@ describe("SqliteStore", () => {
     });
     await store.atomic.setIfAbsent("once", "1", 100);
     await clock.advance(500);
-    await sleep(60);
-    expect(rowCount("atomic_once")).toBe(0);
+    await waitFor("the background purge", () => rowCount("atomic_once") === 0);
     await store.close();
   });
 
@@ -78,7 +77,7 @@ describe("SqliteStore", () => {
     const db = new DatabaseSync(file);
     db.exec("DROP TABLE atomic_locks");
     db.close();
-    await sleep(60);
+    await waitFor("the background purge to fail", () => errors.length > 0);
     await store.close();
     expect(errors[0]?.message).toContain(`purging expired rows from ${file} failed`);
   });

@@ -11,6 +11,7 @@ import {
   formatDuration,
   formatNumber,
   formatTime,
+  formatUsageCost,
 } from "../views/format.ts";
 import { render } from "../views/render.ts";
 
@@ -45,7 +46,7 @@ ${shown.map(
   (task) => html`<li class="task status-${task.status}" data-task-id="${task.id}">
   <div class="run-head"><a href="/console/tasks/${encodeURIComponent(task.id)}"><strong>${task.id}</strong> ${task.title}</a>
     <span class="sub">${task.status} · step ${task.iteration} of ${task.maxIterations} · started ${formatAge(now - task.createdAt)} ago</span></div>
-  <p>${placeLink(task)} · agent <strong>${task.agent}</strong> · asked by ${task.requesterId} · ${formatNumber(task.inputTokens + task.outputTokens)} tokens · ${formatCost(task.costUsd)}</p>
+  <p>${placeLink(task)} · agent <strong>${task.agent}</strong> · asked by ${task.requesterId} · ${formatNumber(task.inputTokens + task.outputTokens)} tokens · ${taskCost(task)}</p>
 </li>`,
 )}
 </ol>`;
@@ -70,7 +71,7 @@ ${done ? html`<p class="notice" role="status">${done}</p>` : ""}
   <dt>steps</dt><dd>${task.iteration} of at most ${task.maxIterations}</dd>
   <dt>started</dt><dd>${formatTime(task.createdAt)}</dd>
   <dt>ended</dt><dd>${formatTime(task.finishedAt)}</dd>
-  <dt>tokens</dt><dd>${formatNumber(task.inputTokens)} in · ${formatNumber(task.outputTokens)} out · ${formatCost(task.costUsd)}</dd>
+  <dt>tokens</dt><dd>${formatNumber(task.inputTokens)} in · ${formatNumber(task.outputTokens)} out · ${taskCost(task)}</dd>
   <dt>tools</dt><dd>${task.tools.length > 0 ? task.tools.join(", ") : "none"}</dd>
 </dl>
 <details><summary>Instructions</summary><pre class="instructions">${task.instructions}</pre></details>
@@ -102,10 +103,19 @@ function controls(task: TaskRecord) {
 </form></section>`;
 }
 
+/** A task's cost, where steps on a model with no price are unknown (never shown as free). */
+function taskCost(task: TaskRecord): string {
+  return formatUsageCost({
+    calls: task.iteration,
+    costUsd: task.costUsd,
+    unpricedCalls: task.unpricedSteps ?? 0,
+  });
+}
+
 function stepView(step: TaskStepEntry) {
   return html`<li class="step">
   <div class="run-head"><strong>step ${step.iteration}</strong>
-    <span class="sub">${formatTime(step.at)} · ${formatDuration(step.latencyMs)} · ${formatNumber(step.inputTokens + step.outputTokens)} tokens${step.costUsd > 0 ? html` · ${formatCost(step.costUsd)}` : ""}</span></div>
+    <span class="sub">${formatTime(step.at)} · ${formatDuration(step.latencyMs)} · ${formatNumber(step.inputTokens + step.outputTokens)} tokens${step.unpriced ? " · cost unknown" : step.costUsd > 0 ? html` · ${formatCost(step.costUsd)}` : ""}</span></div>
   ${step.guidance.map((guidance) => html`<p class="guidance">${guidance}</p>`)}
   ${step.toolCalls.map((call) => html`<p class="tool ${call.status}"><code>${call.name}(${call.args})</code> → ${call.result}</p>`)}
   ${step.text ? html`<p class="said">${step.text}</p>` : ""}

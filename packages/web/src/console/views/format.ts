@@ -31,6 +31,16 @@ export function formatCost(usd: number): string {
   return usd < 0.01 && usd > 0 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }
 
+/** The cost of some calls, where calls to a model with no price are unknown (never shown as free). */
+export function formatUsageCost(row: {
+  readonly calls: number;
+  readonly costUsd: number;
+  readonly unpricedCalls: number;
+}): string {
+  if (row.unpricedCalls === 0) return formatCost(row.costUsd);
+  return row.unpricedCalls >= row.calls ? "unknown" : `${formatCost(row.costUsd)} + unknown`;
+}
+
 const PLACE_LABELS: Readonly<Record<string, readonly string[]>> = {
   slack: ["workspace", "channel", "thread"],
   discord: ["server", "channel", "thread"],
