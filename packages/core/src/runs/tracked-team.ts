@@ -81,7 +81,11 @@ export class TrackedTeam implements Responder, ContinuationHandler {
       return this.#execute(
         earlier,
         await this.#runFor(earlier, "user_message"),
-        { text: turn.text, ...(turn.attachments ? { attachments: turn.attachments } : {}) },
+        {
+          text: turn.text,
+          ...(turn.attachments ? { attachments: turn.attachments } : {}),
+          ...(turn.interim ? { interim: turn.interim } : {}),
+        },
         turn.signal,
         turn.commandPrefix,
       );
@@ -104,6 +108,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
       text: turn.text,
       ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
       ...(turn.attachments ? { attachments: turn.attachments } : {}),
+      ...(turn.interim ? { interim: turn.interim } : {}),
     };
     return this.#execute(request, { ...run, resumed: false }, input, turn.signal, turn.commandPrefix);
   }
@@ -222,7 +227,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
   async #execute(
     request: RequestRecord,
     run: RunRecord & { resumed: boolean },
-    input: Pick<RunInput, "text" | "resume" | "onEvent" | "attachments">,
+    input: Pick<RunInput, "text" | "resume" | "onEvent" | "attachments" | "interim">,
     signal: AbortSignal,
     commandPrefix: string | undefined,
   ): Promise<TurnAnswer> {

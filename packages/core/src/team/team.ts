@@ -31,8 +31,20 @@ import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
 import { type AgentSummary, type TeamControls, teamCommands } from "./team-commands.ts";
-import { HUMAN, type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
-import { type ApprovalRequest, buildTeamGraph, type GraphAgent, SITUATION_KEY } from "./team-graph.ts";
+import {
+  DEFAULT_MAX_CONSULT_DEPTH,
+  DEFAULT_MAX_INTERIM_MESSAGES,
+  HUMAN,
+  type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
+import { type Colleague, consultTool } from "./consult.ts";
+import { INTERIM_KEY, sendMessageTool } from "./send-message.ts";
+import {
+  type ApprovalRequest,
+  buildTeamGraph,
+  type GraphAgent,
+  SITUATION_KEY,
+  type TeamGraphOptions,
+} from "./team-graph.ts";
 import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
 import { unknownToolReferences } from "./tool-references.ts";
 
@@ -91,6 +103,7 @@ export class Team implements Responder, TeamControls {
   readonly #graph: ReturnType<typeof buildTeamGraph>;
   readonly #journal: RunJournal;
   readonly #logger: Logger;
+  readonly #callModel: TeamGraphOptions["callModel"];
 
   constructor(options: TeamOptions) {
     this.#options = options;
@@ -99,6 +112,19 @@ export class Team implements Responder, TeamControls {
     this.#logger = options.logger ?? silentLogger;
     this.activeAgents = options.activeAgents ?? new ActiveAgentStore(options.store);
     this.#journal = new RunJournal(options.store);
+    this.#callModel = (call, signal) =>
+      invokeWithRetry((_attempt, attemptSignal, firstToken) => call(attemptSignal, firstToken), {
+        maxAttempts: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).maxAttempts,
+        attemptTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).attemptTimeoutMs,
+        firstTokenTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).firstTokenTimeoutMs,
+        ...(signal ? { signal } : {}),
+        onRetry: (event) =>
+          this.#logger.warn("model call failed; retrying", {
+            attempt: event.attempt,
+            kind: event.kind,
+            delayMs: event.delayMs,
+          }),
+      });
     this.#graph = buildTeamGraph({
       journal: this.#journal,
       agents: this.#graphAgents(),
@@ -109,19 +135,7 @@ export class Team implements Responder, TeamControls {
       needsApproval: options.needsApproval ?? (() => false),
       ...(options.images ? { loadImage: options.images.load } : {}),
       ...(options.toolStatus ? { toolStatus: options.toolStatus } : {}),
-      callModel: (call, signal) =>
-        invokeWithRetry((_attempt, attemptSignal, firstToken) => call(attemptSignal, firstToken), {
-          maxAttempts: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).maxAttempts,
-          attemptTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).attemptTimeoutMs,
-          firstTokenTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).firstTokenTimeoutMs,
-          ...(signal ? { signal } : {}),
-          onRetry: (event) =>
-            this.#logger.warn("model call failed; retrying", {
-              attempt: event.attempt,
-              kind: event.kind,
-              delayMs: event.delayMs,
-            }),
-        }),
+      callModel: this.#callModel,
     });
     this.commands = teamCommands(this);
   }
@@ -155,6 +169,7 @@ export class Team implements Responder, TeamControls {
       ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
       ...(turn.commandPrefix ? { commandPrefix: turn.commandPrefix } : {}),
       ...(turn.attachments ? { attachments: turn.attachments } : {}),
+      ...(turn.interim ? { interim: turn.interim } : {}),
     });
     const historyTokens = outcome.kind === "answered" ? outcome.historyTokens : undefined;
     const files = outcome.kind === "answered" ? outcome.files : undefined;
@@ -212,6 +227,7 @@ export class Team implements Responder, TeamControls {
           ...(input.requestId ? { request_id: input.requestId } : {}),
           ...(input.runId ? { run_id: input.runId } : {}),
           ...(input.onEvent ? { [TURN_EVENTS_KEY]: input.onEvent } : {}),
+          ...(input.interim ? { [INTERIM_KEY]: input.interim } : {}),
           ...(input.resumed ? { resumed: true } : {}),
           ...(input.commandPrefix ? { [COMMAND_PREFIX_KEY]: input.commandPrefix } : {}),
           ...(situation ? { [SITUATION_KEY]: situation } : {}),
@@ -349,14 +365,40 @@ export class Team implements Responder, TeamControls {
   }
 
   #graphAgents(): GraphAgent[] {
-    const { config, modelFor } = this.#options;
+    const { config, modelFor, limits } = this.#options;
     const builtIn = (agent: string) => this.#options.builtInTools?.(agent) ?? [];
+    const maxInterim = limits.maxInterimMessages ?? DEFAULT_MAX_INTERIM_MESSAGES;
+    const speaking = maxInterim > 0 ? [sendMessageTool(maxInterim)] : [];
     const supervisorTools = [
       ...config.specialists.map((s) => createHandoffTool(s.name, s.description)),
       ...this.#namedTools(config.supervisor.tools),
       ...builtIn(SUPERVISOR),
+      ...speaking,
     ];
     const backToSupervisor = createHandoffTool(SUPERVISOR, "anything outside your speciality");
+    const colleagues: Colleague[] = config.specialists.map((s) => ({
+      name: s.name,
+      description: s.description,
+      prompt: withName(s.name, s.prompt),
+      model: modelFor(s.model),
+    }));
+    const consulting = config.maxConsultDepth ?? DEFAULT_MAX_CONSULT_DEPTH;
+    const consult = (name: string) =>
+      consulting > 0 && colleagues.length > 1
+        ? [
+            consultTool(name, {
+              colleagues: () => colleagues,
+              maxDepth: consulting,
+              maxSteps: limits.maxIterations,
+              contextFor: this.#options.contextFor ?? (async () => undefined),
+              situationOf: (run) => {
+                const situation = run.configurable?.[SITUATION_KEY];
+                return typeof situation === "string" ? situation : undefined;
+              },
+              callModel: this.#callModel,
+            }),
+          ]
+        : [];
     return [
       {
         name: SUPERVISOR,
@@ -365,11 +407,17 @@ export class Team implements Responder, TeamControls {
         tools: supervisorTools,
         acceptsImages: this.#acceptsImages(config.supervisor.model),
       },
-      ...config.specialists.map((s) => ({
+      ...config.specialists.map((s, index) => ({
         name: s.name,
         prompt: withName(s.name, s.prompt),
-        model: modelFor(s.model),
-        tools: [...this.#namedTools(s.tools), ...builtIn(s.name), backToSupervisor],
+        model: colleagues[index]?.model ?? modelFor(s.model),
+        tools: [
+          ...this.#namedTools(s.tools),
+          ...builtIn(s.name),
+          ...speaking,
+          ...consult(s.name),
+          backToSupervisor,
+        ],
         acceptsImages: this.#acceptsImages(s.model),
       })),
     ];
