@@ -73,7 +73,11 @@ function teamScript(request: ChatRequest): StubReply {
   if (/flights/i.test(question)) {
     // Some text first, written slowly (a preview opens), then the message: the preview is closed.
     if (resultsOf(request, "send_message").length === 0)
-      return call("send_message", { text: INTERIM }, { text: "Let me look at the flights", chunkDelayMs: 200 });
+      return call(
+        "send_message",
+        { text: INTERIM },
+        { text: "Let me look at the flights", chunkDelayMs: 200 },
+      );
     return say("The cheapest is option B, at 120 EUR.", { chunkDelayMs: 50 });
   }
   if (/keep me posted/i.test(question)) {
@@ -220,7 +224,9 @@ describe("consults", () => {
     // The wrong consults got clear errors back.
     const billing = stub.requests.filter((request) => request.system.startsWith("You are billing"));
     const heard = resultsOf(billing.at(-1)!, "consult");
-    expect(heard[0]).toContain('There is no colleague named "nobody". You can consult: tech_support, scheduling.');
+    expect(heard[0]).toContain(
+      'There is no colleague named "nobody". You can consult: tech_support, scheduling.',
+    );
     expect(heard[1]).toContain("You cannot consult yourself");
     // Depth 1 (the default): the consulted colleague is not offered consult.
     const consulted = stub.requests.filter((request) => request.system.includes("asks you one question"));

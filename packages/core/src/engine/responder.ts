@@ -38,7 +38,11 @@ export interface InterimMessages {
   /** Whether the message of this key is recorded already (an earlier attempt posted it, or began to). */
   has(key: string): boolean;
   /** Posts now, before the answer (a streamed preview is closed first, and the answer follows below it). */
-  post(message: { readonly key: string; readonly text: string; readonly agent: string }): Promise<DeliveryOutcome>;
+  post(message: {
+    readonly key: string;
+    readonly text: string;
+    readonly agent: string;
+  }): Promise<DeliveryOutcome>;
 }
 
 export interface TurnAnswer {

@@ -31,7 +31,8 @@ function interimOf(config: RunnableConfig): InterimMessages | undefined {
 export function interimKey(config: RunnableConfig): string {
   const runId = config.configurable?.run_id;
   const callId = config.configurable?.tool_call_id;
-  if (typeof callId !== "string" || callId === "") throw new Error("send_message was called without a call id");
+  if (typeof callId !== "string" || callId === "")
+    throw new Error("send_message was called without a call id");
   return `${typeof runId === "string" ? runId : "turn"}:${callId}`;
 }
 

@@ -24,20 +24,24 @@ import { DEFAULT_MODEL_CALL_POLICY, type ModelCallPolicy } from "../models/spec.
 import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import { ActiveAgentStore } from "./active-agents.ts";
+import { type Colleague, consultTool } from "./consult.ts";
 import { createHandoffTool, handoffToolName } from "./handoff.ts";
 import { estimateTokens, textOf } from "./history.ts";
 import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
 import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
+import { INTERIM_KEY, sendMessageTool } from "./send-message.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
 import { type AgentSummary, type TeamControls, teamCommands } from "./team-commands.ts";
 import {
   DEFAULT_MAX_CONSULT_DEPTH,
   DEFAULT_MAX_INTERIM_MESSAGES,
   HUMAN,
-  type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
-import { type Colleague, consultTool } from "./consult.ts";
-import { INTERIM_KEY, sendMessageTool } from "./send-message.ts";
+  type LimitsConfig,
+  type RoutingConfig,
+  SUPERVISOR,
+  type TeamConfig,
+} from "./team-config.ts";
 import {
   type ApprovalRequest,
   buildTeamGraph,
