@@ -144,7 +144,7 @@ async function startApp(options: { maxConsultDepth?: number; maxInterimMessages?
     env: { SWITCHBOARD_SLACK_BOT_TOKEN: config.botToken, SWITCHBOARD_SLACK_APP_TOKEN: config.appToken },
   });
   const logger = createMemoryLogger();
-  app = await buildApp({ loaded, logger, cwd: dir, print: () => {} });
+  app = await buildApp({ loaded, logger, cwd: dir, print: () => {}, consoleUser: "ana" });
   await app.start();
   return { app, slack, stub, logger };
 }

@@ -21,12 +21,12 @@ export type {
   TurnObserver,
 } from "./engine/responder.ts";
 export type { EngineSettings } from "./engine/settings.ts";
-export type { DeliveryOutcome } from "./outbox/work-outbox.ts";
 export { createMemory, type Memory } from "./memory/create-memory.ts";
 export type { MemoryConfig } from "./memory/memory-config.ts";
 export { createChatModel } from "./models/create-model.ts";
 export type { ModelSpec } from "./models/spec.ts";
 export { createObservability, type Observability } from "./observability/create-observability.ts";
+export type { DeliveryOutcome } from "./outbox/work-outbox.ts";
 export { RequestTracking } from "./runs/request-tracking.ts";
 export type { HttpConfig, RequestsConfig } from "./runs/runs-config.ts";
 export { type Clock, systemClock } from "./runtime/clock.ts";

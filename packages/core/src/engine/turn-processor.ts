@@ -104,6 +104,12 @@ export class TurnProcessor {
               signal,
               workId: outbox.workId,
               deliver: (delivery) => outbox.deliver(delivery, { answer: true }),
+              // Into the thread; the answer that follows replies to the request's first message.
+              interim: this.#interim(outbox, (text, agent) => ({
+                conversation,
+                text,
+                ...(agent === undefined ? {} : { agent }),
+              })),
               commandPrefix: this.#options.prefixFor(conversation.platform),
             }),
           (error) => this.#options.logger.warn("typing indicator failed", { key, error }),
@@ -187,7 +193,10 @@ export class TurnProcessor {
       ...turn,
       text,
       ...(attachments ? { attachments } : {}),
-      interim: this.#interim(turn, outbox, live),
+      interim: this.#interim(outbox, (text, agent) => this.#delivery(turn, text, agent), {
+        live,
+        open: () => this.#openStream(turn),
+      }),
       // Forwarded to whichever stream is open: an interim message closes one and opens the next.
       ...(live.stream ? { onEvent: (event) => live.stream?.accept(event) } : {}),
     });
@@ -230,25 +239,29 @@ export class TurnProcessor {
   }
 
   /**
-   * `send_message` for this turn. An open preview becomes the interim message (its messages are
-   * replaced by the text), and the answer streams into a new message below it, so the thread reads
-   * in the order things were said.
+   * `send_message` for one unit of work. An open preview becomes the interim message (its messages
+   * are replaced by the text), and the answer streams into a new message below it, so the thread
+   * reads in the order things were said.
    */
-  #interim(turn: Turn, outbox: WorkOutbox, live: LiveAnswer): InterimMessages {
+  #interim(
+    outbox: WorkOutbox,
+    deliveryOf: (text: string, agent: string | undefined) => Delivery,
+    streaming?: { live: LiveAnswer; open: () => Promise<StreamingReply | undefined> },
+  ): InterimMessages {
     return {
       count: () => outbox.keyedCount,
       has: (key) => outbox.hasKey(key),
       post: async ({ key, text, agent }) => {
-        const delivery = this.#delivery(turn, text, agent === "" ? undefined : agent);
-        const stream = live.stream;
+        const delivery = deliveryOf(text, agent === "" ? undefined : agent);
+        const stream = streaming?.live.stream;
         // Already recorded (a re-run): only what is left of it is posted; the open preview is the answer's.
-        if (!stream || outbox.hasKey(key)) return outbox.deliver(delivery, { key });
+        if (!streaming || !stream || outbox.hasKey(key)) return outbox.deliver(delivery, { key });
         const placeholders = await stream.close();
         // The preview's crash record goes before the outbox names its messages: a re-run must never
         // resume the interim message's messages as the answer's preview and overwrite them.
         await stream.forget();
         const outcome = await outbox.deliver({ ...delivery, ...withPlaceholders(placeholders) }, { key });
-        live.stream = await this.#openStream(turn);
+        streaming.live.stream = await streaming.open();
         return outcome;
       },
     };

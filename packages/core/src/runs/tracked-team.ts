@@ -147,7 +147,9 @@ export class TrackedTeam implements Responder, ContinuationHandler {
     return { ...answer, requestId: opened.request.id, runId: opened.run.runId };
   }
 
-  async continue({ key, continuation, signal, deliver, commandPrefix }: ContinuationWork): Promise<void> {
+  async continue(work: ContinuationWork): Promise<void> {
+    const { key, continuation, signal, deliver, commandPrefix } = work;
+    const interim = work.interim ? { interim: work.interim } : {};
     const request = await this.#tracker.get(continuation.requestId);
     if (!request) {
       this.#logger.warn("continuation for an unknown request dropped", {
@@ -163,14 +165,14 @@ export class TrackedTeam implements Responder, ContinuationHandler {
         case CONTINUATION.toolsAttached: {
           const run = await this.#runFor(request, "tools_attached", parentRunId);
           const text = followUpText(String(data.tool));
-          const answer = await this.#execute(request, run, { text }, signal, commandPrefix);
+          const answer = await this.#execute(request, run, { text, ...interim }, signal, commandPrefix);
           await this.#answer(request, answer, deliver);
           return;
         }
         case CONTINUATION.approval: {
           const run = await this.#runFor(request, "approval", parentRunId);
           const resume = { approved: data.approved === true, by: String(data.by ?? "someone") };
-          const answer = await this.#execute(request, run, { resume }, signal, commandPrefix);
+          const answer = await this.#execute(request, run, { resume, ...interim }, signal, commandPrefix);
           await this.#answer(request, answer, deliver);
           return;
         }
