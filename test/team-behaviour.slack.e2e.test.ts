@@ -16,7 +16,8 @@ import { usageDay } from "../packages/core/src/usage/usage-book.ts";
 import { type ChatRequest, type StubReply, textOf } from "./support/model/chat-request.ts";
 import { ModelStub } from "./support/model/model-stub.ts";
 import { FakeSlack } from "./support/slack/fake-slack.ts";
-import { BOT_USER_ID, GENERAL, TEAM_ID } from "./support/slack/workspace-state.ts";
+import { ALICE, BOT_USER_ID, GENERAL, TEAM_ID } from "./support/slack/workspace-state.ts";
+import { ToolStandIn } from "./support/tools/tool-stand-in.ts";
 
 const MENTION = `<@${BOT_USER_ID}>`;
 const INTERIM = "Found three options, checking prices…";
@@ -80,6 +81,13 @@ function teamScript(request: ChatRequest): StubReply {
       );
     return say("The cheapest is option B, at 120 EUR.", { chunkDelayMs: 50 });
   }
+  if (/refund/i.test(question)) {
+    // After the approval, in the follow-up run: a message first, then the answer.
+    if (resultsOf(request, "refund").length === 0) return call("refund", { amount: 40 });
+    if (resultsOf(request, "send_message").length === 0)
+      return call("send_message", { text: "The refund is going through, confirming with the bank…" });
+    return say("Refund done: 40 EUR.");
+  }
   if (/keep me posted/i.test(question)) {
     const sent = resultsOf(request, "send_message");
     if (sent.length < 4) return call("send_message", { text: `Update ${sent.length + 1}` });
@@ -92,7 +100,10 @@ let app: App | undefined;
 let slack: FakeSlack | undefined;
 let stub: ModelStub | undefined;
 let dir: string | undefined;
+let tools: ToolStandIn | undefined;
 afterEach(async () => {
+  await tools?.close();
+  tools = undefined;
   await app?.close();
   await slack?.close();
   await stub?.close();
@@ -102,7 +113,9 @@ afterEach(async () => {
   stub = undefined;
 });
 
-async function startApp(options: { maxConsultDepth?: number; maxInterimMessages?: number } = {}) {
+async function startApp(
+  options: { maxConsultDepth?: number; maxInterimMessages?: number; refundUrl?: string } = {},
+) {
   stub = await ModelStub.start(teamScript);
   slack = await FakeSlack.start({ transport: "socket" });
   const config = slack.adapterConfig();
@@ -123,6 +136,7 @@ async function startApp(options: { maxConsultDepth?: number; maxInterimMessages?
       ...(options.maxConsultDepth === undefined ? [] : [`  maxConsultDepth: ${options.maxConsultDepth}`]),
       "  supervisor:",
       "    prompt: Hand billing questions to billing.",
+      ...(options.refundUrl ? ["    tools: [refund]"] : []),
       "  specialists:",
       "    - name: billing",
       "      description: invoices and payments",
@@ -133,6 +147,15 @@ async function startApp(options: { maxConsultDepth?: number; maxInterimMessages?
       "    - name: scheduling",
       "      description: when things happen",
       "      prompt: You know every schedule.",
+      ...(options.refundUrl
+        ? [
+            "tools:",
+            "  - name: refund",
+            "    description: refund a charge",
+            `    url: ${options.refundUrl}`,
+            "    requiresApproval: true",
+          ]
+        : []),
       "slack:",
       `  apiUrl: ${config.apiUrl}`,
       "  streamEditIntervalMs: 250",
@@ -207,6 +230,28 @@ describe("messages while the team works", () => {
     expect(
       steps.flatMap((step) => (step.kind === "tool_call" ? [`${step.tool}: ${step.outcome}`] : [])),
     ).toEqual(["send_message: ok", "send_message: ok", "send_message: error", "send_message: error"]);
+  });
+});
+
+describe("messages in a follow-up run", () => {
+  it("after an approval, the resumed run posts its message before its answer", {
+    timeout: 30_000,
+  }, async () => {
+    tools = await ToolStandIn.start();
+    const { slack } = await startApp({ refundUrl: tools.url });
+    const root = await slack.say(GENERAL, `${MENTION} refund my 40 EUR`);
+    const prompt = await waitFor("the approval prompt", () =>
+      slack.state
+        .thread(GENERAL, root.ts)
+        .find((message) => (message.blocks ?? []).length > 0 && message.bot_id),
+    );
+    await slack.pressButton(prompt, "switchboard_approve", ALICE);
+    await waitFor("the answer", () => botTexts(GENERAL, root.ts).includes("Refund done: 40 EUR."));
+    await app!.idle();
+    expect(botTexts(GENERAL, root.ts).slice(1)).toEqual([
+      "The refund is going through, confirming with the bank…",
+      "Refund done: 40 EUR.",
+    ]);
   });
 });
 
