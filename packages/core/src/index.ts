@@ -12,13 +12,21 @@ export type { Command, CommandContext, CommandResult } from "./commands/command.
 export type { InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
 export { type ConversationRef, decodeConversationKey, encodeConversationKey } from "./conversation/ref.ts";
 export { type AcceptOutcome, Engine, type EngineHealth, type EngineOptions } from "./engine/engine.ts";
-export type { Continuation, Responder, Turn, TurnAnswer, TurnObserver } from "./engine/responder.ts";
+export type {
+  Continuation,
+  InterimMessages,
+  Responder,
+  Turn,
+  TurnAnswer,
+  TurnObserver,
+} from "./engine/responder.ts";
 export type { EngineSettings } from "./engine/settings.ts";
 export { createMemory, type Memory } from "./memory/create-memory.ts";
 export type { MemoryConfig } from "./memory/memory-config.ts";
 export { createChatModel } from "./models/create-model.ts";
 export type { ModelSpec } from "./models/spec.ts";
 export { createObservability, type Observability } from "./observability/create-observability.ts";
+export type { DeliveryOutcome } from "./outbox/work-outbox.ts";
 export { RequestTracking } from "./runs/request-tracking.ts";
 export type { HttpConfig, RequestsConfig } from "./runs/runs-config.ts";
 export { type Clock, systemClock } from "./runtime/clock.ts";

@@ -60,6 +60,7 @@ const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
   hand_to_human: "is asking a person to take over…",
   search_memory: "is searching earlier conversations…",
   create_file: "is writing a file…",
+  consult: "is asking a colleague…",
 };
 
 /** The agent team, with the hooks of memory (context, search), the tool catalog and request tracking. */

@@ -24,6 +24,25 @@ export interface Turn {
   readonly commandPrefix?: string;
   /** What the messages' files give the model (text, image references, what was skipped). */
   readonly attachments?: PreparedAttachments;
+  /** Where an agent's messages while it works go (`send_message`); absent: it cannot send any. */
+  readonly interim?: InterimMessages;
+}
+
+/**
+ * Messages an agent posts while its turn goes on (`send_message`), through the work's outbox: each
+ * under a key that names it across attempts, so a re-run of the turn never posts one twice.
+ */
+export interface InterimMessages {
+  /** Interim messages recorded for this unit of work so far, by any attempt. */
+  count(): number;
+  /** Whether the message of this key is recorded already (an earlier attempt posted it, or began to). */
+  has(key: string): boolean;
+  /** Posts now, before the answer (a streamed preview is closed first, and the answer follows below it). */
+  post(message: {
+    readonly key: string;
+    readonly text: string;
+    readonly agent: string;
+  }): Promise<DeliveryOutcome>;
 }
 
 export interface TurnAnswer {
@@ -83,6 +102,8 @@ export interface ContinuationWork {
    * Resolves with whether it was posted or given up after its retries (a place the bot left).
    */
   readonly deliver: (delivery: Delivery) => Promise<DeliveryOutcome>;
+  /** As `Turn.interim`. */
+  readonly interim?: InterimMessages;
   /** As `Turn.commandPrefix`. */
   readonly commandPrefix?: string;
 }

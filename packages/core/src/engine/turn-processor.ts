@@ -12,7 +12,14 @@ import type { Logger } from "../runtime/logger.ts";
 import { StoreOutageError } from "../store/errors.ts";
 import type { StreamingReply } from "../streaming/streaming-reply.ts";
 import { decodeWork, groupWork, type WorkUnit } from "./queued-work.ts";
-import type { Continuation, ContinuationHandler, Responder, Turn, TurnObserver } from "./responder.ts";
+import type {
+  Continuation,
+  ContinuationHandler,
+  InterimMessages,
+  Responder,
+  Turn,
+  TurnObserver,
+} from "./responder.ts";
 
 export interface TurnProcessorOptions {
   readonly deliverer: Deliverer;
@@ -98,6 +105,12 @@ export class TurnProcessor {
               signal,
               workId: outbox.workId,
               deliver: (delivery) => outbox.deliver(delivery, { answer: true }),
+              // Into the thread; the answer that follows replies to the request's first message.
+              interim: this.#interim(outbox, (text, agent) => ({
+                conversation,
+                text,
+                ...(agent === undefined ? {} : { agent }),
+              })),
               commandPrefix: this.#options.prefixFor(conversation.platform),
             }),
           (error) => this.#options.logger.warn("typing indicator failed", { key, error }),
@@ -178,17 +191,21 @@ export class TurnProcessor {
       text = result.thenAnswer ?? "";
     }
     const attachments = parsed ? undefined : await this.#options.readAttachments?.(messages, turn);
-    const stream = await this.#openStream(turn);
-    live.stream = stream;
+    live.stream = await this.#openStream(turn);
     const answer = await responder.respond({
       ...turn,
       text,
       ...(attachments ? { attachments } : {}),
-      ...(stream ? { onEvent: (event) => stream.accept(event) } : {}),
+      interim: this.#interim(outbox, (text, agent) => this.#delivery(turn, text, agent), {
+        live,
+        open: () => this.#openStream(turn),
+      }),
+      // Forwarded to whichever stream is open: an interim message closes one and opens the next.
+      ...(live.stream ? { onEvent: (event) => live.stream?.accept(event) } : {}),
     });
     turn.signal.throwIfAborted();
     // The outbox holds the final text; what was streamed is replaced by it, chunk by chunk.
-    const placeholders = (await stream?.close()) ?? [];
+    const placeholders = (await live.stream?.close()) ?? [];
     // What the sender must know about their files (a limit, a refused download) ends the answer.
     // The answer is posted exactly as written (what was streamed must end the same).
     const notices = (attachments?.notices ?? []).map((notice) => `_${notice}_`);
@@ -206,7 +223,7 @@ export class TurnProcessor {
         },
         { answer: true },
       );
-    await stream?.forget();
+    await live.stream?.forget();
     if (answer.text.trim() === "" && !answer.silent)
       logger.warn("the team's answer was empty: nothing was posted", { key: turn.key, agent: answer.agent });
     // Debug: the "run finished" line (observability/log-listener.ts) tells an operator the same at info.
@@ -222,6 +239,35 @@ export class TurnProcessor {
         logger.error("turn observer failed", { key: turn.key, error });
       }
     }
+  }
+
+  /**
+   * `send_message` for one unit of work. An open preview becomes the interim message (its messages
+   * are replaced by the text), and the answer streams into a new message below it, so the thread
+   * reads in the order things were said.
+   */
+  #interim(
+    outbox: WorkOutbox,
+    deliveryOf: (text: string, agent: string | undefined) => Delivery,
+    streaming?: { live: LiveAnswer; open: () => Promise<StreamingReply | undefined> },
+  ): InterimMessages {
+    return {
+      count: () => outbox.keyedCount,
+      has: (key) => outbox.hasKey(key),
+      post: async ({ key, text, agent }) => {
+        const delivery = deliveryOf(text, agent === "" ? undefined : agent);
+        const stream = streaming?.live.stream;
+        // Already recorded (a re-run): only what is left of it is posted; the open preview is the answer's.
+        if (!streaming || !stream || outbox.hasKey(key)) return outbox.deliver(delivery, { key });
+        const placeholders = await stream.close();
+        // The preview's crash record goes before the outbox names its messages: a re-run must never
+        // resume the interim message's messages as the answer's preview and overwrite them.
+        await stream.forget();
+        const outcome = await outbox.deliver({ ...delivery, ...withPlaceholders(placeholders) }, { key });
+        streaming.live.stream = await streaming.open();
+        return outcome;
+      },
+    };
   }
 
   #openStream(turn: Turn): Promise<StreamingReply | undefined> {

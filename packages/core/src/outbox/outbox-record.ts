@@ -4,6 +4,11 @@ import type { ConversationRef } from "../conversation/ref.ts";
 
 /** One answer (or notice) a unit of work sends, split into the chunks its platform takes. */
 export interface OutboxDelivery {
+  /**
+   * Names a delivery that a re-run may or may not ask for again (an interim message an agent sent
+   * with a tool whose call the run journal replays): found by this key, never by its position.
+   */
+  readonly key?: string;
   readonly conversation: ConversationRef;
   readonly chunks: readonly string[];
   readonly replyTo?: string;

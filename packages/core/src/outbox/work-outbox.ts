@@ -29,17 +29,19 @@ export type DeliveryOutcome =
   | { readonly delivered: false; readonly failed: string };
 
 /**
- * What one unit of queued work says, recorded before it is posted. The n-th `deliver` of an attempt
- * is the n-th delivery of every earlier attempt of the same work (the work up to the model call is
- * deterministic), so a retry posts only what earlier attempts did not, and a recorded answer is
- * delivered instead of being computed again.
+ * What one unit of queued work says, recorded before it is posted. The n-th unkeyed `deliver` of an
+ * attempt is the n-th unkeyed delivery of every earlier attempt of the same work (the work up to the
+ * model call is deterministic), so a retry posts only what earlier attempts did not, and a recorded
+ * answer is delivered instead of being computed again. A keyed delivery (an interim message) is
+ * found by its key instead: a re-run may skip it (its tool call replayed from the run journal) or
+ * ask for it again, and either way it is posted once and the positions of the others do not move.
  */
 export class WorkOutbox {
   readonly workId: string;
   readonly #deps: WorkOutboxDeps;
   readonly #signal: AbortSignal | undefined;
   #record: OutboxRecord;
-  #calls = 0;
+  #unkeyedCalls = 0;
   /** Deliveries first recorded by this attempt: none of their posts can predate it. */
   readonly #recordedHere = new Set<number>();
 
@@ -60,14 +62,28 @@ export class WorkOutbox {
     return this.#record.answered;
   }
 
+  /** Keyed deliveries recorded for this work so far, by any attempt (interim messages of the turn). */
+  get keyedCount(): number {
+    return this.#record.deliveries.filter((delivery) => delivery.key !== undefined).length;
+  }
+
+  /** Whether a delivery with this key is recorded (by this attempt or an earlier one). */
+  hasKey(key: string): boolean {
+    return this.#record.deliveries.some((delivery) => delivery.key === key);
+  }
+
   /**
    * Records the delivery (first attempt) or finds it (retry), then posts whatever is not posted yet.
+   * With a `key`, a recorded delivery of that key is the one (its text is not recorded again).
    * Resolves with whether it is posted, or why it was given up after its retries.
    */
-  async deliver(delivery: Delivery, options: { answer?: boolean } = {}): Promise<DeliveryOutcome> {
-    const index = await this.record(delivery, options);
-    await this.#send(index);
-    const failed = this.#record.deliveries[index]?.failed;
+  async deliver(
+    delivery: Delivery,
+    options: { answer?: boolean; key?: string } = {},
+  ): Promise<DeliveryOutcome> {
+    const position = await this.record(delivery, options);
+    await this.#send(position);
+    const failed = this.#record.deliveries[position]?.failed;
     return failed === undefined ? { delivered: true } : { delivered: false, failed };
   }
 
@@ -75,31 +91,49 @@ export class WorkOutbox {
    * Records the next delivery without posting it (a retry finds it recorded and records nothing);
    * `deliverRecorded` posts it. Returns its index.
    */
-  async record(delivery: Delivery, options: { answer?: boolean } = {}): Promise<number> {
-    const index = this.#calls++;
-    if (this.#record.deliveries[index] === undefined) {
-      const recorded: OutboxDelivery = {
-        conversation: delivery.conversation,
-        chunks: this.#deps.deliverer.chunksFor(delivery.conversation, delivery.text),
-        ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
-        ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
-        ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
-        ...(delivery.placeholders?.length
-          ? { placeholders: delivery.placeholders.map((message) => message.id) }
-          : {}),
-        ...(delivery.approval ? { approval: delivery.approval } : {}),
-        ...(delivery.files?.length ? { files: delivery.files.map((file) => ({ file })) } : {}),
-        posted: [],
-        attempting: 0,
-      };
-      this.#recordedHere.add(index);
-      await this.#save({
-        ...this.#record,
-        deliveries: [...this.#record.deliveries, recorded],
-        answered: this.#record.answered || options.answer === true,
-      });
+  async record(delivery: Delivery, options: { answer?: boolean; key?: string } = {}): Promise<number> {
+    const index =
+      options.key === undefined
+        ? this.#unkeyedIndex(this.#unkeyedCalls++)
+        : this.#record.deliveries.findIndex((recorded) => recorded.key === options.key);
+    if (index !== -1) return index;
+    await this.#append(delivery, options);
+    return this.#record.deliveries.length - 1;
+  }
+
+  /** Where the n-th unkeyed delivery is recorded; -1 when no attempt recorded it yet. */
+  #unkeyedIndex(ordinal: number): number {
+    let seen = 0;
+    for (const [index, delivery] of this.#record.deliveries.entries()) {
+      if (delivery.key !== undefined) continue;
+      if (seen === ordinal) return index;
+      seen++;
     }
-    return index;
+    return -1;
+  }
+
+  async #append(delivery: Delivery, options: { answer?: boolean; key?: string }): Promise<void> {
+    const recorded: OutboxDelivery = {
+      ...(options.key === undefined ? {} : { key: options.key }),
+      conversation: delivery.conversation,
+      chunks: this.#deps.deliverer.chunksFor(delivery.conversation, delivery.text),
+      ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
+      ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
+      ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
+      ...(delivery.placeholders?.length
+        ? { placeholders: delivery.placeholders.map((message) => message.id) }
+        : {}),
+      ...(delivery.approval ? { approval: delivery.approval } : {}),
+      ...(delivery.files?.length ? { files: delivery.files.map((file) => ({ file })) } : {}),
+      posted: [],
+      attempting: 0,
+    };
+    this.#recordedHere.add(this.#record.deliveries.length);
+    await this.#save({
+      ...this.#record,
+      deliveries: [...this.#record.deliveries, recorded],
+      answered: this.#record.answered || options.answer === true,
+    });
   }
 
   /** Posts what is left of every recorded delivery (a retry of work whose answer is recorded). */

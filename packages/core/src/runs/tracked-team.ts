@@ -82,7 +82,11 @@ export class TrackedTeam implements Responder, ContinuationHandler {
       return this.#execute(
         earlier,
         await this.#runFor(earlier, "user_message"),
-        { text: turn.text, ...(turn.attachments ? { attachments: turn.attachments } : {}) },
+        {
+          text: turn.text,
+          ...(turn.attachments ? { attachments: turn.attachments } : {}),
+          ...(turn.interim ? { interim: turn.interim } : {}),
+        },
         turn.signal,
         turn.commandPrefix,
       );
@@ -105,6 +109,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
       text: turn.text,
       ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
       ...(turn.attachments ? { attachments: turn.attachments } : {}),
+      ...(turn.interim ? { interim: turn.interim } : {}),
     };
     return this.#execute(request, { ...run, resumed: false }, input, turn.signal, turn.commandPrefix);
   }
@@ -143,7 +148,9 @@ export class TrackedTeam implements Responder, ContinuationHandler {
     return { ...answer, requestId: opened.request.id, runId: opened.run.runId };
   }
 
-  async continue({ key, continuation, signal, deliver, commandPrefix }: ContinuationWork): Promise<void> {
+  async continue(work: ContinuationWork): Promise<void> {
+    const { key, continuation, signal, deliver, commandPrefix } = work;
+    const interim = work.interim ? { interim: work.interim } : {};
     const request = await this.#tracker.get(continuation.requestId);
     if (!request) {
       this.#logger.warn("continuation for an unknown request dropped", {
@@ -159,7 +166,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
         case CONTINUATION.toolsAttached: {
           const run = await this.#runFor(request, "tools_attached", parentRunId);
           const text = followUpText(String(data.tool));
-          const answer = await this.#execute(request, run, { text }, signal, commandPrefix);
+          const answer = await this.#execute(request, run, { text, ...interim }, signal, commandPrefix);
           await this.#answer(request, answer, deliver);
           return;
         }
@@ -167,7 +174,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
           const run = await this.#runFor(request, "approval", parentRunId);
           const resume = { approved: data.approved === true, by: String(data.by ?? "someone") };
           if (data.showOnPrompt === true) await this.#showOnPrompt(request.id, resume, signal);
-          const answer = await this.#execute(request, run, { resume }, signal, commandPrefix);
+          const answer = await this.#execute(request, run, { resume, ...interim }, signal, commandPrefix);
           await this.#answer(request, answer, deliver);
           return;
         }
@@ -224,7 +231,7 @@ export class TrackedTeam implements Responder, ContinuationHandler {
   async #execute(
     request: RequestRecord,
     run: RunRecord & { resumed: boolean },
-    input: Pick<RunInput, "text" | "resume" | "onEvent" | "attachments">,
+    input: Pick<RunInput, "text" | "resume" | "onEvent" | "attachments" | "interim">,
     signal: AbortSignal,
     commandPrefix: string | undefined,
   ): Promise<TurnAnswer> {

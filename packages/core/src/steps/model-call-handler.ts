@@ -7,6 +7,12 @@ import type { ChatGeneration, LLMResult } from "@langchain/core/outputs";
 import type { Clock } from "../runtime/clock.ts";
 import { NO_TOKENS, type StepDetail, type TokenCounts } from "./run-step.ts";
 
+/**
+ * Where a model call's metadata names the agent it is for. A call made inside another agent's step
+ * (a consulted colleague's answer) is that colleague's, whatever graph node made it.
+ */
+export const AGENT_METADATA_KEY = "switchboard_agent";
+
 export interface StepSink {
   /** One finished step of the run this handler belongs to. */
   step(detail: StepDetail): void;
@@ -170,6 +176,8 @@ export class ModelCallHandler extends BaseCallbackHandler {
 
   #agentOf(metadata: Record<string, unknown> | undefined): string {
     if (this.#options.agent) return this.#options.agent;
+    const named = metadata?.[AGENT_METADATA_KEY];
+    if (typeof named === "string" && named !== "") return named;
     const node = metadata?.langgraph_node;
     return typeof node === "string" ? node : "unknown";
   }

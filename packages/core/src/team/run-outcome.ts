@@ -1,4 +1,5 @@
 import type { OutboundFile, PreparedAttachments } from "../attachments/stored-attachment.ts";
+import type { InterimMessages } from "../engine/responder.ts";
 import type { TurnEventListener } from "../streaming/turn-events.ts";
 import type { ApprovalDecision, ApprovalRequest } from "./team-graph.ts";
 
@@ -26,6 +27,8 @@ export interface RunInput {
   readonly commandPrefix?: string;
   /** The files of the user's message, read (text and image references join the user's turn). */
   readonly attachments?: PreparedAttachments;
+  /** Where `send_message` posts; absent: agents are told they cannot send messages from this run. */
+  readonly interim?: InterimMessages;
 }
 
 export type RunOutcome =

@@ -2,8 +2,10 @@ import type { BaseLanguageModelInput } from "@langchain/core/language_models/bas
 import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
+import { AGENT_METADATA_KEY } from "../steps/model-call-handler.ts";
 import { handoffProgress, type TurnEventListener, toolProgress } from "../streaming/turn-events.ts";
 import { handoffTarget } from "./handoff.ts";
+import { SEND_MESSAGE } from "./send-message.ts";
 
 /** Where a run's listener travels: the graph's configurable, beside `thread_id` (never checkpointed). */
 export const TURN_EVENTS_KEY = "turn_events";
@@ -38,7 +40,9 @@ export function streamedModelCall(
     let toolCalling = false;
     // The attempt's signal (the run's, plus the attempt's timers): a hung stream is cancelled.
     const callSignal = signal ?? config.signal;
-    const stream = await model.stream(messages, callSignal ? { signal: callSignal } : {});
+    // Named for the run-steps log and usage: the call is this agent's, whichever node made it.
+    const metadata = { ...config.metadata, [AGENT_METADATA_KEY]: agent };
+    const stream = await model.stream(messages, { metadata, ...(callSignal ? { signal: callSignal } : {}) });
     for await (const chunk of stream) {
       if (chunk.text !== "" || (chunk.tool_call_chunks?.length ?? 0) > 0) firstToken?.();
       reply = reply ? reply.concat(chunk) : chunk;
@@ -69,6 +73,8 @@ export function announceToolCalls(
   const listener = turnEventsOf(config);
   if (!listener) return;
   for (const call of calls) {
+    // The message itself is what the thread sees; a line saying one is being sent would only flicker.
+    if (call.name === SEND_MESSAGE) continue;
     const target = handoffTarget(call.name);
     const status =
       target === undefined

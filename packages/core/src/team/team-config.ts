@@ -79,6 +79,14 @@ export const teamConfigSchema = z
       .describe(
         "The specialists the supervisor hands threads to (the example file has `billing`, `tech_support` and `scheduling`).",
       ),
+    maxConsultDepth: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "How deep consults go (default 1): 1 lets a specialist ask another one a question (`consult`), 2 lets that one ask a third, and so on; 0 turns `consult` off.",
+      ),
     humans: humansConfigSchema
       .optional()
       .describe("Handing threads to people (`hand_to_human`, `/human`); absent: its defaults."),
@@ -115,12 +123,24 @@ export const limitsConfigSchema = z.strictObject({
     .default(5)
     .describe("The same tool called this many times in a row is a loop."),
   wallTimeSeconds: z.number().positive().default(600).describe("One turn, end to end."),
+  maxInterimMessages: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "Messages an agent may post while it works in one turn (`send_message`), besides its answer (default 3); 0 turns `send_message` off.",
+    ),
 });
 
 export type TeamConfig = z.output<typeof teamConfigSchema>;
 export type SpecialistConfig = z.output<typeof specialistConfigSchema>;
 export type RoutingConfig = z.output<typeof routingConfigSchema>;
 export type LimitsConfig = z.output<typeof limitsConfigSchema>;
+
+/** Defaults of the optional keys above (absent in configuration objects built in code). */
+export const DEFAULT_MAX_CONSULT_DEPTH = 1;
+export const DEFAULT_MAX_INTERIM_MESSAGES = 3;
 
 export const SUPERVISOR = "supervisor";
 /** The thread's "agent" while a person has taken it over: the bot records messages and answers none. */

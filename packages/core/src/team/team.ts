@@ -24,16 +24,32 @@ import { DEFAULT_MODEL_CALL_POLICY, type ModelCallPolicy } from "../models/spec.
 import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import { ActiveAgentStore } from "./active-agents.ts";
+import { type Colleague, consultTool } from "./consult.ts";
 import { createHandoffTool, handoffDescription, handoffToolName } from "./handoff.ts";
 import { estimateTokens, textOf } from "./history.ts";
 import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
 import { forgetBoundModel } from "./model-with-tools.ts";
 import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
+import { INTERIM_KEY, sendMessageTool } from "./send-message.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
 import { type AgentSummary, type TeamControls, teamCommands } from "./team-commands.ts";
-import { HUMAN, type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
-import { type ApprovalRequest, buildTeamGraph, type GraphAgent, SITUATION_KEY } from "./team-graph.ts";
+import {
+  DEFAULT_MAX_CONSULT_DEPTH,
+  DEFAULT_MAX_INTERIM_MESSAGES,
+  HUMAN,
+  type LimitsConfig,
+  type RoutingConfig,
+  SUPERVISOR,
+  type TeamConfig,
+} from "./team-config.ts";
+import {
+  type ApprovalRequest,
+  buildTeamGraph,
+  type GraphAgent,
+  SITUATION_KEY,
+  type TeamGraphOptions,
+} from "./team-graph.ts";
 import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
 import { unknownToolReferences } from "./tool-references.ts";
 
@@ -97,9 +113,12 @@ export class Team implements Responder, TeamControls {
   readonly #liveAgents = new Map<string, { -readonly [K in keyof GraphAgent]: GraphAgent[K] }>();
   /** The supervisor's handoff tool per specialist; their descriptions change in place. */
   readonly #handoffTools = new Map<string, ReturnType<typeof createHandoffTool>>();
+  /** The specialists as consults see them; replaced by `reconfigure`. */
+  #colleagues: Colleague[] = [];
   readonly #graph: ReturnType<typeof buildTeamGraph>;
   readonly #journal: RunJournal;
   readonly #logger: Logger;
+  readonly #callModel: TeamGraphOptions["callModel"];
 
   constructor(options: TeamOptions) {
     this.#options = options;
@@ -110,6 +129,19 @@ export class Team implements Responder, TeamControls {
     this.#logger = options.logger ?? silentLogger;
     this.activeAgents = options.activeAgents ?? new ActiveAgentStore(options.store);
     this.#journal = new RunJournal(options.store);
+    this.#callModel = (call, signal) =>
+      invokeWithRetry((_attempt, attemptSignal, firstToken) => call(attemptSignal, firstToken), {
+        maxAttempts: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).maxAttempts,
+        attemptTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).attemptTimeoutMs,
+        firstTokenTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).firstTokenTimeoutMs,
+        ...(signal ? { signal } : {}),
+        onRetry: (event) =>
+          this.#logger.warn("model call failed; retrying", {
+            attempt: event.attempt,
+            kind: event.kind,
+            delayMs: event.delayMs,
+          }),
+      });
     this.#graph = buildTeamGraph({
       journal: this.#journal,
       agents: this.#graphAgents(),
@@ -120,19 +152,7 @@ export class Team implements Responder, TeamControls {
       needsApproval: options.needsApproval ?? (() => false),
       ...(options.images ? { loadImage: options.images.load } : {}),
       ...(options.toolStatus ? { toolStatus: options.toolStatus } : {}),
-      callModel: (call, signal) =>
-        invokeWithRetry((_attempt, attemptSignal, firstToken) => call(attemptSignal, firstToken), {
-          maxAttempts: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).maxAttempts,
-          attemptTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).attemptTimeoutMs,
-          firstTokenTimeoutMs: (options.modelCalls ?? DEFAULT_MODEL_CALL_POLICY).firstTokenTimeoutMs,
-          ...(signal ? { signal } : {}),
-          onRetry: (event) =>
-            this.#logger.warn("model call failed; retrying", {
-              attempt: event.attempt,
-              kind: event.kind,
-              delayMs: event.delayMs,
-            }),
-        }),
+      callModel: this.#callModel,
     });
     this.commands = teamCommands(this);
   }
@@ -167,6 +187,7 @@ export class Team implements Responder, TeamControls {
       ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
       ...(turn.commandPrefix ? { commandPrefix: turn.commandPrefix } : {}),
       ...(turn.attachments ? { attachments: turn.attachments } : {}),
+      ...(turn.interim ? { interim: turn.interim } : {}),
     });
     const historyTokens = outcome.kind === "answered" ? outcome.historyTokens : undefined;
     const files = outcome.kind === "answered" ? outcome.files : undefined;
@@ -224,6 +245,7 @@ export class Team implements Responder, TeamControls {
           ...(input.requestId ? { request_id: input.requestId } : {}),
           ...(input.runId ? { run_id: input.runId } : {}),
           ...(input.onEvent ? { [TURN_EVENTS_KEY]: input.onEvent } : {}),
+          ...(input.interim ? { [INTERIM_KEY]: input.interim } : {}),
           ...(input.resumed ? { resumed: true } : {}),
           ...(input.commandPrefix ? { [COMMAND_PREFIX_KEY]: input.commandPrefix } : {}),
           ...(situation ? { [SITUATION_KEY]: situation } : {}),
@@ -404,6 +426,12 @@ export class Team implements Responder, TeamControls {
     );
     Object.assign(this.#limits, next.limits);
     changed.push(...limitsChanged.map((key) => `limits.${key}`));
+    this.#colleagues = this.#colleagues.map((colleague) => {
+      const will = next.config.specialists.find((one) => one.name === colleague.name);
+      return will
+        ? { ...colleague, prompt: withName(will.name, will.prompt), description: will.description }
+        : colleague;
+    });
     // What /agents shows follows what the agents now are told; the kept parts stay as they run.
     this.#config = {
       ...this.#config,
@@ -417,8 +445,10 @@ export class Team implements Responder, TeamControls {
   }
 
   #graphAgents(): GraphAgent[] {
-    const { config, modelFor } = this.#options;
+    const { config, modelFor, limits } = this.#options;
     const builtIn = (agent: string) => this.#options.builtInTools?.(agent) ?? [];
+    const maxInterim = limits.maxInterimMessages ?? DEFAULT_MAX_INTERIM_MESSAGES;
+    const speaking = maxInterim > 0 ? [sendMessageTool(maxInterim)] : [];
     const handoffs = config.specialists.map((s) => {
       const handoff = createHandoffTool(s.name, s.description);
       this.#handoffTools.set(s.name, handoff);
@@ -428,8 +458,33 @@ export class Team implements Responder, TeamControls {
       ...handoffs,
       ...this.#namedTools(config.supervisor.tools),
       ...builtIn(SUPERVISOR),
+      ...speaking,
     ];
     const backToSupervisor = createHandoffTool(SUPERVISOR, "anything outside your speciality");
+    this.#colleagues = config.specialists.map((s) => ({
+      name: s.name,
+      description: s.description,
+      prompt: withName(s.name, s.prompt),
+      model: modelFor(s.model),
+    }));
+    const consulting = config.maxConsultDepth ?? DEFAULT_MAX_CONSULT_DEPTH;
+    const consult = (name: string) =>
+      consulting > 0 && this.#colleagues.length > 1
+        ? [
+            consultTool(name, {
+              // Read at each consult: a reload's new prompts and descriptions reach colleagues too.
+              colleagues: () => this.#colleagues,
+              maxDepth: consulting,
+              maxSteps: limits.maxIterations,
+              contextFor: this.#options.contextFor ?? (async () => undefined),
+              situationOf: (run) => {
+                const situation = run.configurable?.[SITUATION_KEY];
+                return typeof situation === "string" ? situation : undefined;
+              },
+              callModel: this.#callModel,
+            }),
+          ]
+        : [];
     const agents: GraphAgent[] = [
       {
         name: SUPERVISOR,
@@ -438,11 +493,17 @@ export class Team implements Responder, TeamControls {
         tools: supervisorTools,
         acceptsImages: this.#acceptsImages(config.supervisor.model),
       },
-      ...config.specialists.map((s) => ({
+      ...config.specialists.map((s, index) => ({
         name: s.name,
         prompt: withName(s.name, s.prompt),
-        model: modelFor(s.model),
-        tools: [...this.#namedTools(s.tools), ...builtIn(s.name), backToSupervisor],
+        model: this.#colleagues[index]?.model ?? modelFor(s.model),
+        tools: [
+          ...this.#namedTools(s.tools),
+          ...builtIn(s.name),
+          ...speaking,
+          ...consult(s.name),
+          backToSupervisor,
+        ],
         acceptsImages: this.#acceptsImages(s.model),
       })),
     ];
