@@ -19,6 +19,11 @@ export type { MemoryConfig } from "./memory/memory-config.ts";
 export { createChatModel } from "./models/create-model.ts";
 export type { ModelSpec } from "./models/spec.ts";
 export { createObservability, type Observability } from "./observability/create-observability.ts";
+export {
+  type CreateRetryLaterOptions,
+  createRetryLater,
+  type RetryLater,
+} from "./retry-later/create-retry-later.ts";
 export { RequestTracking } from "./runs/request-tracking.ts";
 export type { HttpConfig, RequestsConfig } from "./runs/runs-config.ts";
 export { type Clock, systemClock } from "./runtime/clock.ts";

@@ -10,6 +10,7 @@ import type { WorkOutbox } from "../outbox/work-outbox.ts";
 import { abortedByShutdown, SHUTDOWN_REASON, TurnCancelledError, userMessageOf } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { StreamingReply } from "../streaming/streaming-reply.ts";
+import type { LaterRetries } from "./later-retries.ts";
 import { decodeWork, groupWork, type WorkUnit } from "./queued-work.ts";
 import type { Continuation, ContinuationHandler, Responder, Turn, TurnObserver } from "./responder.ts";
 
@@ -26,6 +27,8 @@ export interface TurnProcessorOptions {
   readonly logger: Logger;
   /** Reads the files of a turn's messages (downloads, text, transcripts); absent: files are ignored. */
   readonly readAttachments?: ReadAttachments;
+  /** Turns the model could not answer are tried again later (retry-later/); absent: the user is told to retry. */
+  readonly laterRetries?: LaterRetries;
 }
 
 /** See `TurnProcessorOptions.readAttachments`. */
@@ -147,7 +150,7 @@ export class TurnProcessor {
         await live.stream?.abandon();
         throw error;
       }
-      await this.#report(turn, outbox, error, live.stream);
+      await this.#report(turn, outbox, error, live.stream, messages);
     }
   }
 
@@ -174,6 +177,8 @@ export class TurnProcessor {
       if (answered) return;
       text = result.thenAnswer ?? "";
     }
+    // A newer message answered while an older one waits for its later retry: the older is not answered too.
+    if (!parsed) await this.#supersedeWaiting(turn);
     const attachments = parsed ? undefined : await this.#options.readAttachments?.(messages, turn);
     const stream = await this.#openStream(turn);
     live.stream = stream;
@@ -221,6 +226,34 @@ export class TurnProcessor {
     }
   }
 
+  async #supersedeWaiting(turn: Turn): Promise<void> {
+    try {
+      await this.#options.laterRetries?.supersede(turn.key, turn.workId);
+    } catch (error) {
+      this.#options.logger.warn("could not check for a later retry this message supersedes", {
+        key: turn.key,
+        error,
+      });
+    }
+  }
+
+  /** The countdown sentence when the turn will be tried again later; undefined when it will not. */
+  async #plannedLater(
+    turn: Turn,
+    messages: readonly InboundMessage[],
+    error: unknown,
+  ): Promise<string | undefined> {
+    try {
+      return await this.#options.laterRetries?.planned(turn, messages, error);
+    } catch (planError) {
+      this.#options.logger.error("could not plan a later retry; the user is asked to try again", {
+        key: turn.key,
+        error: planError,
+      });
+      return undefined;
+    }
+  }
+
   #openStream(turn: Turn): Promise<StreamingReply | undefined> {
     const { deliverer, logger } = this.#options;
     return deliverer.openStream(
@@ -246,6 +279,7 @@ export class TurnProcessor {
     outbox: WorkOutbox,
     error: unknown,
     stream: StreamingReply | undefined,
+    messages: readonly InboundMessage[],
   ): Promise<void> {
     const { logger } = this.#options;
     if (turn.signal.aborted) {
@@ -259,7 +293,9 @@ export class TurnProcessor {
     const reference = randomBytes(3).toString("hex");
     const known = userMessageOf(error);
     logger.error("turn failed", { key: turn.key, reference, error });
-    const sentence = known ?? `Sorry, something went wrong while answering (reference ${reference}).`;
+    const later = await this.#plannedLater(turn, messages, error);
+    const sentence =
+      later ?? known ?? `Sorry, something went wrong while answering (reference ${reference}).`;
     try {
       // A partly streamed answer is replaced by the sentence, not left looking like the answer.
       const placeholders = (await stream?.close()) ?? [];

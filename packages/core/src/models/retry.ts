@@ -24,9 +24,10 @@ import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/l
 import type { AIMessageChunk } from "@langchain/core/messages";
 import { Runnable } from "@langchain/core/runnables";
 import { awayFromCpu } from "../capacity/cpu-slots.ts";
+import { ModelCircuitOpenError } from "../capacity/endpoint-circuit.ts";
 import { UserFacingError } from "../runtime/errors.ts";
 import { type AttemptClock, runWithAttemptClock } from "./attempt-clock.ts";
-import { classifyModelError, type ModelFailureKind } from "./retry-policy.ts";
+import { causeChain, classifyModelError, type ModelFailureKind } from "./retry-policy.ts";
 
 export interface ModelRetryEvent {
   /** The attempt that just failed, from 1. */
@@ -77,6 +78,8 @@ const USER_REASON: Record<ModelFailureKind, string> = {
 export class ModelUnavailableError extends UserFacingError {
   readonly kind: ModelFailureKind;
   readonly attempts: number;
+  /** The endpoint's circuit was open: the last attempt never reached the provider. */
+  readonly circuitOpen: boolean;
   constructor(kind: ModelFailureKind, attempts: number, cause: unknown, attemptTimeoutMs?: number) {
     const detail = cause instanceof Error ? cause.message : String(cause);
     const silent = cause instanceof FirstTokenTimeout ? cause.ms : undefined;
@@ -87,6 +90,7 @@ export class ModelUnavailableError extends UserFacingError {
     this.name = "ModelUnavailableError";
     this.kind = kind;
     this.attempts = attempts;
+    this.circuitOpen = causeChain(cause).some((link) => link instanceof ModelCircuitOpenError);
   }
 }
 
@@ -151,6 +155,9 @@ export async function invokeWithRetry<T>(
     } catch (error) {
       bounded.clear();
       signal?.throwIfAborted();
+      // The endpoint's circuit is open: retrying now would only be refused again (no backoff wait).
+      if (causeChain(error).some((link) => link instanceof ModelCircuitOpenError))
+        throw new ModelUnavailableError("server_error", attempt, error);
       const failure = classifyModelError(error, { callerAborted: false, now });
       if (failure === undefined) throw error;
       if (attempt >= maxAttempts) {

@@ -60,6 +60,14 @@ export class WorkOutbox {
     return this.#record.answered;
   }
 
+  /** What each recorded delivery says (its text, chunk by chunk) and the messages it posted so far. */
+  recordedDeliveries(): { readonly chunks: readonly string[]; readonly posted: readonly PostedMessage[] }[] {
+    return this.#record.deliveries.map((delivery) => ({
+      chunks: delivery.chunks,
+      posted: delivery.posted.map((id) => ({ id, conversation: delivery.conversation })),
+    }));
+  }
+
   /**
    * Records the delivery (first attempt) or finds it (retry), then posts whatever is not posted yet.
    * Resolves with whether it is posted, or why it was given up after its retries.
