@@ -35,8 +35,9 @@ export interface RetryLater {
   bind(engine: TryQueue & RetryDelivery): void;
   /** Role `all`: queues due tries from this process (the due index, polled, no timer a restart forgets). */
   startDriving(): void;
-  /** A cluster: one round of queueing due tries, run once per cluster. */
+  /** A cluster: one round of queueing due tries, run once per cluster every `pollMs`. */
   fireRound(): Promise<{ fired: number }>;
+  readonly pollMs: number;
   /** Resolves when no round runs here (tests). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -53,6 +54,7 @@ export function createRetryLater(options: CreateRetryLaterOptions): RetryLater {
     if (!engine) throw new Error("retryLater.bind(engine) was not called");
     return engine;
   };
+  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const firer = new RetryFirer({ store, queue: bound, clock, logger });
   // A try due before the next poll: the driver wakes at its time instead of up to a poll late.
   const planned = () => driver?.kick();
@@ -95,12 +97,13 @@ export function createRetryLater(options: CreateRetryLaterOptions): RetryLater {
     },
     startDriving() {
       driver = new ScheduleDriver(
-        { store, firer, pollMs: options.pollMs ?? DEFAULT_POLL_MS, clock, logger },
+        { store, firer, pollMs, clock, logger },
         "switchboard.retry-later",
       );
       driver.start();
     },
     fireRound: () => firer.fireDue(),
+    pollMs,
     async idle() {
       await driver?.settled();
     },
