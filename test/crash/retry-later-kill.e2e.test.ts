@@ -42,7 +42,11 @@ describe.each<StoreKind>(["sqlite", "redis"])("SIGKILL during a retry's countdow
             .thread(GENERAL, origin.threadTs)
             .filter((message) => message.bot_id === BOT_ID && message.text.startsWith(COUNTDOWN)).length,
       );
-    await waitUntil(() => countdowns().every((count) => count === 1), 30_000, () => world!.logs());
+    await waitUntil(
+      () => countdowns().every((count) => count === 1),
+      30_000,
+      () => world!.logs(),
+    );
     const countdownTs = origins.map(
       (origin) => world!.slack.state.thread(GENERAL, origin.threadTs).find((m) => m.bot_id === BOT_ID)?.ts,
     );

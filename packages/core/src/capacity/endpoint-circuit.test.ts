@@ -53,7 +53,11 @@ async function modelOn(fetchImpl: typeof fetch, circuit: Record<string, unknown>
   return { endpoints, turn };
 }
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe("a model endpoint's circuit", () => {
   afterEach(() => vi.useRealTimers());

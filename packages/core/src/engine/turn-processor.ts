@@ -294,7 +294,8 @@ export class TurnProcessor {
     const known = userMessageOf(error);
     const later = await this.#plannedLater(turn, messages, error);
     // A turn that will be tried again is not an error yet (an hour's outage would log thousands).
-    if (later) logger.warn("turn failed: the model is unavailable; it is tried again later", { key: turn.key, error });
+    if (later)
+      logger.warn("turn failed: the model is unavailable; it is tried again later", { key: turn.key, error });
     else logger.error("turn failed", { key: turn.key, reference, error });
     const sentence =
       later ?? known ?? `Sorry, something went wrong while answering (reference ${reference}).`;

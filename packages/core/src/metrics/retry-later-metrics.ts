@@ -27,10 +27,12 @@ export class RetryLaterMetrics implements RetryLaterObserver {
     });
   }
 
+  /** Counts a countdown posted under `outcome="planned"`. */
   planned(_record: RetryRecord): void {
     this.#retries.inc({ outcome: "planned" });
   }
 
+  /** Counts what became of a retry under its status. */
   ended(_record: RetryRecord, status: Exclude<RetryStatus, "waiting">): void {
     this.#retries.inc({ outcome: status });
   }

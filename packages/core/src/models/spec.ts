@@ -62,6 +62,7 @@ export const retryLaterSchema = z
     "Second-tier retry: a turn the model could not answer is tried again by itself at growing intervals, with a countdown in the thread; `/stop` cancels it and a newer message in the thread supersedes it.",
   );
 
+/** How a turn the model could not answer is tried again later: how often, and after how long first. */
 export type RetryLaterSettings = z.infer<typeof retryLaterSchema>;
 
 /** What a process that configures nothing gets: 3 later tries, after 1, 2 and 4 minutes. */

@@ -96,10 +96,7 @@ export function createRetryLater(options: CreateRetryLaterOptions): RetryLater {
       engine = target;
     },
     startDriving() {
-      driver = new ScheduleDriver(
-        { store, firer, pollMs, clock, logger },
-        "switchboard.retry-later",
-      );
+      driver = new ScheduleDriver({ store, firer, pollMs, clock, logger }, "switchboard.retry-later");
       driver.start();
     },
     fireRound: () => firer.fireDue(),

@@ -64,7 +64,8 @@ export class RetryFirer {
         type: RETRY_LATER,
         data: { retryId: id, attempt },
       });
-      if (queued) this.#logger.info("a turn the model could not answer is tried again", { retryId: id, attempt });
+      if (queued)
+        this.#logger.info("a turn the model could not answer is tried again", { retryId: id, attempt });
     }
     await this.#store.unindex(id, attempt);
     return queued;

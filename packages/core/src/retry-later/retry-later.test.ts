@@ -91,7 +91,7 @@ describe.each(testStoreBackends("retry-later"))("later retries (%s)", (_name, op
     const team = new ScriptedTeam();
     const bot = await start(opened.store, platform, team, settings);
     /** Moves the clock and runs one firing round, then lets the thread's queue finish. */
-    const after = async (ms: number) => {
+    const fireAfter = async (ms: number) => {
       now += ms;
       const { fired } = await bot.retryLater.fireRound();
       await bot.engine.idle();
@@ -102,41 +102,41 @@ describe.each(testStoreBackends("retry-later"))("later retries (%s)", (_name, op
       await bot.engine.idle();
       return message;
     };
-    return { platform, team, bot, after, ask };
+    return { platform, team, bot, fireAfter, ask };
   }
 
   it("edits the failure into a countdown, counts down again on each failed try, then replaces it with the answer", async () => {
-    const { platform, team, after, ask } = await world();
+    const { platform, team, fireAfter, ask } = await world();
     await ask("what is our refund policy?");
     expect(platform.posts.map((post) => post.text)).toEqual([
       "The model is not answering — trying again in 60 s. (`/stop` cancels; a new message replaces this one.)",
     ]);
-    expect(await after(MINUTE - 1_000)).toBe(0);
-    expect(await after(1_000)).toBe(1);
+    expect(await fireAfter(MINUTE - 1_000)).toBe(0);
+    expect(await fireAfter(1_000)).toBe(1);
     // Still down: the same message now counts down to the second try, twice as far away.
     expect(platform.posts).toHaveLength(1);
     expect(platform.posts[0]?.text).toContain("trying again in 2 min");
     team.up = true;
-    expect(await after(2 * MINUTE)).toBe(1);
+    expect(await fireAfter(2 * MINUTE)).toBe(1);
     expect(platform.posts.map((post) => post.text)).toEqual(["Answer: what is our refund policy?"]);
     expect(team.asked).toHaveLength(3);
     // Answered: nothing is left to fire, however long one waits.
-    expect(await after(60 * MINUTE)).toBe(0);
+    expect(await fireAfter(60 * MINUTE)).toBe(0);
     expect(team.asked).toHaveLength(3);
   });
 
   it("gives up after its tries and says so in the same message", async () => {
-    const { platform, team, after, ask } = await world({ attempts: 2, firstDelaySeconds: 10 });
+    const { platform, team, fireAfter, ask } = await world({ attempts: 2, firstDelaySeconds: 10 });
     await ask("hello");
-    expect(await after(10_000)).toBe(1);
-    expect(await after(20_000)).toBe(1);
+    expect(await fireAfter(10_000)).toBe(1);
+    expect(await fireAfter(20_000)).toBe(1);
     expect(platform.posts.map((post) => post.text)).toEqual([gaveUpText(2)]);
-    expect(await after(60 * MINUTE)).toBe(0);
+    expect(await fireAfter(60 * MINUTE)).toBe(0);
     expect(team.asked).toHaveLength(3);
   });
 
   it("/stop cancels the waiting retry and its countdown says so", async () => {
-    const { platform, team, after, ask } = await world();
+    const { platform, team, fireAfter, ask } = await world();
     await ask("hello");
     await platform.send("/stop");
     expect(platform.posts.map((post) => post.text)).toEqual([
@@ -144,27 +144,27 @@ describe.each(testStoreBackends("retry-later"))("later retries (%s)", (_name, op
       "Stopped: the answer that was waiting for the model will not be tried again.",
     ]);
     team.up = true;
-    expect(await after(60 * MINUTE)).toBe(0);
+    expect(await fireAfter(60 * MINUTE)).toBe(0);
     expect(team.asked).toEqual(["hello"]);
   });
 
   it("a newer message supersedes the waiting one: only the newer is answered", async () => {
-    const { platform, team, after, ask } = await world();
+    const { platform, team, fireAfter, ask } = await world();
     await ask("first question");
     team.up = true;
     await ask("second question");
     expect(platform.posts.map((post) => post.text)).toEqual([SUPERSEDED_TEXT, "Answer: second question"]);
-    expect(await after(60 * MINUTE)).toBe(0);
+    expect(await fireAfter(60 * MINUTE)).toBe(0);
     expect(team.asked).toEqual(["first question", "second question"]);
   });
 
   it("a newer message that fails too leaves one retry in the thread: the newer one", async () => {
-    const { platform, team, after, ask } = await world();
+    const { platform, team, fireAfter, ask } = await world();
     await ask("first question");
     await ask("second question");
     expect(platform.posts[0]?.text).toBe(SUPERSEDED_TEXT);
     team.up = true;
-    expect(await after(MINUTE)).toBe(1);
+    expect(await fireAfter(MINUTE)).toBe(1);
     expect(platform.posts.map((post) => post.text)).toEqual([SUPERSEDED_TEXT, "Answer: second question"]);
   });
 

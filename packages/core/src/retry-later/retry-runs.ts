@@ -77,7 +77,11 @@ export class RetryRuns {
     await this.#try(work, record, countdown);
   }
 
-  async #try(work: ContinuationWork, record: RetryRecord, countdown: readonly PostedMessage[]): Promise<void> {
+  async #try(
+    work: ContinuationWork,
+    record: RetryRecord,
+    countdown: readonly PostedMessage[],
+  ): Promise<void> {
     const { responder, observers, logger } = this.#options;
     const turn: Turn = {
       key: record.key,

@@ -54,7 +54,9 @@ export class RetryStore {
     await this.#records.set(record.id, record, ttl);
     if (record.status === "waiting") {
       await this.#threads.set(record.key, record.id, ttl);
-      await this.#sets.apply([{ set: DUE_SET, member: `${record.id}:${record.attempt}`, score: record.dueAt }]);
+      await this.#sets.apply([
+        { set: DUE_SET, member: `${record.id}:${record.attempt}`, score: record.dueAt },
+      ]);
       return;
     }
     if ((await this.#threads.get(record.key)) === record.id) await this.#threads.delete(record.key);
