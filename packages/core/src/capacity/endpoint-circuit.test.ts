@@ -108,6 +108,28 @@ describe("a model endpoint's circuit", () => {
     expect(endpoints.states()[0]).toMatchObject({ circuit: "closed", circuitOpened: 0 });
   });
 
+  it("a turn cancelled while its call hangs does not count", async () => {
+    const hanging = (async (_input: string | URL | Request, init?: RequestInit) =>
+      new Promise<Response>((_resolve, reject) =>
+        init?.signal?.addEventListener("abort", () => reject(init.signal?.reason), { once: true }),
+      )) as typeof fetch;
+    const endpoints = new ModelEndpoints(
+      modelEndpointsConfigSchema.parse({ circuit: { openAfterFailures: 1, halfOpenAfterSeconds: 30 } }),
+    );
+    const build = await loadChatModelFactory(["openai-compatible"], { endpoints });
+    const model = build(spec, { fetch: hanging });
+    for (let i = 0; i < 3; i++) {
+      const cancelled = new AbortController();
+      const turn = invokeWithRetry(() => model.invoke([new HumanMessage("hi")]), {
+        maxAttempts: 1,
+        signal: cancelled.signal,
+      });
+      cancelled.abort(new Error("stopped by user"));
+      expect(await failure(turn)).not.toBeInstanceOf(ModelUnavailableError);
+    }
+    expect(endpoints.states()[0]).toMatchObject({ circuit: "closed", circuitOpened: 0 });
+  });
+
   it("never opens with openAfterFailures 0", async () => {
     const down = provider();
     const { endpoints, turn } = await modelOn(down.fetch, { openAfterFailures: 0 });

@@ -38,8 +38,11 @@ export function endpointFetch(limiter: EndpointLimiter, options: EndpointFetchOp
     const callerSignal = init?.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;
     return limiter.circuit.run(
       () => limited(input, init),
+      // A timed-out attempt (ours, or the model retry's attempt timers) counts; a caller giving up does not.
       (outcome) =>
-        "value" in outcome ? providerFailed(outcome.value.status) : callerSignal?.aborted !== true,
+        "value" in outcome
+          ? providerFailed(outcome.value.status)
+          : !callerSignal?.aborted || abortOutcome(callerSignal) === "timeout",
     );
   };
 }

@@ -3,6 +3,7 @@ import type { PostedMessage } from "../conversation/messages.ts";
 import type { Delivery } from "../delivery/deliverer.ts";
 import type { ContinuationWork, Responder, Turn, TurnObserver } from "../engine/responder.ts";
 import { ModelUnavailableError } from "../models/retry.ts";
+import { causeChain } from "../models/retry-policy.ts";
 import type { RetryLaterSettings } from "../models/spec.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { userMessageOf } from "../runtime/errors.ts";
@@ -124,7 +125,8 @@ export class RetryRuns {
     error: unknown,
   ): Promise<void> {
     const { store, settings, clock, logger } = this.#options;
-    if (error instanceof ModelUnavailableError && record.attempt < record.attempts) {
+    const unavailable = causeChain(error).some((link) => link instanceof ModelUnavailableError);
+    if (unavailable && record.attempt < record.attempts) {
       const delay = delayBeforeTry(settings, record.attempt + 1);
       const next: RetryRecord = { ...record, attempt: record.attempt + 1, dueAt: clock.now() + delay };
       await store.save(next);
@@ -138,7 +140,7 @@ export class RetryRuns {
       await this.#say(work, next, countdown, countdownText(delay));
       return;
     }
-    if (error instanceof ModelUnavailableError) {
+    if (unavailable) {
       logger.warn("the model stayed unavailable through every later try", {
         key: record.key,
         retryId: record.id,

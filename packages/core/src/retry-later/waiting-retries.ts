@@ -2,6 +2,7 @@ import type { InboundMessage } from "../conversation/messages.ts";
 import type { LaterRetries } from "../engine/later-retries.ts";
 import type { Turn } from "../engine/responder.ts";
 import { ModelUnavailableError } from "../models/retry.ts";
+import { causeChain } from "../models/retry-policy.ts";
 import type { RetryLaterSettings } from "../models/spec.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -52,7 +53,8 @@ export class WaitingRetries implements LaterRetries {
     error: unknown,
   ): Promise<string | undefined> {
     const { store, settings, clock, logger } = this.#options;
-    if (!(error instanceof ModelUnavailableError) || settings.attempts === 0) return undefined;
+    const unavailable = causeChain(error).find((link) => link instanceof ModelUnavailableError);
+    if (!(unavailable instanceof ModelUnavailableError) || settings.attempts === 0) return undefined;
     // The same work again after a crash keeps the retry it recorded (and its countdown's text).
     const existing = await store.get(turn.workId);
     if (existing) return existing.status === "waiting" ? existing.firstNotice : undefined;
@@ -76,7 +78,7 @@ export class WaitingRetries implements LaterRetries {
       key: turn.key,
       retryId: record.id,
       dueInMs: delay,
-      circuitOpen: error.circuitOpen,
+      circuitOpen: unavailable.circuitOpen,
     });
     this.#options.observer?.planned?.(record);
     this.#options.planned();
