@@ -354,7 +354,7 @@ function builtInCommands(engine: Engine): Command[] {
     },
     {
       name: "stop",
-      summary: "cancel the answer being worked on in this conversation",
+      summary: "cancel the answer being worked on (or waiting for the model) in this conversation",
       // Handled in `accept`, ahead of the queue; this entry exists for /help.
       run: async () => ({ reply: "Nothing is running in this conversation." }),
     },

@@ -44,8 +44,8 @@ export function formatWait(ms: number): string {
 }
 
 /** The message a waiting retry shows in place of the failure. */
-export function countdownText(waitMs: number): string {
-  return `The model is not answering — trying again in ${formatWait(waitMs)}. (\`/stop\` cancels; a new message replaces this one.)`;
+export function countdownText(waitMs: number, commandPrefix = "/"): string {
+  return `The model is not answering — trying again in ${formatWait(waitMs)}. (\`${commandPrefix}stop\` cancels; a new message replaces this one.)`;
 }
 
 export function gaveUpText(attempts: number): string {

@@ -59,7 +59,12 @@ export class RetryRuns {
     }
     if (record.attempt === attempt + 1 && record.status === "waiting") {
       // This try failed and set the next one before a crash took its countdown: show it again.
-      await this.#say(work, record, countdown, countdownText(record.dueAt - this.#options.clock.now()));
+      await this.#say(
+        work,
+        record,
+        countdown,
+        countdownText(record.dueAt - this.#options.clock.now(), work.commandPrefix),
+      );
       return;
     }
     if (record.status !== "waiting" || record.attempt !== attempt) {
@@ -137,7 +142,7 @@ export class RetryRuns {
         attempt: next.attempt,
         dueInMs: delay,
       });
-      await this.#say(work, next, countdown, countdownText(delay));
+      await this.#say(work, next, countdown, countdownText(delay, work.commandPrefix));
       return;
     }
     if (unavailable) {

@@ -71,7 +71,7 @@ export class WaitingRetries implements LaterRetries {
       dueAt: now + delay,
       status: "waiting",
       createdAt: now,
-      firstNotice: countdownText(delay),
+      firstNotice: countdownText(delay, turn.commandPrefix),
     };
     await store.save(record);
     logger.info("the model is unavailable: the turn is tried again later", {
