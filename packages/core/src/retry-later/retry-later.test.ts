@@ -5,7 +5,8 @@
  * cluster's sweep runs them.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { PostedMessage } from "../conversation/messages.ts";
+import type { InboundMessage, PostedMessage } from "../conversation/messages.ts";
+import { encodeConversationKey } from "../conversation/ref.ts";
 import { Engine } from "../engine/engine.ts";
 import type { Responder, Turn } from "../engine/responder.ts";
 import { ModelUnavailableError } from "../models/retry.ts";
@@ -166,6 +167,39 @@ describe.each(testStoreBackends("retry-later"))("later retries (%s)", (_name, op
     team.up = true;
     expect(await fireAfter(MINUTE)).toBe(1);
     expect(platform.posts.map((post) => post.text)).toEqual([SUPERSEDED_TEXT, "Answer: second question"]);
+  });
+
+  it("a turn killed between recording its retry and posting the countdown, then answered when it ran again, is not answered twice", async () => {
+    const { platform, team, bot, fireAfter } = await world();
+    const conversation = { platform: "test", path: ["dm-1"] };
+    const message: InboundMessage = {
+      id: "user-crash",
+      conversation,
+      author: { id: "user-1", displayName: "User One", isBot: false, isSelf: false },
+      text: "hello",
+      isDirect: true,
+      mentionsBot: false,
+      isEdit: false,
+      sentAt: now,
+    };
+    const turn: Turn = {
+      key: encodeConversationKey(conversation),
+      conversation,
+      message,
+      text: "hello",
+      signal: new AbortController().signal,
+      workId: "m:test:user-crash",
+    };
+    const unavailable = new ModelUnavailableError("server_error", 4, new Error("503"));
+    expect(await bot.retryLater.engine.planned(turn, [message], unavailable)).toContain("trying again in");
+    // The process dies here; the same work runs again after the restart and the model answers it.
+    const outbox = await bot.engine.outbox.open(turn.workId);
+    await outbox.deliver({ conversation, text: "Answer: hello" }, { answer: true });
+    team.up = true;
+    expect(await fireAfter(MINUTE)).toBe(1);
+    expect(team.asked).toEqual([]);
+    expect(platform.posts.map((post) => post.text)).toEqual(["Answer: hello"]);
+    expect(await fireAfter(60 * MINUTE)).toBe(0);
   });
 
   it("a second process on the same store fires each try once, and the one waiting before a restart is answered once", async () => {
