@@ -34,7 +34,8 @@ describe("a hung or failing model, through the CLI", () => {
       store: "sqlite",
       lockTtlSeconds: LOCK_TTL_SECONDS,
       script: () => hang(),
-      modelLimits: { maxRetries: 2, timeoutSeconds: 2 },
+      // The in-turn retries alone (later retries: test/crash/retry-later-kill.e2e.test.ts).
+      modelLimits: { maxRetries: 2, timeoutSeconds: 2, retryLater: { attempts: 0, firstDelaySeconds: 60 } },
     });
     await world.startCli();
     const origin = world.traffic.mention("q001");
@@ -59,7 +60,7 @@ describe("a hung or failing model, through the CLI", () => {
       store: "sqlite",
       lockTtlSeconds: LOCK_TTL_SECONDS,
       script: () => fail(500),
-      modelLimits: { maxRetries: 0 },
+      modelLimits: { maxRetries: 0, retryLater: { attempts: 0, firstDelaySeconds: 60 } },
     });
     await world.startCli();
     const origin = world.traffic.mention("q002");

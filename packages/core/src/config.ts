@@ -22,6 +22,8 @@ export {
   modelSpecSchema,
   parseModelSpec,
   parseModelString,
+  type RetryLaterSettings,
+  retryLaterOf,
 } from "./models/spec.ts";
 export {
   type HttpConfig,

@@ -34,6 +34,7 @@ export type { ArchivedSession } from "./memory/archive/archive-store.ts";
 export { IdleSweeper } from "./memory/idle-sweeper.ts";
 export { SEARCH_MEMORY } from "./memory/search-tool.ts";
 export { type EncryptionCounts, EncryptionMetrics } from "./metrics/encryption-metrics.ts";
+export { RetryLaterMetrics } from "./metrics/retry-later-metrics.ts";
 export { ScheduleMetrics } from "./metrics/schedule-metrics.ts";
 export { StoreMetrics } from "./metrics/store-metrics.ts";
 export { SwitchboardMetrics } from "./metrics/switchboard-metrics.ts";

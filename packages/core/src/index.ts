@@ -27,6 +27,11 @@ export { createChatModel } from "./models/create-model.ts";
 export type { ModelSpec } from "./models/spec.ts";
 export { createObservability, type Observability } from "./observability/create-observability.ts";
 export type { DeliveryOutcome } from "./outbox/work-outbox.ts";
+export {
+  type CreateRetryLaterOptions,
+  createRetryLater,
+  type RetryLater,
+} from "./retry-later/create-retry-later.ts";
 export { RequestTracking } from "./runs/request-tracking.ts";
 export type { HttpConfig, RequestsConfig } from "./runs/runs-config.ts";
 export { type Clock, systemClock } from "./runtime/clock.ts";

@@ -42,8 +42,8 @@ export interface CrashWorldOptions {
   /** Default 3 s: a dead process's locks expire quickly. */
   readonly lockTtlSeconds?: number;
   readonly script?: ModelScript;
-  /** `model:` call limits (`maxRetries`, `timeoutSeconds`). */
-  readonly modelLimits?: { maxRetries?: number; timeoutSeconds?: number };
+  /** `model:` call limits (`maxRetries`, `timeoutSeconds`) and later retries (`retryLater`). */
+  readonly modelLimits?: Parameters<ModelStub["modelConfig"]>[0];
   readonly config?: Pick<CrashConfigOptions, "tools" | "supervisorTools" | "commandWords" | "extra">;
 }
 

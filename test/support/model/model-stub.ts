@@ -84,7 +84,13 @@ export class ModelStub {
   }
 
   /** The `model:` section for a switchboard.yaml (JSON is YAML), with optional call limits. */
-  modelConfig(extra: { maxRetries?: number; timeoutSeconds?: number } = {}): Record<string, unknown> {
+  modelConfig(
+    extra: {
+      maxRetries?: number;
+      timeoutSeconds?: number;
+      retryLater?: { attempts: number; firstDelaySeconds: number };
+    } = {},
+  ): Record<string, unknown> {
     return { provider: "openai-compatible", baseUrl: this.baseUrl, model: "stub", apiKey: "x", ...extra };
   }
 

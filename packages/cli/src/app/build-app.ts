@@ -7,6 +7,7 @@
 import {
   createMemory,
   createObservability,
+  createRetryLater,
   Engine,
   type Logger,
   type Observability,
@@ -17,7 +18,7 @@ import {
   type Team,
 } from "@switchboard/core";
 import type { Adapter } from "@switchboard/core/adapter";
-import { DEFAULT_ENGINE_SETTINGS, humansConfigSchema } from "@switchboard/core/config";
+import { DEFAULT_ENGINE_SETTINGS, humansConfigSchema, retryLaterOf } from "@switchboard/core/config";
 import {
   AttachmentReader,
   BlobRetention,
@@ -31,6 +32,7 @@ import {
   type InitiatedRunner,
   modelCallPolicy,
   openBlobStore,
+  RetryLaterMetrics,
   StoreMetrics,
   SwitchboardMetrics,
   spaceOf,
@@ -275,6 +277,19 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     const tracked = tracking.track(team);
     trackedTeam = tracked;
     const responder = observability.observe(tracked);
+    // Turns the model could not answer are tried again later, answered through the same team.
+    const retryLater = createRetryLater({
+      store,
+      settings: retryLaterOf(config.model),
+      responder: () => responder,
+      observers: () => [memory.observer, ...observability.observers],
+      ...(metrics
+        ? // Read when scraped, after start-up.
+          { observer: new RetryLaterMetrics(metrics.registry, () => retryLater.store.waiting()) }
+        : {}),
+      clock: systemClock,
+      logger: componentLogger(logger, "retry-later"),
+    });
     const cluster = scaleOut;
     const platformAdapters = await createPlatformAdapters(config, {
       logger,
@@ -316,7 +331,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       adapters,
       access: access.gate,
       responder,
-      continuations: humans.continuations(tasks.continuations(schedules.continuations(responder))),
+      continuations: retryLater.continuations(
+        humans.continuations(tasks.continuations(schedules.continuations(responder))),
+      ),
+      laterRetries: retryLater.engine,
       commands: observability.recordCommands([
         ...team.commands,
         ...tasks.commands,
@@ -391,16 +409,26 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         if (openedScaleOut) tasks.useScheduler(openedScaleOut.taskSteps);
         else tasks.startDriving();
         schedules.bind(engine);
+        retryLater.bind(engine);
         await schedules.syncDeclared();
         // One process fires schedules from its due index; a cluster fires them in one worker's round.
         if (!openedScaleOut) {
           schedules.startDriving();
+          retryLater.startDriving();
           memory.start();
           retention?.start();
         }
         await openedScaleOut?.startWorking(
           engine,
-          { tracking, memory, tasks, humans, schedules, ...(retention ? { files: retention } : {}) },
+          {
+            tracking,
+            memory,
+            tasks,
+            humans,
+            schedules,
+            retryLater,
+            ...(retention ? { files: retention } : {}),
+          },
           queueMetrics,
         );
         for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
@@ -460,6 +488,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       },
       async idle() {
         await schedules.idle();
+        await retryLater.idle();
         await engine.idle();
         // A task's ending is queued work of its thread: answered once the task ends.
         await tasks.idle();
@@ -478,6 +507,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           // Running task steps end first (each continues from its last step at the next start).
           await tasks.stop();
           await schedules.stop();
+          await retryLater.stop();
           humans.stop();
           await engine.stop();
           await stopping;

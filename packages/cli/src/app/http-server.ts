@@ -45,12 +45,16 @@ function capacityOf(health: EngineHealth) {
       cpuSlots: health.cpuSlots,
       eventLoopDelayP99Ms: Math.round(health.eventLoop.delayP99Ms),
     },
-    modelEndpoints: health.modelEndpoints.map(({ endpoint, limit, inFlight, queued, pausedUntil }) => ({
-      endpoint,
-      limit,
-      inFlight,
-      queued,
-      ...(pausedUntil === undefined ? {} : { pausedUntil: new Date(pausedUntil).toISOString() }),
-    })),
+    modelEndpoints: health.modelEndpoints.map(
+      ({ endpoint, limit, inFlight, queued, pausedUntil, circuit }) => ({
+        endpoint,
+        limit,
+        inFlight,
+        queued,
+        // `open`: the provider failed repeatedly; turns go straight to their later retry.
+        circuit: circuit ?? "closed",
+        ...(pausedUntil === undefined ? {} : { pausedUntil: new Date(pausedUntil).toISOString() }),
+      }),
+    ),
   };
 }

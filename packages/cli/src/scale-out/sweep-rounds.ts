@@ -1,4 +1,4 @@
-import type { Memory, RequestTracking, Schedules, Tasks } from "@switchboard/core";
+import type { Memory, RequestTracking, RetryLater, Schedules, Tasks } from "@switchboard/core";
 import type { BlobRetention, HumanHandoffs } from "@switchboard/core/host";
 import type { ClusterSweep } from "./cluster-sweeps.ts";
 import type { DrainTarget } from "./drain-worker.ts";
@@ -15,6 +15,8 @@ export interface ProcessSweepers {
   readonly schedules: Pick<Schedules, "fireRound" | "pollMs">;
   /** Threads a person had for too long, handed back to the bot. */
   readonly humans: Pick<HumanHandoffs, "sweep" | "sweepIntervalMs">;
+  /** Later retries of turns the model could not answer: due tries queued into their threads (each once). */
+  readonly retryLater?: Pick<RetryLater, "fireRound" | "pollMs">;
   /** Files past `attachments.retainDays` (absent when attachments are off). */
   readonly files?: Pick<BlobRetention, "sweep" | "intervalMs">;
 }
@@ -63,8 +65,18 @@ export function clusterSweepsOf(
       everyMs: sweepers.memory.sweepIntervalMs,
       round: async () => ({ archived: (await sweepers.memory.sweep()).length }),
     },
+    ...(sweepers.retryLater ? [retryLaterSweep(sweepers.retryLater)] : []),
     ...(sweepers.files ? [filesSweep(sweepers.files)] : []),
   ];
+}
+
+/** Like schedules: a try queued twice (a round re-run after its worker died) is dropped by its id. */
+function retryLaterSweep(retryLater: NonNullable<ProcessSweepers["retryLater"]>): ClusterSweep {
+  return {
+    name: "retry-later",
+    everyMs: retryLater.pollMs,
+    round: async () => ({ ...(await retryLater.fireRound()) }),
+  };
 }
 
 function filesSweep(files: NonNullable<ProcessSweepers["files"]>): ClusterSweep {

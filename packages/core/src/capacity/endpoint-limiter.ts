@@ -7,6 +7,7 @@
  * asked.
  */
 import { AdaptiveLimit, type AdaptiveLimitSettings } from "./adaptive-limit.ts";
+import { type CircuitPosition, EndpointCircuit, type EndpointCircuitSettings } from "./endpoint-circuit.ts";
 import { type Permit, PermitQueue } from "./permit-queue.ts";
 
 /** Caps an operator sets for one endpoint, as the provider publishes them. */
@@ -44,6 +45,8 @@ export interface EndpointLimiterOptions {
   readonly caps?: EndpointCaps;
   /** The longest pause a Retry-After may impose on every call to the endpoint. */
   readonly maxPauseMs: number;
+  /** When repeated provider failures stop every call for a while (see endpoint-circuit.ts); absent: never. */
+  readonly circuit?: EndpointCircuitSettings;
   readonly now?: () => number;
 }
 
@@ -75,12 +78,18 @@ export interface EndpointState {
   /** Congestion signals since start, by kind (each halving counts once in `reductions`). */
   readonly congestion: Readonly<Record<Congestion, number>>;
   readonly reductions: number;
+  /** The endpoint's circuit: `open` while calls are refused after repeated provider failures (absent: closed). */
+  readonly circuit?: CircuitPosition;
+  /** How often the circuit opened since start. */
+  readonly circuitOpened?: number;
 }
 
 const MINUTE_MS = 60_000;
 
 export class EndpointLimiter {
   readonly endpoint: string;
+  /** Every request to the endpoint runs through it (endpoint-fetch.ts). */
+  readonly circuit: EndpointCircuit;
   readonly #options: EndpointLimiterOptions;
   readonly #now: () => number;
   readonly #limit: AdaptiveLimit;
@@ -97,6 +106,10 @@ export class EndpointLimiter {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#limit = new AdaptiveLimit(options.adaptive);
+    this.circuit = new EndpointCircuit(
+      options.endpoint,
+      options.circuit ?? { openAfterFailures: 0, halfOpenAfterMs: 0 },
+    );
     this.#permits = new PermitQueue<number>({
       limit: this.#effectiveLimit(),
       holdHead: (tokens) => this.#holdFor(tokens ?? 0),
@@ -141,6 +154,8 @@ export class EndpointLimiter {
       waitingConversations: [...new Set(this.#waiting.values())],
       congestion: { ...this.#congestion },
       reductions: this.#reductions,
+      circuit: this.circuit.position,
+      circuitOpened: this.circuit.opened,
     };
   }
 

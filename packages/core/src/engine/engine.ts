@@ -21,6 +21,7 @@ import { isAddressedToBot, type RejectReason, screenMessage } from "./admit.ts";
 import { ConversationIndex } from "./conversation-index.ts";
 import { EngineStoppingError } from "./errors.ts";
 import { StoreUnavailableError, withIntakeDeadline } from "./intake-deadline.ts";
+import type { LaterRetries } from "./later-retries.ts";
 import { decodeWork, encodeWork, workIdOf } from "./queued-work.ts";
 import { resolveConversation } from "./resolve.ts";
 import type { Continuation, ContinuationHandler, Responder, TurnObserver } from "./responder.ts";
@@ -68,6 +69,8 @@ export interface EngineOptions {
   readonly readAttachments?: ReadAttachments;
   /** Opens the bytes of files the team sends (the blob store); absent: files are announced by name. */
   readonly openFile?: OpenFile;
+  /** Tries turns the model could not answer again later (retry-later/); absent: the user is told to retry. */
+  readonly laterRetries?: LaterRetries;
 }
 
 export type AcceptOutcome = { accepted: true; key: string } | { accepted: false; reason: RejectReason };
@@ -144,6 +147,7 @@ export class Engine {
       prefixFor: (platform) => commandPrefixFor(platform, options.adapters, this.settings.commandPrefixes),
       logger: this.#logger,
       ...(options.readAttachments ? { readAttachments: options.readAttachments } : {}),
+      ...(options.laterRetries ? { laterRetries: options.laterRetries } : {}),
     });
     this.#serializer = new ConversationSerializer({
       atomic: options.store.atomic,
@@ -384,11 +388,15 @@ export class Engine {
   /** `/stop` skips the queue: it cancels the turn running now, here or on another instance. */
   async #stop(key: string, message: InboundMessage): Promise<void> {
     let reply = "Stopped the current answer.";
+    // A retry waiting for the model is cancelled too (its countdown says so).
+    const waitingRetry = (await this.#options.laterRetries?.cancel(key)) ?? false;
     if (!this.#serializer.cancel(key, "stopped by user")) {
       const probe = await this.#options.store.atomic.acquireLock(`lock:${key}`, 1_000);
       if (probe) {
         await this.#options.store.atomic.releaseLock(`lock:${key}`, probe);
-        reply = "Nothing is running in this conversation.";
+        reply = waitingRetry
+          ? "Stopped: the answer that was waiting for the model will not be tried again."
+          : "Nothing is running in this conversation.";
       } else {
         await this.#stopFlags.set(key, true, this.settings.lockTtlMs * 2);
         reply = "Stopping the current answer.";
@@ -428,7 +436,7 @@ function builtInCommands(engine: Engine): Command[] {
     },
     {
       name: "stop",
-      summary: "cancel the answer being worked on in this conversation",
+      summary: "cancel the answer being worked on (or waiting for the model) in this conversation",
       // Handled in `accept`, ahead of the queue; this entry exists for /help.
       run: async () => ({ reply: "Nothing is running in this conversation." }),
     },

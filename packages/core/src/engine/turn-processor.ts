@@ -11,6 +11,7 @@ import { abortedByShutdown, SHUTDOWN_REASON, TurnCancelledError, userMessageOf }
 import type { Logger } from "../runtime/logger.ts";
 import { StoreOutageError } from "../store/errors.ts";
 import type { StreamingReply } from "../streaming/streaming-reply.ts";
+import type { LaterRetries } from "./later-retries.ts";
 import { decodeWork, groupWork, type WorkUnit } from "./queued-work.ts";
 import type {
   Continuation,
@@ -34,6 +35,8 @@ export interface TurnProcessorOptions {
   readonly logger: Logger;
   /** Reads the files of a turn's messages (downloads, text, transcripts); absent: files are ignored. */
   readonly readAttachments?: ReadAttachments;
+  /** Turns the model could not answer are tried again later (retry-later/); absent: the user is told to retry. */
+  readonly laterRetries?: LaterRetries;
 }
 
 /** See `TurnProcessorOptions.readAttachments`. */
@@ -163,7 +166,7 @@ export class TurnProcessor {
         await live.stream?.abandon();
         throw error;
       }
-      await this.#report(turn, outbox, error, live.stream);
+      await this.#report(turn, outbox, error, live.stream, messages);
     }
   }
 
@@ -190,6 +193,8 @@ export class TurnProcessor {
       if (answered) return;
       text = result.thenAnswer ?? "";
     }
+    // A newer message answered while an older one waits for its later retry: the older is not answered too.
+    if (!parsed) await this.#supersedeWaiting(turn);
     const attachments = parsed ? undefined : await this.#options.readAttachments?.(messages, turn);
     live.stream = await this.#openStream(turn);
     const answer = await responder.respond({
@@ -270,6 +275,34 @@ export class TurnProcessor {
     };
   }
 
+  async #supersedeWaiting(turn: Turn): Promise<void> {
+    try {
+      await this.#options.laterRetries?.supersede(turn.key, turn.workId);
+    } catch (error) {
+      this.#options.logger.warn("could not check for a later retry this message supersedes", {
+        key: turn.key,
+        error,
+      });
+    }
+  }
+
+  /** The countdown sentence when the turn will be tried again later; undefined when it will not. */
+  async #plannedLater(
+    turn: Turn,
+    messages: readonly InboundMessage[],
+    error: unknown,
+  ): Promise<string | undefined> {
+    try {
+      return await this.#options.laterRetries?.planned(turn, messages, error);
+    } catch (planError) {
+      this.#options.logger.error("could not plan a later retry; the user is asked to try again", {
+        key: turn.key,
+        error: planError,
+      });
+      return undefined;
+    }
+  }
+
   #openStream(turn: Turn): Promise<StreamingReply | undefined> {
     const { deliverer, logger } = this.#options;
     return deliverer.openStream(
@@ -295,6 +328,7 @@ export class TurnProcessor {
     outbox: WorkOutbox,
     error: unknown,
     stream: StreamingReply | undefined,
+    messages: readonly InboundMessage[],
   ): Promise<void> {
     const { logger } = this.#options;
     if (turn.signal.aborted) {
@@ -307,8 +341,13 @@ export class TurnProcessor {
     }
     const reference = randomBytes(3).toString("hex");
     const known = userMessageOf(error);
-    logger.error("turn failed", { key: turn.key, reference, error });
-    const sentence = known ?? `Sorry, something went wrong while answering (reference ${reference}).`;
+    const later = await this.#plannedLater(turn, messages, error);
+    // A turn that will be tried again is not an error yet (an hour's outage would log thousands).
+    if (later)
+      logger.warn("turn failed: the model is unavailable; it is tried again later", { key: turn.key, error });
+    else logger.error("turn failed", { key: turn.key, reference, error });
+    const sentence =
+      later ?? known ?? `Sorry, something went wrong while answering (reference ${reference}).`;
     try {
       // A partly streamed answer is replaced by the sentence, not left looking like the answer.
       const placeholders = (await stream?.close()) ?? [];

@@ -71,6 +71,8 @@ export function registerEngineMetrics(
   registerEndpointMetrics(registry, () => engineHealth()?.modelEndpoints ?? []);
 }
 
+const CIRCUIT_VALUE = { closed: 0, "half-open": 1, open: 2 } as const;
+
 function registerEndpointMetrics(registry: Registry, states: () => readonly EndpointState[]): void {
   const registers = [registry];
   const perEndpoint = (name: string, help: string, read: (state: EndpointState) => number) =>
@@ -98,6 +100,25 @@ function registerEndpointMetrics(registry: Registry, states: () => readonly Endp
     "Calls waiting for a model endpoint's capacity (its limit, a Retry-After pause, a per-minute cap)",
     (state) => state.queued,
   );
+  perEndpoint(
+    "switchboard_model_circuit_state",
+    "A model endpoint's circuit: 0 closed, 1 half-open (one probe call let through), 2 open (calls refused after repeated provider failures; turns wait for their later retry)",
+    (state) => CIRCUIT_VALUE[state.circuit ?? "closed"],
+  );
+  const opened = new Map<string, number>();
+  new Counter({
+    name: "switchboard_model_circuit_opened_total",
+    help: "Times a model endpoint's circuit opened",
+    labelNames: ["endpoint"],
+    registers,
+    collect() {
+      for (const state of states()) {
+        const count = state.circuitOpened ?? 0;
+        this.inc({ endpoint: state.endpoint }, count - (opened.get(state.endpoint) ?? 0));
+        opened.set(state.endpoint, count);
+      }
+    },
+  });
   // Counters kept by the limiters; the metric adds what is new since the last scrape.
   const seen = new Map<string, number>();
   new Counter({

@@ -1,3 +1,4 @@
+export { RetryLaterMetrics } from "./retry-later-metrics.ts";
 export { ScheduleMetrics } from "./schedule-metrics.ts";
 export { StoreMetrics } from "./store-metrics.ts";
 export { SwitchboardMetrics } from "./switchboard-metrics.ts";

@@ -32,6 +32,27 @@ export function requestTimeoutReason(ms: number): DOMException {
 }
 
 export function endpointFetch(limiter: EndpointLimiter, options: EndpointFetchOptions): typeof fetch {
+  const limited = limitedFetch(limiter, options);
+  // The endpoint's circuit sees every request first: while it is open, nothing reaches the provider.
+  return (input, init) => {
+    const callerSignal = init?.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;
+    return limiter.circuit.run(
+      () => limited(input, init),
+      // A timed-out attempt (ours, or the model retry's attempt timers) counts; a caller giving up does not.
+      (outcome) =>
+        "value" in outcome
+          ? providerFailed(outcome.value.status)
+          : !callerSignal?.aborted || abortOutcome(callerSignal) === "timeout",
+    );
+  };
+}
+
+/** 5xx (503/529 overload included) and 408: the provider is failing, not the request. */
+function providerFailed(status: number): boolean {
+  return status >= 500 || status === 408;
+}
+
+function limitedFetch(limiter: EndpointLimiter, options: EndpointFetchOptions): typeof fetch {
   const now = options.now ?? Date.now;
   return async (input, init) => {
     const callerSignal = init?.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;

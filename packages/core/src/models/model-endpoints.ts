@@ -73,6 +73,28 @@ export const modelEndpointsConfigSchema = z.strictObject({
     .describe(
       "A provider's Retry-After pauses every new call to its endpoint for that long, capped at this (0: never pause).",
     ),
+  circuit: z
+    .strictObject({
+      openAfterFailures: z
+        .number()
+        .int()
+        .min(0)
+        .max(1_000)
+        .default(5)
+        .describe(
+          "Provider failures in a row (5xx, 503/529 overload, timeouts, network errors; not 429) after which calls to the endpoint stop for a while: turns then go straight to the later retry instead of waiting out their own retries. 0: never.",
+        ),
+      halfOpenAfterSeconds: z
+        .number()
+        .positive()
+        .max(3_600)
+        .default(30)
+        .describe(
+          "How long the circuit stays open; then one call is let through, and its answer closes the circuit (its failure opens it again).",
+        ),
+    })
+    .default({ openAfterFailures: 5, halfOpenAfterSeconds: 30 })
+    .describe("The endpoint's circuit breaker: a provider that keeps failing is not called by every turn."),
   limits: z
     .record(z.string().min(1), capsSchema)
     .default({})
@@ -136,6 +158,10 @@ export class ModelEndpoints {
         adaptive,
         ...(caps ? { caps } : {}),
         maxPauseMs: this.config.maxRetryAfterSeconds * 1000,
+        circuit: {
+          openAfterFailures: this.config.circuit.openAfterFailures,
+          halfOpenAfterMs: this.config.circuit.halfOpenAfterSeconds * 1000,
+        },
         now: this.#now,
       });
       this.#limiters.set(endpoint, limiter);

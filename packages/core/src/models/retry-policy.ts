@@ -119,7 +119,8 @@ function header(headers: unknown, name: string): string | undefined {
 }
 
 /** SDK and fetch errors wrap the useful one (`fetch failed` → cause `ECONNRESET`); look a few deep. */
-function causeChain(error: unknown): unknown[] {
+/** The error and its causes, outermost first (at most five). */
+export function causeChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
   let current: unknown = error;
   while (current !== undefined && current !== null && chain.length < 5 && !chain.includes(current)) {

@@ -24,10 +24,16 @@ import type { BaseChatModelCallOptions, BindToolsInput } from "@langchain/core/l
 import type { AIMessageChunk } from "@langchain/core/messages";
 import { Runnable } from "@langchain/core/runnables";
 import { awayFromCpu } from "../capacity/cpu-slots.ts";
+import { ModelCircuitOpenError } from "../capacity/endpoint-circuit.ts";
 import { abortableSleep, retryWithBackoff, untilAborted } from "../retry/retry-with-backoff.ts";
 import { UserFacingError } from "../runtime/errors.ts";
 import { type AttemptClock, runWithAttemptClock } from "./attempt-clock.ts";
-import { classifyModelError, type ModelFailureKind, type RetryableFailure } from "./retry-policy.ts";
+import {
+  causeChain,
+  classifyModelError,
+  type ModelFailureKind,
+  type RetryableFailure,
+} from "./retry-policy.ts";
 
 export interface ModelRetryEvent {
   /** The attempt that just failed, from 1. */
@@ -78,6 +84,8 @@ const USER_REASON: Record<ModelFailureKind, string> = {
 export class ModelUnavailableError extends UserFacingError {
   readonly kind: ModelFailureKind;
   readonly attempts: number;
+  /** The endpoint's circuit was open: the last attempt never reached the provider. */
+  readonly circuitOpen: boolean;
   constructor(kind: ModelFailureKind, attempts: number, cause: unknown, attemptTimeoutMs?: number) {
     const detail = cause instanceof Error ? cause.message : String(cause);
     const silent = cause instanceof FirstTokenTimeout ? cause.ms : undefined;
@@ -88,6 +96,7 @@ export class ModelUnavailableError extends UserFacingError {
     this.name = "ModelUnavailableError";
     this.kind = kind;
     this.attempts = attempts;
+    this.circuitOpen = causeChain(cause).some((link) => link instanceof ModelCircuitOpenError);
   }
 }
 
@@ -162,7 +171,11 @@ export async function invokeWithRetry<T>(
         },
         ...(signal ? { signal } : {}),
         retryable: (error) => {
-          failure = signal?.aborted ? undefined : classifyModelError(error, { callerAborted: false, now });
+          const circuitOpen = causeChain(error).some((link) => link instanceof ModelCircuitOpenError);
+          failure =
+            signal?.aborted || circuitOpen
+              ? undefined
+              : classifyModelError(error, { callerAborted: false, now });
           return failure !== undefined;
         },
         retryAfterMs: () => failure?.retryAfterMs,
@@ -176,6 +189,9 @@ export async function invokeWithRetry<T>(
     );
   } catch (error) {
     signal?.throwIfAborted();
+    // The endpoint's circuit is open: retrying now would only be refused again (no backoff wait).
+    if (causeChain(error).some((link) => link instanceof ModelCircuitOpenError))
+      throw new ModelUnavailableError("server_error", attempts, error);
     const last = classifyModelError(error, { callerAborted: false, now });
     if (last === undefined) throw error;
     throw new ModelUnavailableError(last.kind, attempts, error, options.attemptTimeoutMs);

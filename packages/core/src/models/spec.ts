@@ -37,6 +37,37 @@ export class ModelConfigError extends Error {
   }
 }
 
+/** When the model stays unavailable through a turn's own retries, the turn is tried again later (retry-later/). */
+export const retryLaterSchema = z
+  .strictObject({
+    attempts: z
+      .number()
+      .int()
+      .min(0)
+      .max(20)
+      .default(3)
+      .describe(
+        "Later tries of a turn that ended because the model was unavailable (after its own `maxRetries`); 0 turns this off and the user is asked to try again.",
+      ),
+    firstDelaySeconds: z
+      .number()
+      .min(1)
+      .max(86_400)
+      .default(60)
+      .describe(
+        "Wait before the first later try; each further try waits twice as long as the one before (60: 1, 2, 4 min). The failure message counts down to it and is replaced by the answer.",
+      ),
+  })
+  .describe(
+    "Second-tier retry: a turn the model could not answer is tried again by itself at growing intervals, with a countdown in the thread; `/stop` cancels it and a newer message in the thread supersedes it.",
+  );
+
+/** How a turn the model could not answer is tried again later: how often, and after how long first. */
+export type RetryLaterSettings = z.infer<typeof retryLaterSchema>;
+
+/** What a process that configures nothing gets: 3 later tries, after 1, 2 and 4 minutes. */
+export const DEFAULT_RETRY_LATER: RetryLaterSettings = { attempts: 3, firstDelaySeconds: 60 };
+
 const remoteFields = {
   model: z
     .string()
@@ -75,6 +106,7 @@ const remoteFields = {
     .describe(
       "How long a streamed answer may take to start, its first text or tool call (30 when absent, never longer than `timeoutSeconds`); a provider that accepts the request and then sends nothing is given up on after this, and the call retried.",
     ),
+  retryLater: retryLaterSchema.optional(),
 };
 
 const httpUrl = z
@@ -203,6 +235,12 @@ export function modelCallPolicy(spec: ModelSpec): ModelCallPolicy {
     attemptTimeoutMs,
     firstTokenTimeoutMs: Math.min(firstTokenMs, attemptTimeoutMs),
   };
+}
+
+/** The later tries of a spec's turns: none for the offline model (it is never unavailable). */
+export function retryLaterOf(spec: ModelSpec): RetryLaterSettings {
+  if (spec.provider === "offline") return { ...DEFAULT_RETRY_LATER, attempts: 0 };
+  return spec.retryLater ?? DEFAULT_RETRY_LATER;
 }
 
 /** A JSON rendering for error messages that never carries an API key, even under a misspelt name. */

@@ -72,6 +72,14 @@ export class WorkOutbox {
     return this.#record.deliveries.some((delivery) => delivery.key === key);
   }
 
+  /** What each recorded delivery says (its text, chunk by chunk) and the messages it posted so far. */
+  recordedDeliveries(): { readonly chunks: readonly string[]; readonly posted: readonly PostedMessage[] }[] {
+    return this.#record.deliveries.map((delivery) => ({
+      chunks: delivery.chunks,
+      posted: delivery.posted.map((id) => ({ id, conversation: delivery.conversation })),
+    }));
+  }
+
   /**
    * Records the delivery (first attempt) or finds it (retry), then posts whatever is not posted yet.
    * With a `key`, a recorded delivery of that key is the one (its text is not recorded again).

@@ -1,14 +1,24 @@
 import { AsyncResource } from "node:async_hooks";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
-import type { ScheduleFirer } from "./schedule-firer.ts";
-import type { ScheduleStore } from "./schedule-store.ts";
 
 const MIN_WAKE_MS = 50;
 
+/**
+ * What a driver fires from: a durable due index (schedules, later retries) and the firing side
+ * that queues what is due exactly once.
+ */
+export interface DueIndex {
+  /** When the earliest entry is due (undefined: none is). */
+  nextDueAt(): Promise<number | undefined>;
+}
+export interface DueFirer {
+  fireDue(): Promise<unknown>;
+}
+
 export interface ScheduleDriverOptions {
-  readonly store: ScheduleStore;
-  readonly firer: ScheduleFirer;
+  readonly store: DueIndex;
+  readonly firer: DueFirer;
   /** How often the due index is read. */
   readonly pollMs: number;
   readonly clock: Clock;
@@ -25,7 +35,7 @@ export interface ScheduleDriverOptions {
 export class ScheduleDriver {
   readonly #options: ScheduleDriverOptions;
   /** Rounds run in the context the driver was built in, never in the turn that created a schedule. */
-  readonly #scope = new AsyncResource("switchboard.schedules");
+  readonly #scope: AsyncResource;
   #poll: NodeJS.Timeout | undefined;
   #wake: NodeJS.Timeout | undefined;
   #wakeAt: number | undefined;
@@ -33,8 +43,9 @@ export class ScheduleDriver {
   #again = false;
   #stopped = false;
 
-  constructor(options: ScheduleDriverOptions) {
+  constructor(options: ScheduleDriverOptions, name = "switchboard.schedules") {
     this.#options = options;
+    this.#scope = new AsyncResource(name);
   }
 
   start(): void {
@@ -72,7 +83,7 @@ export class ScheduleDriver {
     }
     this.#round = this.#fire()
       .catch((error: unknown) =>
-        this.#options.logger.warn("could not read the due schedules; the next poll tries again", { error }),
+        this.#options.logger.warn("could not read the due index; the next poll tries again", { error }),
       )
       .finally(() => {
         this.#round = undefined;
