@@ -25,9 +25,14 @@ import {
   componentLogger,
   type EncryptionCounts,
   EncryptionMetrics,
+  catchUpCommands,
+  catchUpTool,
   HumanHandoffs,
   handoffTarget,
   humanCommands,
+  Identities,
+  Learnings,
+  learningCommands,
   type InitiatedRunner,
   modelCallPolicy,
   openBlobStore,
@@ -185,6 +190,17 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ...(config.memory.summaryModel ? { summaryModel: models.modelFor(config.memory.summaryModel) } : {}),
       ...(openedBlobs ? { forgetAlso: (key: string) => openedBlobs.deleteSpace(spaceOf(key)) } : {}),
     });
+    const learnings = new Learnings({
+      store,
+      config: config.memory.learnings,
+      identities: new Identities(config.identities),
+      clock: systemClock,
+    });
+    const catchUpSources = {
+      notesOf: (key: string, since?: number) => memory.notesOf(key, since),
+      runs: observability.steps,
+      clock: systemClock,
+    };
     const activeAgents = new ActiveAgentStore(store);
     const humans = new HumanHandoffs({
       store,
@@ -252,6 +268,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       schedules,
       situation: timeAndPlace.situation,
       humans,
+      learnings,
+      catchUp: config.memory.enabled ? catchUpTool(catchUpSources) : undefined,
       activeAgents,
       humansTool: config.team.humans !== undefined,
     });
@@ -304,7 +322,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         ...schedules.commands,
         timezoneCommand(timeAndPlace.zones),
         ...humanCommands(humans),
-        ...memory.commands,
+        // `/forget <id>` deletes a learning; anything else is memory's `/forget` (when memory is on).
+        ...memory.commands.filter((command) => command.name !== "forget"),
+        ...learningCommands(
+          learnings,
+          memory.commands.find((command) => command.name === "forget"),
+        ),
+        ...(config.memory.enabled ? catchUpCommands(catchUpSources) : []),
         ...tracking.commands(),
         ...observability.commands,
       ]),

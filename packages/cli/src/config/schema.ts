@@ -13,6 +13,7 @@ import {
   limitsConfigSchema,
   ModelConfigError,
   mcpConfigSchema,
+  identitiesConfigSchema,
   memoryConfigSchema,
   modelEndpointsConfigSchema,
   parseModelSpec,
@@ -213,6 +214,7 @@ export const CONFIG_SECTIONS = {
   memory: memoryConfigSchema
     .prefault({})
     .describe("The memory agent: entries, context documents and archived sessions per conversation."),
+  identities: identitiesConfigSchema,
   attachments: attachmentsConfigSchema
     .prefault({})
     .describe("Files people send (images, documents, voice notes) and files the team sends back."),

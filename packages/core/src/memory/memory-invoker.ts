@@ -80,6 +80,15 @@ export class MemoryInvoker implements TurnObserver {
     return this.#queue.run(key, () => this.#options.archiver.archive(key, reason, this.#requireHistory()));
   }
 
+  /**
+   * `/reset`: after its queued work, the conversation's context document becomes `note` (dated now),
+   * so the next sessions' prompts leave out every entry and archived summary from before it; the
+   * archive keeps them (search finds them) and `/forget confirm` still deletes them.
+   */
+  leaveOutEarlier(key: string, note: string): Promise<void> {
+    return this.#queue.run(key, () => this.#options.book.putContext(key, note, this.#options.clock.now()));
+  }
+
   /** Archives the live session if it is still idle once its queued work is done. */
   endIfIdle(key: string): Promise<ArchivedSession | undefined> {
     return this.#queue.run(key, async () => {
