@@ -44,10 +44,11 @@ function isoFrame(text: string): TimeFrame | undefined {
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (day) {
     const from = Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]));
-    return Number.isNaN(from) ? undefined : { from, to: from + DAY };
+    // Date.UTC rolls 2026-02-30 over into March: only a date that reads back the same is one.
+    return new Date(from).toISOString().startsWith(text) ? { from, to: from + DAY } : undefined;
   }
   const month = /^(\d{4})-(\d{2})$/.exec(text);
-  if (month) {
+  if (month && Number(month[2]) >= 1 && Number(month[2]) <= 12) {
     const from = Date.UTC(Number(month[1]), Number(month[2]) - 1, 1);
     return { from, to: Date.UTC(Number(month[1]), Number(month[2]), 1) };
   }
