@@ -416,6 +416,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
               memory: config.memory.enabled ? memory : undefined,
               tasks,
               humans,
+              ...(config.memory.learnings.enabled ? { learnings } : {}),
               ...(attachments && openedBlobs
                 ? {
                     files: {

@@ -107,7 +107,15 @@ export class LearningStore {
     if (!scope) return undefined;
     return this.#change(subjectKey(scope, subjects), (list) => {
       const gone = list.find((kept) => kept.id === wanted);
-      return { list: list.filter((kept) => kept.id !== wanted), result: gone };
+      return gone ? { list: list.filter((kept) => kept.id !== wanted), result: gone } : { list, result: undefined };
+    });
+  }
+
+  /** Deletes the learning `id` of the subject the console names (`user:slack:U0ALICE`…): the operator's delete. */
+  async removeFrom(subject: string, id: string): Promise<Learning | undefined> {
+    return this.#change(subject, (list) => {
+      const gone = list.find((kept) => kept.id === id);
+      return gone ? { list: list.filter((kept) => kept.id !== id), result: gone } : { list, result: undefined };
     });
   }
 

@@ -11,6 +11,7 @@ import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { learningRoutes } from "./routes/learnings.ts";
 import { requestRoutes } from "./routes/requests.ts";
 import { scheduleRoutes } from "./routes/schedules.ts";
 import { taskRoutes } from "./routes/tasks.ts";
@@ -57,6 +58,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
   requestRoutes(app, deps);
   scheduleRoutes(app, deps);
   taskRoutes(app, deps);
+  learningRoutes(app, deps);
   usageRoutes(app, deps);
   healthRoutes(app, deps);
   chatRoutes(app, deps, { secureCookie });
