@@ -150,7 +150,9 @@ describe("/reset, time frames and catching up on Slack", () => {
 
     const reset = await ask(slack, `${MENTION} reset`, { threadTs: root });
     expect(reset.reply).toContain("Fresh start");
-    expect(reset.reply).toMatch(/What was said so far is archived \(\d+ messages\) and no longer in my prompts here/);
+    expect(reset.reply).toMatch(
+      /What was said so far is archived \(\d+ messages\) and no longer in my prompts here/,
+    );
     expect(reset.reply).toContain("Learnings are kept.");
 
     await ask(slack, "what was the budget?", { threadTs: root });

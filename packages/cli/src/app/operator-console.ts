@@ -218,7 +218,8 @@ function consoleFiles(files: NonNullable<ConsoleParts["files"]>): ConsoleFiles {
 function learningSource(learnings: Learnings) {
   return {
     listing: (limit: number) => learnings.store.listing(limit),
-    remove: async (subject: string, id: string) => (await learnings.store.removeFrom(subject, id)) !== undefined,
+    remove: async (subject: string, id: string) =>
+      (await learnings.store.removeFrom(subject, id)) !== undefined,
   };
 }
 

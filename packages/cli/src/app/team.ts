@@ -24,8 +24,8 @@ import {
   type Learnings,
   type ModelCallPolicy,
   readBlob,
-  SUPERVISOR,
   type Situation,
+  SUPERVISOR,
 } from "@switchboard/core/host";
 import type { ActiveAgentStore } from "@switchboard/core/records";
 import type { SwitchboardConfig } from "../config/schema.ts";

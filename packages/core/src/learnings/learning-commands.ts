@@ -60,7 +60,9 @@ function formatListing(listed: readonly ListedLearning[], scopes: readonly Learn
     if (ofScope.length === 0) continue;
     lines.push("", `${TITLES[scope]}:`);
     for (const learning of [...ofScope].reverse())
-      lines.push(`- \`${learning.id}\` ${learning.text} (${new Date(learning.at).toISOString().slice(0, 10)})`);
+      lines.push(
+        `- \`${learning.id}\` ${learning.text} (${new Date(learning.at).toISOString().slice(0, 10)})`,
+      );
   }
   lines.push("", `Delete one with \`${prefix}forget <id>\`.`);
   return lines.join("\n");

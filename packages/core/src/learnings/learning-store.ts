@@ -77,10 +77,7 @@ export class LearningStore {
   }
 
   /** Keeps a fact about one subject of the turn; the oldest goes past `maxPerSubject`. An equal text is not kept twice. */
-  async add(
-    subjects: TurnSubjects,
-    learning: Omit<Learning, "id">,
-  ): Promise<AddedLearning> {
+  async add(subjects: TurnSubjects, learning: Omit<Learning, "id">): Promise<AddedLearning> {
     return this.#change<AddedLearning>(subjectKey(learning.scope, subjects), (list) => {
       const same = list.find((kept) => normalized(kept.text) === normalized(learning.text));
       if (same) return { list, result: { learning: same, dropped: [], repeated: true } };
@@ -107,7 +104,9 @@ export class LearningStore {
     if (!scope) return undefined;
     return this.#change(subjectKey(scope, subjects), (list) => {
       const gone = list.find((kept) => kept.id === wanted);
-      return gone ? { list: list.filter((kept) => kept.id !== wanted), result: gone } : { list, result: undefined };
+      return gone
+        ? { list: list.filter((kept) => kept.id !== wanted), result: gone }
+        : { list, result: undefined };
     });
   }
 
@@ -115,7 +114,9 @@ export class LearningStore {
   async removeFrom(subject: string, id: string): Promise<Learning | undefined> {
     return this.#change(subject, (list) => {
       const gone = list.find((kept) => kept.id === id);
-      return gone ? { list: list.filter((kept) => kept.id !== id), result: gone } : { list, result: undefined };
+      return gone
+        ? { list: list.filter((kept) => kept.id !== id), result: gone }
+        : { list, result: undefined };
     });
   }
 
@@ -153,7 +154,13 @@ export class LearningStore {
       if (list !== before) {
         if (list.length === 0) await this.#records.delete(key);
         else await this.#records.set(key, list);
-        await this.#sets.apply([{ set: SUBJECTS, member: key, score: list.length === 0 ? null : Math.max(...list.map((kept) => kept.at)) }]);
+        await this.#sets.apply([
+          {
+            set: SUBJECTS,
+            member: key,
+            score: list.length === 0 ? null : Math.max(...list.map((kept) => kept.at)),
+          },
+        ]);
       }
       return result;
     } finally {

@@ -105,7 +105,12 @@ describe.each(testStoreBackends("learnings"))("learnings on %s", (_name, open) =
 
   it("/learnings lists the asker's and /forget <id> deletes one; other words go to memory's /forget", async () => {
     const { learning } = await learnings.remember(THREAD_A, ANA, "user", "Prefers email");
-    const base = { name: "forget", usage: "[confirm]", summary: "memory", run: async () => ({ reply: "memory" }) };
+    const base = {
+      name: "forget",
+      usage: "[confirm]",
+      summary: "memory",
+      run: async () => ({ reply: "memory" }),
+    };
     const [list, forget] = learningCommands(learnings, base);
     const context = (userId: string, args: string) => ({
       key: THREAD_B,
@@ -127,7 +132,9 @@ describe.each(testStoreBackends("learnings"))("learnings on %s", (_name, open) =
     expect((await list?.run(context(BOB, "")))?.reply).not.toContain("Prefers email");
     expect((await forget?.run(context(BOB, learning.id)))?.reply).toContain("You have no learning");
     expect((await forget?.run(context(ANA, "confirm")))?.reply).toBe("memory");
-    expect((await forget?.run(context(ANA, learning.id)))?.reply).toBe(`Forgotten: [${learning.id}] Prefers email`);
+    expect((await forget?.run(context(ANA, learning.id)))?.reply).toBe(
+      `Forgotten: [${learning.id}] Prefers email`,
+    );
     expect(await learnings.visibleTo(THREAD_A, ANA)).toEqual([]);
   });
 });

@@ -99,7 +99,8 @@ export class Learnings {
         const { key, userId } = runOf(config, REMEMBER);
         const { learning, dropped, repeated } = await this.remember(key, userId, scope, text);
         if (repeated) return `Already kept as [${learning.id}].`;
-        const went = dropped.length > 0 ? ` The oldest (${dropped.map((d) => d.id).join(", ")}) made room.` : "";
+        const went =
+          dropped.length > 0 ? ` The oldest (${dropped.map((d) => d.id).join(", ")}) made room.` : "";
         return `Kept as [${learning.id}] (${scope}). The person can see it with /learnings and delete it with /forget ${learning.id}.${went}`;
       },
       {
@@ -108,7 +109,11 @@ export class Learnings {
           "Keep a short fact for later turns, on purpose: a preference, a standing instruction, a detail the person asked you to remember. " +
           "It is added to every prompt of its scope from the next message on. Do not keep secrets, passwords or one-off details.",
         schema: z.object({
-          text: z.string().min(1).max(MAX_TEXT).describe("The fact, in one short sentence ('Prefers invoices in EUR')."),
+          text: z
+            .string()
+            .min(1)
+            .max(MAX_TEXT)
+            .describe("The fact, in one short sentence ('Prefers invoices in EUR')."),
           scope: z
             .enum(scopes)
             .default(scopes.includes("user") ? "user" : scopes[0])

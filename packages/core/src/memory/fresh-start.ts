@@ -17,7 +17,9 @@ export async function freshStartOfMemory(
   kind: FreshStart,
 ): Promise<string[]> {
   const archived = await invoker.endSession(key, "requested");
-  const messages = archived ? ` (${archived.messageCount} message${archived.messageCount === 1 ? "" : "s"})` : "";
+  const messages = archived
+    ? ` (${archived.messageCount} message${archived.messageCount === 1 ? "" : "s"})`
+    : "";
   if (kind === "new")
     return archived
       ? [

@@ -1,9 +1,9 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { type Clock, systemClock } from "../runtime/clock.ts";
 import type { ArchiveHit, ArchiveStore } from "./archive/archive-store.ts";
 import { workspaceOf } from "./archive/archive-store.ts";
-import { type Clock, systemClock } from "../runtime/clock.ts";
 import type { MemoryConfig } from "./memory-config.ts";
 import { describeTimeFrame, parseTimeFrame, type TimeFrame, TimeFrameError } from "./time-frame.ts";
 
@@ -50,7 +50,10 @@ export function createSearchMemoryTool(
         "('what did we decide last month?': query 'decide', timeframe 'last month').",
       schema: z
         .object({
-          query: z.string().optional().describe("Keywords, e.g. 'invoice refund'. May be left out with a timeframe."),
+          query: z
+            .string()
+            .optional()
+            .describe("Keywords, e.g. 'invoice refund'. May be left out with a timeframe."),
           timeframe: z
             .string()
             .optional()

@@ -30,9 +30,12 @@ describe("parseTimeFrame", () => {
     });
   });
 
-  it.each(["march", "soon", "2026-13", "2026-02-30", "2026-03-15..2026-03-01", "a..b..c", ""])("refuses %j", (text) => {
-    expect(() => parseTimeFrame(text, NOW)).toThrow(TimeFrameError);
-  });
+  it.each(["march", "soon", "2026-13", "2026-02-30", "2026-03-15..2026-03-01", "a..b..c", ""])(
+    "refuses %j",
+    (text) => {
+      expect(() => parseTimeFrame(text, NOW)).toThrow(TimeFrameError);
+    },
+  );
 
   it("describes a frame by its first and last day", () => {
     expect(describeTimeFrame(parseTimeFrame("last week", NOW))).toBe("2026-11-16 – 2026-11-22");

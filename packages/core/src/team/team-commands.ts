@@ -55,7 +55,8 @@ export function teamCommands(team: TeamControls): Command[] {
     },
     {
       name: "reset",
-      summary: "a clean slate: history, agent and remembered context cleared (what was said stays searchable)",
+      summary:
+        "a clean slate: history, agent and remembered context cleared (what was said stays searchable)",
       async run({ key, message }) {
         const said = await team.reset(key, message.author.id, "reset");
         return {

@@ -30,12 +30,7 @@ import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
 import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
-import {
-  type AgentSummary,
-  type FreshStartKind,
-  type TeamControls,
-  teamCommands,
-} from "./team-commands.ts";
+import { type AgentSummary, type FreshStartKind, type TeamControls, teamCommands } from "./team-commands.ts";
 import { HUMAN, type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
 import {
   type ApprovalRequest,

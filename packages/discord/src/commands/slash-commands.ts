@@ -33,7 +33,10 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     name: "forget",
     description: "Delete one learning (its id from /learnings), or what the bot remembers here (asks first)",
     ephemeral: false,
-    argument: { name: "what", description: "A learning's id, or confirm to delete this conversation's memory" },
+    argument: {
+      name: "what",
+      description: "A learning's id, or confirm to delete this conversation's memory",
+    },
   },
   {
     name: "usage",

@@ -125,7 +125,9 @@ describe("the console app", () => {
       remove: async (subject: string, id: string) =>
         (await learnings.store.removeFrom(subject, id)) !== undefined,
     };
-    const page = await (await app({ learnings: source }).request("/console/learnings", { headers: auth })).text();
+    const page = await (
+      await app({ learnings: source }).request("/console/learnings", { headers: auth })
+    ).text();
     expect(page).toContain("2 learnings about 2 subjects");
     expect(page).toContain("Person <code>slack:U1</code>");
     expect(page).toContain(`<code>${learning.id}</code> Prefers &lt;b&gt;EUR&lt;/b&gt; invoices`);

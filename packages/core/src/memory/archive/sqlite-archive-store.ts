@@ -112,7 +112,8 @@ export class SqliteArchiveStore implements ArchiveStore {
       query.between?.to ?? null,
       query.limit,
     ] as const;
-    if (terms.length === 0) return this.#sql.inFrame.all(...scope).map((row) => ({ session: summaryOf(row) }));
+    if (terms.length === 0)
+      return this.#sql.inFrame.all(...scope).map((row) => ({ session: summaryOf(row) }));
     // Each word quoted (FTS5 syntax cannot leak in) and matched as a prefix; any word may match.
     const match = terms.map((term) => `"${term.replaceAll('"', '""')}"*`).join(" OR ");
     const rows = this.#sql.search.all(...scope, match);
