@@ -346,7 +346,16 @@ export class Team implements Responder, TeamControls {
    * the `freshStart` hook's, whose sentences are returned for the reply.
    */
   async reset(key: string, userId = "", kind: FreshStartKind = "reset"): Promise<string[]> {
-    const said = (await this.#options.freshStart?.(key, userId, kind)) ?? [];
+    let said: string[] = [];
+    try {
+      said = (await this.#options.freshStart?.(key, userId, kind)) ?? [];
+    } catch (error) {
+      // The thread's state is cleared anyway; the reply must not claim memory did its part.
+      this.#logger.error("memory could not end the session for a fresh start", { key, kind, error });
+      said = [
+        "I could not archive what was said here just now, so my memory of it is unchanged; try again in a minute.",
+      ];
+    }
     await this.activeAgents.clear(key);
     await this.#options.checkpointer.deleteThread(key);
     return said;
