@@ -39,7 +39,7 @@ export function learningCommands(learnings: Learnings, base?: Command): Command[
         : "delete one of the learnings /learnings lists",
       async run(context) {
         const { key, message, args, prefix } = context;
-        if (LEARNING_ID.test(args) && args.toLowerCase() !== "confirm") {
+        if (LEARNING_ID.test(args)) {
           const gone = await learnings.forget(key, message.author.id, args);
           if (gone) return { reply: `Forgotten: [${gone.id}] ${gone.text}` };
           return {

@@ -38,8 +38,6 @@ const LOCK_TTL_MS = 5_000;
 const LOCK_ATTEMPTS = 40;
 /** Subjects with learnings by when they last changed: what the console lists, never a scan. */
 const SUBJECTS = "learnings:subjects";
-/** The console lists at most this many subjects (oldest scores are read first, so it reads them all). */
-const LISTED_AT_MOST = 10_000;
 const ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
 
 /**
@@ -110,16 +108,6 @@ export class LearningStore {
     });
   }
 
-  /** Deletes the learning `id` of the subject the console names (`user:slack:U0ALICE`…): the operator's delete. */
-  async removeFrom(subject: string, id: string): Promise<Learning | undefined> {
-    return this.#change(subject, (list) => {
-      const gone = list.find((kept) => kept.id === id);
-      return gone
-        ? { list: list.filter((kept) => kept.id !== id), result: gone }
-        : { list, result: undefined };
-    });
-  }
-
   /** Deletes every learning of one subject of the turn; returns how many went. */
   async clear(subjects: TurnSubjects, scope: LearningScope): Promise<number> {
     return this.#change(subjectKey(scope, subjects), (list) => ({ list: [], result: list.length }));
@@ -127,16 +115,25 @@ export class LearningStore {
 
   /** Subjects with learnings, the most recently changed first, at most `limit` (the console). */
   async listing(limit: number): Promise<Array<{ subject: string; learnings: Learning[] }>> {
-    const entries = await this.#sets.upTo(SUBJECTS, Number.POSITIVE_INFINITY, LISTED_AT_MOST);
-    const newest = entries
-      .sort((a, b) => b.score - a.score)
-      .slice(0, limit)
-      .map((entry) => entry.member);
+    // Scored by minus the newest learning's time: the set's low end is the most recent.
+    const newest = (await this.#sets.upTo(SUBJECTS, Number.POSITIVE_INFINITY, limit)).map(
+      (entry) => entry.member,
+    );
     if (newest.length === 0) return [];
     const lists = await this.#records.getMany(newest);
     return newest.flatMap((subject, index) => {
       const learnings = lists[index];
       return learnings && learnings.length > 0 ? [{ subject, learnings }] : [];
+    });
+  }
+
+  /** Deletes the learning `id` of the subject the console names (`user:slack:U0ALICE`…): the operator's delete. */
+  async removeFrom(subject: string, id: string): Promise<Learning | undefined> {
+    return this.#change(subject, (list) => {
+      const gone = list.find((kept) => kept.id === id);
+      return gone
+        ? { list: list.filter((kept) => kept.id !== id), result: gone }
+        : { list, result: undefined };
     });
   }
 
@@ -158,7 +155,7 @@ export class LearningStore {
           {
             set: SUBJECTS,
             member: key,
-            score: list.length === 0 ? null : Math.max(...list.map((kept) => kept.at)),
+            score: list.length === 0 ? null : -Math.max(...list.map((kept) => kept.at)),
           },
         ]);
       }

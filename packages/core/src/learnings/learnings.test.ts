@@ -88,6 +88,10 @@ describe.each(testStoreBackends("learnings"))("learnings on %s", (_name, open) =
     expect(await learnings.clearConversation(THREAD_A, ANA)).toBe(1);
     expect((await learnings.visibleTo(THREAD_A, ANA)).map((learning) => learning.text)).toEqual(["Mine"]);
     expect((await learnings.store.listing(10)).map((listed) => listed.subject)).toEqual([`user:person:ana`]);
+    await clock.advance(1_000);
+    await learnings.remember(THREAD_B, BOB, "user", "Bob's");
+    // The most recently changed subject first, and no more than asked for.
+    expect((await learnings.store.listing(1)).map((listed) => listed.subject)).toEqual([`user:slack:${BOB}`]);
   });
 
   it("the tools take the person and the thread from the run, never from the model", async () => {
