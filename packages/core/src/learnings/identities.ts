@@ -12,6 +12,22 @@ const platformUser = z
  */
 export const identitiesConfigSchema = z
   .record(z.string().regex(/^[\w.-]+$/, "letters, digits, `_`, `.` or `-`"), z.array(platformUser).min(1))
+  .superRefine((people, context) => {
+    // One account, two people: each would see the other's learnings. Refused where the file says it.
+    const owner = new Map<string, string>();
+    for (const [person, accounts] of Object.entries(people))
+      for (const [index, account] of accounts.entries()) {
+        const first = owner.get(account);
+        if (first && first !== person)
+          context.addIssue({
+            code: "custom",
+            path: [person, index],
+            message: `${account} is already listed for ${first}`,
+            input: account,
+          });
+        owner.set(account, first ?? person);
+      }
+  })
   .default({})
   .describe(
     "People with accounts on several platforms: `ana: [slack:U0ALICE, matrix:@ana:example.org]`. Their learnings (`remember` with scope user) are one list on all of them.",
