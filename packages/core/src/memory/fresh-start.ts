@@ -27,13 +27,17 @@ export async function freshStartOfMemory(
         ]
       : [];
   const day = new Date(clock.now()).toISOString().slice(0, 16).replace("T", " ");
-  await invoker.leaveOutEarlier(
+  const leftOut = await invoker.leaveOutEarlier(
     key,
     `This conversation was reset on ${day} UTC at the person's request: what was said before is archived and left out here. search_memory finds it if the person refers to it.`,
   );
-  return [
-    archived
-      ? `What was said so far is archived${messages} and no longer in my prompts here; search_memory still finds it (\`forget confirm\` deletes it).`
-      : "Nothing I remembered about this conversation is in my prompts any more; earlier sessions stay searchable (`forget confirm` deletes them).",
-  ];
+  if (archived)
+    return [
+      `What was said so far is archived${messages} and no longer in my prompts here; search_memory still finds it (\`forget confirm\` deletes it).`,
+    ];
+  return leftOut
+    ? [
+        "Nothing I remembered about this conversation is in my prompts any more; earlier sessions stay searchable (`forget confirm` deletes them).",
+      ]
+    : [];
 }

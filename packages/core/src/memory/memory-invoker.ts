@@ -83,10 +83,18 @@ export class MemoryInvoker implements TurnObserver {
   /**
    * `/reset`: after its queued work, the conversation's context document becomes `note` (dated now),
    * so the next sessions' prompts leave out every entry and archived summary from before it; the
-   * archive keeps them (search finds them) and `/forget confirm` still deletes them.
+   * archive keeps them (search finds them) and `/forget confirm` still deletes them. False (and
+   * nothing written) when nothing is remembered.
    */
-  leaveOutEarlier(key: string, note: string): Promise<void> {
-    return this.#queue.run(key, () => this.#options.book.putContext(key, note, this.#options.clock.now()));
+  leaveOutEarlier(key: string, note: string): Promise<boolean> {
+    return this.#queue.run(key, async () => {
+      const { book, clock } = this.#options;
+      // A conversation memory knows nothing of (no entries, no document) has nothing to leave out.
+      const [count, context] = await Promise.all([book.entryCount(key), book.context(key)]);
+      if (count === 0 && !context) return false;
+      await book.putContext(key, note, clock.now());
+      return true;
+    });
   }
 
   /** Archives the live session if it is still idle once its queued work is done. */
