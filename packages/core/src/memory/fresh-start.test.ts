@@ -30,15 +30,18 @@ async function setUp() {
       if (messages.length === 0) cleared.push(key);
     },
   });
+  const conversation = { platform: "slack", path: ["T1", "C2", "1700.1"] };
   const say = async (text: string) => {
     now += 60_000;
     memory.observer.afterDelivery?.(
       {
         key: KEY,
+        conversation,
+        workId: `w${now}`,
         text,
         message: {
           id: `m${now}`,
-          conversation: { platform: "slack", path: ["T1", "C2", "1700.1"] },
+          conversation,
           author: { id: "U1", isBot: false, isSelf: false },
           text,
           isDirect: false,
