@@ -13,6 +13,7 @@ import {
   chunkMarkdown,
   decisionLine,
   encodeConversationKey,
+  type InboundMessage,
   type InboundSink,
   type Logger,
   type OutboundMessage,
@@ -43,7 +44,7 @@ import { discordAttachmentDownloads, discordFileOrigins } from "./receive/attach
 import { toInboundMessage } from "./receive/inbound-message.ts";
 import { messageFacts } from "./receive/message-facts.ts";
 import { skipUnreadablePackets } from "./receive/packet-guard.ts";
-import { conversationOf, PLATFORM, placeOf } from "./receive/places.ts";
+import { conversationOf, DM_SPACE, PLATFORM, placeOf } from "./receive/places.ts";
 import { ChannelPoster } from "./send/channel-poster.ts";
 import { CommandAnswers } from "./send/command-answers.ts";
 import { discordFiles } from "./send/discord-files.ts";
@@ -111,6 +112,12 @@ export class DiscordAdapter implements Adapter {
   }
 
   /** Approve / Deny buttons on prompts; presses are decided by core. */
+  /** `access.discord`: the channel (a thread's parent) and the server (guild) of a message. */
+  accessPlace(message: InboundMessage): { place: string; space?: string } {
+    const [space = "", channel = ""] = message.conversation.path;
+    return space === DM_SPACE ? { place: channel } : { place: channel, space };
+  }
+
   useApprovals(decider: ApprovalDecider): void {
     this.#approvals = decider;
   }

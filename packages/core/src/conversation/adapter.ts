@@ -97,6 +97,12 @@ export interface Adapter {
    * buttons or reactions report presses to it and show its answer.
    */
   useApprovals?(decider: ApprovalDecider): void;
+  /**
+   * The ids access lists name for where a message was written (`access.<platform>.places` /
+   * `spaces`): its channel or room (a thread's channel), and its workspace, server or homeserver.
+   * Absent: the conversation key's first part is the place.
+   */
+  accessPlace?(message: InboundMessage): { readonly place: string; readonly space?: string };
   start(sink: InboundSink): Promise<void>;
   /**
    * True when the platform allows the inbound connection once per bot (the Matrix sync, the Discord

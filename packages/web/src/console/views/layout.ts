@@ -28,6 +28,7 @@ export type Section =
   | "tasks"
   | "schedules"
   | "learnings"
+  | "access"
   | "usage"
   | "health"
   | "chat";
@@ -38,6 +39,7 @@ const SECTIONS: readonly { id: Section; label: string }[] = [
   { id: "tasks", label: "Tasks" },
   { id: "schedules", label: "Schedules" },
   { id: "learnings", label: "Learnings" },
+  { id: "access", label: "Access" },
   { id: "usage", label: "Usage" },
   { id: "health", label: "Health" },
   { id: "chat", label: "Chat" },
