@@ -218,6 +218,21 @@ describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
     expect(await page.locator("section.handoffs li.handoff").count()).toBe(0);
   });
 
+  it("shows what an agent kept on the Learnings page, and deletes it", async () => {
+    await page.goto(url("/chat?thread=notes"));
+    await page.fill("#chat-text", "remember that I take green tea");
+    await page.keyboard.press("Enter");
+    await page.locator(".message.bot", { hasText: "Noted. Kept as [" }).waitFor({ timeout: 10_000 });
+    await page.goto(url("/learnings"));
+    const learning = page.locator("li.learning", { hasText: "I take green tea" });
+    await expect.poll(() => learning.count()).toBe(1);
+    expect(await learning.textContent()).toContain("user");
+    await screenshot(page, "learnings");
+    await learning.locator("button").click();
+    await expect.poll(() => page.locator("p.notice").textContent()).toMatch(/^Deleted learning \w+\.$/);
+    expect(await page.locator("li.learning", { hasText: "I take green tea" }).count()).toBe(0);
+  });
+
   it("fits a phone screen", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(url("/chat"));

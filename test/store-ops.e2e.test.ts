@@ -87,6 +87,11 @@ describe.each(backends)("store operations per message on %s", (_name, open) => {
     );
     // A turn is a fixed handful of reads and writes: intake, lock, request record, memory.
     expect(many.perMessage).toBeLessThan(50);
+    // Learnings: one read of the turn's person, thread and place per message, never a write.
+    expect(many.byOperation.get("kv:learnings.getMany")).toBe(4);
+    expect([...many.byOperation.keys()].filter((operation) => operation.startsWith("kv:learnings."))).toEqual(
+      ["kv:learnings.getMany"],
+    );
     // Queue and lock of a message in an idle conversation: intake (dedupe + enqueue), lock + first
     // peek, last ack + lock release — three steps, not five.
     expect(many.atomicPerMessage).toBe(3);

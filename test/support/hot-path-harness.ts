@@ -1,6 +1,7 @@
 import { MemorySaver } from "@langchain/langgraph";
 import { createMemory, Engine, RequestTracking, type Store, silentLogger, Team } from "@switchboard/core";
-import { requestsConfigSchema } from "@switchboard/core/config";
+import { learningsConfigSchema, requestsConfigSchema } from "@switchboard/core/config";
+import { Learnings } from "@switchboard/core/host";
 import { RequestTracker } from "@switchboard/core/records";
 import { LiveSessions, RecordingAdapter } from "@switchboard/core/testing";
 import { countingStore } from "./counting-store.ts";
@@ -58,6 +59,12 @@ export async function startCountedHotPath(store: Store) {
     logger: silentLogger,
     config: requestsConfig,
   });
+  // Learnings as the CLI wires them: one read of the turn's subjects per run, nothing written.
+  const learnings = new Learnings({
+    store: counted,
+    config: learningsConfigSchema.parse({}),
+    clock: { now: () => Date.now() },
+  });
   const teamModel = scriptedTeamModel(() => "Here is your answer.", 2_000);
   const team = new Team({
     config: { supervisor: { prompt: "Answer the user.", tools: [] }, specialists: [] },
@@ -69,6 +76,8 @@ export async function startCountedHotPath(store: Store) {
     describeModel: () => "scripted",
     tools: { ...memory.tools },
     contextFor: memory.contextFor,
+    learningsFor: (key, userId) => learnings.promptFor(key, userId),
+    builtInTools: () => learnings.tools(),
     statusLines: tracking.statusLines,
   });
   memory.attach(team);

@@ -13,6 +13,13 @@ export {
 export { type AttachmentsConfig, attachmentsConfigSchema } from "./attachments/attachments-config.ts";
 export { ACCEPTED_CHECKPOINTER_URLS } from "./checkpoints/errors.ts";
 export { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine/settings.ts";
+export { type IdentitiesConfig, identitiesConfigSchema } from "./learnings/identities.ts";
+export {
+  LEARNING_SCOPES,
+  type LearningScope,
+  type LearningsConfig,
+  learningsConfigSchema,
+} from "./learnings/learnings-config.ts";
 export { type MemoryConfig, type MemoryConfigInput, memoryConfigSchema } from "./memory/memory-config.ts";
 export { modelEndpointsConfigSchema } from "./models/model-endpoints.ts";
 export {

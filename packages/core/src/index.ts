@@ -49,6 +49,7 @@ export type { Store, StoreHealth } from "./store/types.ts";
 export { createTasks, type Tasks } from "./tasks/create-tasks.ts";
 export type { TasksConfig } from "./tasks/tasks-config.ts";
 export { Team, type TeamOptions } from "./team/team.ts";
+export type { FreshStartKind } from "./team/team-commands.ts";
 export type { LimitsConfig, RoutingConfig, TeamConfig } from "./team/team-config.ts";
 export { createHttpTool } from "./tools/http-tool.ts";
 export type { McpServerConfig } from "./tools/mcp/mcp-config.ts";

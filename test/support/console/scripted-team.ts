@@ -64,6 +64,11 @@ export function answerAsTeam(messages: BaseMessage[]): AIMessage {
       400,
     );
   }
+  // "remember that …": the supervisor keeps it as a learning about the person, then says so.
+  const remember = /^remember that (.+)$/i.exec(question);
+  if (remember && last && ToolMessage.isInstance(last) && last.name === "remember")
+    return withUsage(new AIMessage(`Noted. ${String(last.content)}`), 110, 20);
+  if (remember) return withUsage(call("remember", { text: remember[1], scope: "user" }), 110, 12);
   if (/in the background/i.test(question) && last && ToolMessage.isInstance(last))
     return withUsage(new AIMessage(String(last.content)), 120, 40);
   if (/in the background/i.test(question))

@@ -23,13 +23,18 @@ import {
   AttachmentReader,
   BlobRetention,
   type BlobStore,
+  catchUpCommands,
+  catchUpTool,
   componentLogger,
   type EncryptionCounts,
   EncryptionMetrics,
   HumanHandoffs,
   handoffTarget,
   humanCommands,
+  Identities,
   type InitiatedRunner,
+  Learnings,
+  learningCommands,
   modelCallPolicy,
   openBlobStore,
   RetryLaterMetrics,
@@ -202,6 +207,17 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ...(config.memory.summaryModel ? { summaryModel: models.modelFor(config.memory.summaryModel) } : {}),
       ...(openedBlobs ? { forgetAlso: (key: string) => openedBlobs.deleteSpace(spaceOf(key)) } : {}),
     });
+    const learnings = new Learnings({
+      store,
+      config: config.memory.learnings,
+      identities: new Identities(config.identities),
+      clock: systemClock,
+    });
+    const catchUpSources = {
+      notesOf: (key: string, since?: number) => memory.notesOf(key, since),
+      runs: observability.steps,
+      clock: systemClock,
+    };
     const activeAgents = new ActiveAgentStore(store);
     const humans = new HumanHandoffs({
       store,
@@ -269,6 +285,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       schedules,
       situation: timeAndPlace.situation,
       humans,
+      learnings,
+      catchUp: config.memory.enabled ? catchUpTool(catchUpSources) : undefined,
       activeAgents,
       humansTool: config.team.humans !== undefined,
     });
@@ -342,7 +360,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         timezoneCommand(timeAndPlace.zones),
         ...humanCommands(humans),
         ...access.commands,
-        ...memory.commands,
+        // `/forget <id>` deletes a learning; anything else is memory's `/forget` (when memory is on).
+        ...memory.commands.filter((command) => command.name !== "forget"),
+        ...learningCommands(
+          learnings,
+          memory.commands.find((command) => command.name === "forget"),
+        ),
+        ...(config.memory.enabled ? catchUpCommands(catchUpSources) : []),
         ...tracking.commands(),
         ...observability.commands,
       ]),
@@ -441,6 +465,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
               memory: config.memory.enabled ? memory : undefined,
               tasks,
               humans,
+              ...(config.memory.learnings.enabled ? { learnings } : {}),
               ...(attachments && openedBlobs
                 ? {
                     files: {

@@ -23,6 +23,7 @@ import {
   blobId,
   formatCode,
   type HumanHandoffs,
+  type Learnings,
   type Pairings,
   type TaskObserver,
   type WorkQueueCounts,
@@ -57,6 +58,8 @@ export interface ConsoleParts {
   readonly memory: Memory | undefined;
   readonly tasks?: Tasks;
   readonly humans?: HumanHandoffs;
+  /** Learnings agents keep (the Learnings page); absent when they are off. */
+  readonly learnings?: Learnings;
   /**
    * The run-steps log and usage roll-ups the process records into. Absent: the console opens its
    * own readers over the same store, which see everything any process recorded there.
@@ -170,6 +173,7 @@ export class OperatorConsole {
             },
           }
         : {}),
+      ...(parts.learnings ? { learnings: learningSource(parts.learnings) } : {}),
       ...(parts.files ? { files: consoleFiles(parts.files) } : {}),
       placeNames: (key) => this.#placeNames(key),
       isWorking: (key) => this.activity.runningTurns().some((turn) => turn.key === key),
@@ -213,6 +217,14 @@ function consoleFiles(files: NonNullable<ConsoleParts["files"]>): ConsoleFiles {
       })),
     maxBytes: files.maxBytes,
     maxPerMessage: files.maxPerMessage,
+  };
+}
+
+function learningSource(learnings: Learnings) {
+  return {
+    listing: (limit: number) => learnings.store.listing(limit),
+    remove: async (subject: string, id: string) =>
+      (await learnings.store.removeFrom(subject, id)) !== undefined,
   };
 }
 

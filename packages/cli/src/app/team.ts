@@ -3,6 +3,7 @@
  * the tool catalog and request tracking; and memory's model.
  */
 
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import {
   type Logger,
   type Memory,
@@ -20,9 +21,11 @@ import {
   GivenUpDeliveries,
   type HumanHandoffs,
   handToHumanTool,
+  type Learnings,
   type ModelCallPolicy,
   readBlob,
   type Situation,
+  SUPERVISOR,
 } from "@switchboard/core/host";
 import type { ActiveAgentStore } from "@switchboard/core/records";
 import type { SwitchboardConfig } from "../config/schema.ts";
@@ -47,6 +50,9 @@ export interface TeamDeps {
   /** The date, time and place every agent's prompt ends with. */
   readonly situation: Situation;
   readonly humans: HumanHandoffs;
+  readonly learnings: Learnings;
+  /** The supervisor's `catch_up` (absent when memory is off). */
+  readonly catchUp: StructuredToolInterface | undefined;
   readonly activeAgents: ActiveAgentStore;
   /** Whether agents get `hand_to_human` (`team.humans` is configured). */
   readonly humansTool: boolean;
@@ -61,6 +67,9 @@ const BUILT_IN_TOOL_STATUS: Readonly<Record<string, string>> = {
   search_memory: "is searching earlier conversations…",
   create_file: "is writing a file…",
   consult: "is asking a colleague…",
+  remember: "is making a note…",
+  forget_learning: "is deleting a note…",
+  catch_up: "is reading up on what happened…",
 };
 
 /** The agent team, with the hooks of memory (context, search), the tool catalog and request tracking. */
@@ -70,6 +79,8 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
   const { schedules, situation } = deps;
   const { blobs } = deps;
   const handToHuman = deps.humansTool ? [handToHumanTool(deps.humans)] : [];
+  const learningTools = deps.learnings.tools();
+  const catchUp = deps.catchUp ? [deps.catchUp] : [];
   const textOnly = new Set(config.attachments.textOnlyModels);
   const { catalog } = tools;
   const givenUp = new GivenUpDeliveries(store);
@@ -86,10 +97,28 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
       ...memory.tools,
       ...(blobs ? { [CREATE_FILE]: createFileTool(blobs, { maxBytes: config.attachments.maxBytes }) } : {}),
     },
-    builtInTools: (agent) => [...tasks.toolsFor(agent), ...schedules.toolsFor(agent), ...handToHuman],
+    builtInTools: (agent) => [
+      ...tasks.toolsFor(agent),
+      ...schedules.toolsFor(agent),
+      ...handToHuman,
+      ...learningTools,
+      ...(agent === SUPERVISOR ? catchUp : []),
+    ],
     activeAgents: deps.activeAgents,
     contextFor: memory.contextFor,
     situationFor: (key, userId, now) => situation.lineFor(key, userId, now),
+    learningsFor: (key, userId) => deps.learnings.promptFor(key, userId),
+    // /new and /reset: memory archives the session; /reset also drops the conversation's learnings.
+    freshStart: async (key, userId, kind) => {
+      const said = await memory.freshStart(key, kind);
+      const cleared = kind === "reset" ? await deps.learnings.clearConversation(key, userId) : 0;
+      if (!deps.learnings.config.enabled) return said;
+      const kept =
+        cleared > 0
+          ? `This conversation's ${cleared} learning${cleared === 1 ? " is" : "s are"} deleted; yours and this place's are kept.`
+          : "Learnings are kept.";
+      return [...said, kept];
+    },
     attachedTools: (key, agent) => catalog.attachedTools(key, agent),
     needsApproval: (name) => catalog.needsApproval(name),
     // Built-in tools say what they do; configured ones may give a `status` text.

@@ -169,7 +169,17 @@ describe("loadConfig: bad values name the key path and what was expected", () =>
     [
       "an unknown top-level key",
       "memroy: {}\n",
-      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, logLevels, logFormat, role, scaleOut, engine, modelEndpoints, team, routing, limits, memory, attachments, requests, access, tasks, schedules, defaults, steps, usage, http, tools, mcp, matrix, discord, slack)",
+      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, logLevels, logFormat, role, scaleOut, engine, modelEndpoints, team, routing, limits, memory, identities, attachments, requests, access, tasks, schedules, defaults, steps, usage, http, tools, mcp, matrix, discord, slack)",
+    ],
+    [
+      "one account listed for two people",
+      "identities:\n  ana: [slack:U1]\n  bo: [discord:7, slack:U1]\n",
+      "switchboard.yaml: identities.bo[1]: slack:U1 is already listed for ana",
+    ],
+    [
+      "an account without its platform",
+      "identities:\n  ana: [U1]\n",
+      "switchboard.yaml: identities.ana[0]: a platform and a user id, e.g. slack:U0ALICE or matrix:@ana:example.org",
     ],
     [
       "a scaled-out role on the embedded store",

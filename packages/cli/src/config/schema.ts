@@ -10,6 +10,7 @@ import {
   DEFAULT_ENGINE_SETTINGS,
   httpConfigSchema,
   httpToolConfigSchema,
+  identitiesConfigSchema,
   isTimeZone,
   limitsConfigSchema,
   ModelConfigError,
@@ -214,6 +215,7 @@ export const CONFIG_SECTIONS = {
   memory: memoryConfigSchema
     .prefault({})
     .describe("The memory agent: entries, context documents and archived sessions per conversation."),
+  identities: identitiesConfigSchema,
   attachments: attachmentsConfigSchema
     .prefault({})
     .describe("Files people send (images, documents, voice notes) and files the team sends back."),

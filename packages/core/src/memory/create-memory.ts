@@ -12,6 +12,7 @@ import type { ArchivedSession, ArchiveStore } from "./archive/archive-store.ts";
 import { openArchiveStore } from "./archive/open-archive-store.ts";
 import { HistoryCompactor } from "./compaction.ts";
 import type { ConversationHistory } from "./conversation-history.ts";
+import { type FreshStart, freshStartOfMemory } from "./fresh-start.ts";
 import { IdleSweeper } from "./idle-sweeper.ts";
 import { MemoryAgent } from "./memory-agent.ts";
 import { MemoryBook } from "./memory-book.ts";
@@ -24,6 +25,7 @@ import { SessionArchiver } from "./session-archiver.ts";
 import { withDigest } from "./session-context.ts";
 import { SessionStore } from "./session-store.ts";
 import { Summarizer } from "./summarize.ts";
+import { type ThreadNote, threadNotes } from "./thread-notes.ts";
 
 export interface CreateMemoryOptions {
   readonly store: Store;
@@ -69,6 +71,13 @@ export interface Memory {
   readonly archive: ArchiveStore;
   readonly book: MemoryBook;
   readonly agent: MemoryAgent;
+  /**
+   * Team `freshStart`: `/new` and `/reset` archive the live session (searchable afterwards); `/reset`
+   * also leaves everything remembered so far out of the prompts. Returns the sentences that say so.
+   */
+  freshStart(key: string, kind: FreshStart): Promise<string[]>;
+  /** What memory wrote about a conversation (since `since`), oldest first: for /summary and catching up. */
+  notesOf(key: string, since?: number): Promise<ThreadNote[]>;
   /** Gives memory the team's live history (compaction, clearing on archive). */
   attach(history: ConversationHistory): void;
   /** Starts the idle sweeper on this process's timer (no-op when memory is disabled). */
@@ -162,7 +171,7 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     config,
     observer: enabled ? invoker : {},
     contextFor,
-    tools: { [SEARCH_MEMORY]: createSearchMemoryTool(archive, config.scope) },
+    tools: { [SEARCH_MEMORY]: createSearchMemoryTool(archive, config.scope, clock) },
     commands: enabled
       ? memoryCommands({
           book,
@@ -180,6 +189,8 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     archive,
     book,
     agent,
+    freshStart: async (key, kind) => (enabled ? freshStartOfMemory(invoker, clock, key, kind) : []),
+    notesOf: async (key, since) => (enabled ? threadNotes({ archive, book, agent }, key, since) : []),
     attach: (history) => invoker.attach(history),
     start: () => {
       if (enabled) sweeper.start();

@@ -178,6 +178,13 @@ export class MemoryAgent {
   }
 
   /** What START_SESSION loads: the context for the team's agents, "" when nothing is remembered. */
+  /** The live session's messages the memory model has not recorded as entries yet, oldest first. */
+  async pendingLines(key: string): Promise<TranscriptLine[]> {
+    const live = await this.session(key);
+    if (!live || live.recordedUpTo >= live.messageCount) return [];
+    return this.#options.sessions.lines(key, live.recordedUpTo + 1, live.messageCount);
+  }
+
   async loadContext(key: string): Promise<string> {
     const { book, archive, recentEntries, summariesInPrompt } = this.#options;
     return composeSessionContext(

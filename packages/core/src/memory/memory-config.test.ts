@@ -11,6 +11,12 @@ describe("memoryConfigSchema", () => {
       scope: "conversation",
       recentEntries: 10,
       summariesInPrompt: 5,
+      learnings: {
+        enabled: true,
+        scopes: ["user", "conversation", "place"],
+        tokenBudget: 500,
+        maxPerSubject: 50,
+      },
     });
   });
 
@@ -21,6 +27,8 @@ describe("memoryConfigSchema", () => {
     [{ historyTokenBudget: 10 }, "historyTokenBudget"],
     [{ summaryModel: "" }, "summaryModel"],
     [{ flushEvry: 3 }, "flushEvry"],
+    [{ learnings: { scopes: ["everyone"] } }, "scopes"],
+    [{ learnings: { scopes: [] } }, "scopes"],
   ])("rejects %j, naming %s", (input, path) => {
     const result = memoryConfigSchema.safeParse(input);
     expect(result.success).toBe(false);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { learningsConfigSchema } from "../learnings/learnings-config.ts";
 
 /**
  * The `memory:` section. Validated once at the edge (the CLI); everything below receives the
@@ -60,6 +61,11 @@ export const memoryConfigSchema = z.strictObject({
     .max(50)
     .default(5)
     .describe("Summaries of earlier sessions carried in the prompt."),
+  learnings: learningsConfigSchema
+    .prefault({})
+    .describe(
+      "Short facts agents keep on purpose (`remember`, `forget_learning`), per person, conversation or place; listed with /learnings, deleted with /forget <id>.",
+    ),
 });
 
 export type MemoryConfig = z.output<typeof memoryConfigSchema>;

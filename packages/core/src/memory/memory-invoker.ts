@@ -80,6 +80,23 @@ export class MemoryInvoker implements TurnObserver {
     return this.#queue.run(key, () => this.#options.archiver.archive(key, reason, this.#requireHistory()));
   }
 
+  /**
+   * `/reset`: after its queued work, the conversation's context document becomes `note` (dated now),
+   * so the next sessions' prompts leave out every entry and archived summary from before it; the
+   * archive keeps them (search finds them) and `/forget confirm` still deletes them. False (and
+   * nothing written) when nothing is remembered.
+   */
+  leaveOutEarlier(key: string, note: string): Promise<boolean> {
+    return this.#queue.run(key, async () => {
+      const { book, clock } = this.#options;
+      // A conversation memory knows nothing of (no entries, no document) has nothing to leave out.
+      const [count, context] = await Promise.all([book.entryCount(key), book.context(key)]);
+      if (count === 0 && !context) return false;
+      await book.putContext(key, note, clock.now());
+      return true;
+    });
+  }
+
   /** Archives the live session if it is still idle once its queued work is done. */
   endIfIdle(key: string): Promise<ArchivedSession | undefined> {
     return this.#queue.run(key, async () => {

@@ -4,7 +4,7 @@ export { pairToolCalls, textOf } from "./history.ts";
 export { TeamLimitError } from "./limits.ts";
 export { approvalPrompt, outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 export { Team, type TeamOptions } from "./team.ts";
-export type { AgentSummary } from "./team-commands.ts";
+export type { AgentSummary, FreshStartKind } from "./team-commands.ts";
 export {
   HUMAN,
   type HumansConfig,

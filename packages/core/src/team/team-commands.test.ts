@@ -62,3 +62,81 @@ describe("/status", () => {
     expect(await statusFor({})).not.toContain("Encryption");
   });
 });
+
+describe("/new and /reset when memory fails, and a turn when learnings cannot be read", () => {
+  let store: Store | undefined;
+  afterEach(async () => {
+    await store?.close().catch(() => undefined);
+  });
+
+  const ref = { platform: "matrix", path: ["!room:hs"] };
+  const key = "matrix:!room%3Ahs";
+  const context = (name: string) => ({
+    key,
+    conversation: ref,
+    args: "",
+    prefix: "!",
+    message: {
+      id: `$${name}`,
+      conversation: ref,
+      author: { id: "@alice:hs", isBot: false, isSelf: false },
+      text: `!${name}`,
+      isDirect: true,
+      mentionsBot: false,
+      isEdit: false,
+      sentAt: 0,
+    },
+  });
+
+  it("clears the thread anyway and does not claim memory archived it", async () => {
+    store = await openStore("memory://");
+    const kinds: string[] = [];
+    const team = new Team({
+      config,
+      routing: { sticky: true },
+      limits: { maxIterations: 10, maxRepeatedToolCalls: 3, wallTimeSeconds: 60 },
+      checkpointer: new MemorySaver(),
+      store,
+      modelFor: () => new OfflineChatModel(),
+      describeModel: () => "test",
+      freshStart: async (_key, _user, kind) => {
+        kinds.push(kind);
+        throw new Error("the archive is down");
+      },
+    });
+    await team.activeAgents.set(key, "billing");
+    const reset = teamCommands(team).find((command) => command.name === "reset");
+    const reply = (await reset?.run(context("reset")))?.reply ?? "";
+    expect(reply).toContain("Fresh start");
+    expect(reply).toContain("my memory of it is unchanged");
+    expect(await team.activeAgents.get(key)).toBeUndefined();
+    const fresh = teamCommands(team).find((command) => command.name === "new");
+    expect((await fresh?.run(context("new")))?.reply).toContain("New start");
+    expect(kinds).toEqual(["reset", "new"]);
+  });
+
+  it("answers without learnings when they cannot be read", async () => {
+    store = await openStore("memory://");
+    const closed = await openStore("sqlite::memory:");
+    await closed.close();
+    await expect(async () => closed.namespace<string>("learnings").get("user:x")).rejects.toThrow();
+    const team = new Team({
+      config,
+      routing: { sticky: true },
+      limits: { maxIterations: 10, maxRepeatedToolCalls: 3, wallTimeSeconds: 60 },
+      checkpointer: new MemorySaver(),
+      store,
+      modelFor: () => new OfflineChatModel(),
+      describeModel: () => "test",
+      // A store that is gone: reading the learnings throws.
+      learningsFor: async () => String(await closed.namespace<string>("learnings").get("user:x")),
+    });
+    const outcome = await team.run({
+      key,
+      userId: "@alice:hs",
+      text: "hello",
+      signal: new AbortController().signal,
+    });
+    expect(outcome.kind).toBe("answered");
+  });
+});

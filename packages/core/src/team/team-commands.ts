@@ -4,6 +4,9 @@ import type { ActiveAgentStore } from "./active-agents.ts";
 import { SUPERVISOR } from "./team-config.ts";
 import type { TeamStateValue } from "./team-state.ts";
 
+/** `/new`: a new topic, remembering what was said; `/reset`: a clean slate. */
+export type FreshStartKind = "new" | "reset";
+
 export interface AgentSummary {
   readonly name: string;
   readonly description: string;
@@ -21,10 +24,11 @@ export interface TeamControls {
   conversationState(key: string): Promise<TeamStateValue | undefined>;
   extraStatusLines(key: string, viewer: string): Promise<string[]>;
   returnToSupervisor(key: string): Promise<void>;
-  reset(key: string): Promise<void>;
+  /** Clears the thread's state; returns what else happened (memory archived…), one sentence each. */
+  reset(key: string, userId: string, kind: FreshStartKind): Promise<string[]>;
 }
 
-/** /supervisor, /reset, /agents, /status: answered before any model call, the same on every platform. */
+/** /supervisor, /new, /reset, /agents, /status: answered before any model call, the same on every platform. */
 export function teamCommands(team: TeamControls): Command[] {
   return [
     {
@@ -37,13 +41,29 @@ export function teamCommands(team: TeamControls): Command[] {
       },
     },
     {
-      name: "reset",
-      summary: "forget this conversation and start fresh",
-      async run({ key }) {
-        await team.reset(key);
+      name: "new",
+      summary: "start a new topic here: history and agent cleared, what was said archived, learnings kept",
+      async run({ key, message }) {
+        const said = await team.reset(key, message.author.id, "new");
         return {
-          reply:
+          reply: [
+            "New start: this conversation's history and agent are cleared. The supervisor answers next.",
+            ...said,
+          ].join(" "),
+        };
+      },
+    },
+    {
+      name: "reset",
+      summary:
+        "a clean slate: history, agent and remembered context cleared (what was said stays searchable)",
+      async run({ key, message }) {
+        const said = await team.reset(key, message.author.id, "reset");
+        return {
+          reply: [
             "Fresh start: this conversation's history and agent are cleared. The supervisor answers next.",
+            ...said,
+          ].join(" "),
         };
       },
     },

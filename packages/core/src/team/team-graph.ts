@@ -73,6 +73,8 @@ const toolsNode = (agent: string) => `${agent}__tools`;
 
 /** Where a run's configurable carries the date, time and place line its agents' prompts end with. */
 export const SITUATION_KEY = "situation";
+/** Where a run's configurable carries the learnings its agents' prompts hold (read once per run). */
+export const LEARNINGS_KEY = "learnings";
 
 /**
  * The team: START goes to the conversation's active agent (or the supervisor). Each agent is a
@@ -135,10 +137,16 @@ async function callAgent(
   const threadId = String(config.configurable?.thread_id ?? "");
   const context = await options.contextFor(threadId);
   const situation = config.configurable?.[SITUATION_KEY];
-  // The agent's prompt and memory's context first, the run's date and time last: what stays the same
-  // from run to run is the head a provider's prompt cache can hold.
+  const learnings = config.configurable?.[LEARNINGS_KEY];
+  // The agent's prompt, memory's context and the learnings first, the run's date and time last: what
+  // stays the same from run to run is the head a provider's prompt cache can hold.
   const system = new SystemMessage(
-    [agent.prompt, context, typeof situation === "string" ? situation : undefined]
+    [
+      agent.prompt,
+      context,
+      typeof learnings === "string" ? learnings : undefined,
+      typeof situation === "string" ? situation : undefined,
+    ]
       .filter((part) => part !== undefined && part !== "")
       .join("\n\n"),
   );

@@ -33,7 +33,7 @@ import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
 import { INTERIM_KEY, sendMessageTool } from "./send-message.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
-import { type AgentSummary, type TeamControls, teamCommands } from "./team-commands.ts";
+import { type AgentSummary, type FreshStartKind, type TeamControls, teamCommands } from "./team-commands.ts";
 import {
   DEFAULT_MAX_CONSULT_DEPTH,
   DEFAULT_MAX_INTERIM_MESSAGES,
@@ -47,6 +47,7 @@ import {
   type ApprovalRequest,
   buildTeamGraph,
   type GraphAgent,
+  LEARNINGS_KEY,
   SITUATION_KEY,
   type TeamGraphOptions,
 } from "./team-graph.ts";
@@ -72,6 +73,16 @@ export interface TeamOptions {
    * place. Computed once per run (every model call of the run sees the same line).
    */
   readonly situationFor?: (key: string, userId: string, now: number) => Promise<string | undefined>;
+  /**
+   * What the team keeps about the asking person, the conversation and the place (learnings), for
+   * every agent's prompt. Read once per run.
+   */
+  readonly learningsFor?: (key: string, userId: string) => Promise<string | undefined>;
+  /**
+   * What else `/new` and `/reset` do to the conversation (memory archives its session…): runs
+   * before the history is cleared and returns the sentences that say so.
+   */
+  readonly freshStart?: (key: string, userId: string, kind: FreshStartKind) => Promise<string[]>;
   /** Who answers each conversation; shared with whatever else changes it (handing a thread to a person). */
   readonly activeAgents?: ActiveAgentStore;
   /** Tools an agent has besides those its `tools:` list names (start_task, for the agents tasks allow). */
@@ -234,7 +245,7 @@ export class Team implements Responder, TeamControls {
     timer.unref();
     const signal = AbortSignal.any([input.signal, timeout.signal]);
     const graphInput = await this.#graphInput(input, active?.agent ?? null);
-    const situation = await this.#situation(input);
+    const [situation, learnings] = await Promise.all([this.#situation(input), this.#learnings(input)]);
     let state: Record<string, unknown>;
     try {
       if (input.runId && input.resumed) await this.#journal.load(input.runId);
@@ -249,6 +260,7 @@ export class Team implements Responder, TeamControls {
           ...(input.resumed ? { resumed: true } : {}),
           ...(input.commandPrefix ? { [COMMAND_PREFIX_KEY]: input.commandPrefix } : {}),
           ...(situation ? { [SITUATION_KEY]: situation } : {}),
+          ...(learnings ? { [LEARNINGS_KEY]: learnings } : {}),
         },
         signal,
         callbacks: this.#options.callbacksFor?.(input),
@@ -321,6 +333,16 @@ export class Team implements Responder, TeamControls {
     }
   }
 
+  async #learnings(input: RunInput): Promise<string | undefined> {
+    try {
+      return await this.#options.learningsFor?.(input.key, input.userId);
+    } catch (error) {
+      // The store is down for a moment: the turn goes on without its learnings, and says so in the log.
+      this.#logger.warn("could not read the learnings for the prompt", { key: input.key, error });
+      return undefined;
+    }
+  }
+
   async #persistActiveAgent(key: string, before: string | null, after: string | null): Promise<void> {
     if (!this.sticky || before === after) return;
     if (after) await this.activeAgents.set(key, after);
@@ -348,10 +370,24 @@ export class Team implements Responder, TeamControls {
     }
   }
 
-  /** A fresh start: no active agent, no checkpointed state. */
-  async reset(key: string): Promise<void> {
+  /**
+   * A fresh start: no active agent, no checkpointed state; what else goes (or is kept) with it is
+   * the `freshStart` hook's, whose sentences are returned for the reply.
+   */
+  async reset(key: string, userId = "", kind: FreshStartKind = "reset"): Promise<string[]> {
+    let said: string[] = [];
+    try {
+      said = (await this.#options.freshStart?.(key, userId, kind)) ?? [];
+    } catch (error) {
+      // The thread's state is cleared anyway; the reply must not claim memory did its part.
+      this.#logger.error("memory could not end the session for a fresh start", { key, kind, error });
+      said = [
+        "I could not archive what was said here just now, so my memory of it is unchanged; try again in a minute.",
+      ];
+    }
     await this.activeAgents.clear(key);
     await this.#options.checkpointer.deleteThread(key);
+    return said;
   }
 
   /**

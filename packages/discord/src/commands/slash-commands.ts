@@ -31,9 +31,12 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "memory", description: "Show what the bot remembers about this conversation", ephemeral: true },
   {
     name: "forget",
-    description: "Delete what the bot remembers about this conversation (asks first)",
+    description: "Delete one learning (its id from /learnings), or what the bot remembers here (asks first)",
     ephemeral: false,
-    argument: { name: "confirm", description: "Write confirm to delete" },
+    argument: {
+      name: "what",
+      description: "A learning's id, or confirm to delete this conversation's memory",
+    },
   },
   {
     name: "usage",

@@ -1,6 +1,6 @@
 import { type Command, type InboundMessage, openStore, type Store } from "@switchboard/core";
-import { requestsConfigSchema } from "@switchboard/core/config";
-import { type BlobStore, openBlobStore, parseBlobId } from "@switchboard/core/host";
+import { learningsConfigSchema, requestsConfigSchema } from "@switchboard/core/config";
+import { type BlobStore, Learnings, openBlobStore, parseBlobId } from "@switchboard/core/host";
 import { ActiveAgentStore, RequestTracker, UsageBook } from "@switchboard/core/records";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConversationLog } from "../activity/conversation-log.ts";
@@ -36,7 +36,7 @@ function command(name: string, reply: string): Command {
   };
 }
 
-function app(extra: Partial<Pick<ConsoleDeps, "chat" | "files" | "usage">> = {}) {
+function app(extra: Partial<Pick<ConsoleDeps, "chat" | "files" | "usage" | "learnings">> = {}) {
   const problems = new RecentProblems();
   const activity = new PlatformActivity();
   const commands = new Map(
@@ -113,6 +113,36 @@ afterEach(async () => {
 });
 
 describe("the console app", () => {
+  it("lists the learnings agents keep, escaped, and deletes one as the operator", async () => {
+    const learnings = new Learnings({
+      store,
+      config: learningsConfigSchema.parse({}),
+      clock: { now: () => Date.UTC(2026, 10, 25) },
+    });
+    const { learning } = await learnings.remember(KEY, "U1", "user", "Prefers <b>EUR</b> invoices");
+    await learnings.remember(KEY, "U1", "place", "This channel is billing");
+    const source = {
+      listing: (limit: number) => learnings.store.listing(limit),
+      remove: async (subject: string, id: string) =>
+        (await learnings.store.removeFrom(subject, id)) !== undefined,
+    };
+    const page = await (
+      await app({ learnings: source }).request("/console/learnings", { headers: auth })
+    ).text();
+    expect(page).toContain("2 learnings about 2 subjects");
+    expect(page).toContain("Person <code>slack:U1</code>");
+    expect(page).toContain(`<code>${learning.id}</code> Prefers &lt;b&gt;EUR&lt;/b&gt; invoices`);
+    expect(page).toContain("This channel is billing");
+    const deleted = await app({ learnings: source }).request("/console/learnings/delete", {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ subject: "user:slack:U1", id: learning.id }).toString(),
+    });
+    expect(deleted.status).toBe(303);
+    expect(await learnings.promptFor(KEY, "U1")).not.toContain("EUR");
+    expect(await learnings.promptFor(KEY, "U1")).toContain("This channel is billing");
+  });
+
   it("escapes what users wrote and sends a strict content security policy", async () => {
     const response = await app().request(`/console/conversations/${encodeURIComponent(KEY)}`, {
       headers: auth,

@@ -12,6 +12,7 @@ import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { learningRoutes } from "./routes/learnings.ts";
 import { requestRoutes } from "./routes/requests.ts";
 import { scheduleRoutes } from "./routes/schedules.ts";
 import { taskRoutes } from "./routes/tasks.ts";
@@ -59,6 +60,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
   scheduleRoutes(app, deps);
   accessRoutes(app, deps);
   taskRoutes(app, deps);
+  learningRoutes(app, deps);
   usageRoutes(app, deps);
   healthRoutes(app, deps);
   chatRoutes(app, deps, { secureCookie });

@@ -56,6 +56,8 @@ export interface ConsoleDeps {
   readonly files?: ConsoleFiles;
   /** Schedules and their fires, and their controls (as an admin); absent: no Schedules page data. */
   readonly schedules?: ScheduleSource;
+  /** What agents keep on purpose (learnings), and deleting one; absent when learnings are off. */
+  readonly learnings?: LearningSource;
   /** DM pairing: codes waiting, people let in, approving and revoking (as an admin). */
   readonly access?: AccessSource;
   /** Told about a request the console failed to answer (the log). */
@@ -64,6 +66,25 @@ export interface ConsoleDeps {
 
 /** How the console operator appears on records and in threads. */
 export const OPERATOR = { id: "console-operator", displayName: "console operator" } as const;
+
+/** One kept learning as the console shows it. */
+export interface ConsoleLearning {
+  readonly id: string;
+  readonly scope: string;
+  readonly text: string;
+  /** The platform user id it was learnt from. */
+  readonly by: string;
+  /** The conversation key it was learnt in. */
+  readonly in: string;
+  readonly at: number;
+}
+
+/** Learnings by subject (`user:slack:U0ALICE`, `conversation:<key>`, `place:<key>`), most recently changed first. */
+export interface LearningSource {
+  listing(limit: number): Promise<Array<{ subject: string; learnings: readonly ConsoleLearning[] }>>;
+  /** Deletes one (as the operator); false when it was already gone. */
+  remove(subject: string, id: string): Promise<boolean>;
+}
 
 /** Background tasks as the console reads and steers them (the operator counts as an admin). */
 export interface TaskSource {

@@ -132,6 +132,42 @@ export function defineArchiveStoreSuite(name: string, backend: () => Promise<Arc
       ]);
     });
 
+    it("a time frame keeps the sessions that overlap it; without words it lists the frame's, newest first", async () => {
+      // Sessions last 1,000 ms (archivedSession): 1,000–2,000, 5,000–6,000, 9,000–10,000.
+      for (const at of [1_000, 5_000, 9_000])
+        await archive.add(archivedSession(dm, at, { summary: `budget talk at ${at}`, lines: ["budget"] }));
+      await archive.add(
+        archivedSession(channel, 5_500, { summary: "ana's budget elsewhere", participants: ["ana"] }),
+      );
+      const inFrame = async (text: string, from: number, to: number, user = false) =>
+        (
+          await archive.search({
+            text,
+            conversationKey: dm,
+            between: { from, to },
+            limit: 5,
+            ...(user ? { user: { id: "ana", workspace: "slack:T1" } } : {}),
+          })
+        ).map((hit) => hit.session.summary);
+      expect(await inFrame("budget", 4_000, 8_000)).toEqual(["budget talk at 5000"]);
+      // Overlapping either edge counts: ended after `from`, started before `to`.
+      expect((await inFrame("budget", 1_500, 5_001)).sort()).toEqual([
+        "budget talk at 1000",
+        "budget talk at 5000",
+      ]);
+      expect(await inFrame("budget", 11_000, 20_000)).toEqual([]);
+      expect(await inFrame("", 0, 20_000)).toEqual([
+        "budget talk at 9000",
+        "budget talk at 5000",
+        "budget talk at 1000",
+      ]);
+      expect((await inFrame("", 5_000, 5_600, true)).sort()).toEqual([
+        "ana's budget elsewhere",
+        "budget talk at 5000",
+      ]);
+      expect(await archive.search({ text: "", conversationKey: dm, limit: 5 })).toEqual([]);
+    });
+
     it("forgets one conversation's sessions and nothing else; survives reopening", async () => {
       await archive.add(archivedSession(dm, 1_000, { summary: "dm one", lines: ["apples"] }));
       await archive.add(archivedSession(channel, 2_000, { summary: "channel one", lines: ["apples"] }));

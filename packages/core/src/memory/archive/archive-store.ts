@@ -38,7 +38,20 @@ export interface ArchiveQuery {
   readonly text: string;
   readonly conversationKey: string;
   readonly user?: { readonly id: string; readonly workspace: string };
+  /**
+   * Only sessions that overlap `[from, to)` (epoch ms; started before `to`, ended at or after
+   * `from`). With a time frame, a query without words lists the frame's sessions, newest first.
+   */
+  readonly between?: { readonly from: number; readonly to: number };
   readonly limit: number;
+}
+
+/** Whether a session overlaps the query's time frame (always, without one). */
+export function inTimeFrame(
+  session: Pick<ArchivedSessionSummary, "startedAt" | "endedAt">,
+  between: ArchiveQuery["between"],
+): boolean {
+  return between === undefined || (session.startedAt < between.to && session.endedAt >= between.from);
 }
 
 export interface ArchiveHit {
@@ -57,7 +70,7 @@ export interface ArchiveStore {
   /** The conversation's newest `limit` sessions, newest first. */
   recent(conversationKey: string, limit: number): Promise<ArchivedSessionSummary[]>;
   count(conversationKey: string): Promise<number>;
-  /** Sessions matching any of the query's words, best match first. */
+  /** Sessions matching any of the query's words (in its time frame), best match first. */
   search(query: ArchiveQuery): Promise<ArchiveHit[]>;
   /** Deletes the conversation's sessions; returns how many went. */
   forget(conversationKey: string): Promise<number>;

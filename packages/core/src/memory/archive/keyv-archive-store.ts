@@ -6,6 +6,7 @@ import {
   type ArchiveHit,
   type ArchiveQuery,
   type ArchiveStore,
+  inTimeFrame,
   searchTerms,
 } from "./archive-store.ts";
 
@@ -56,7 +57,7 @@ export class KeyvArchiveStore implements ArchiveStore {
 
   async search(query: ArchiveQuery): Promise<ArchiveHit[]> {
     const terms = searchTerms(query.text);
-    if (terms.length === 0) return [];
+    if (terms.length === 0 && !query.between) return [];
     const ids = new Set(await this.#idsOf(query.conversationKey));
     if (query.user) {
       const userId = query.user.id;
@@ -65,7 +66,8 @@ export class KeyvArchiveStore implements ArchiveStore {
       }
     }
     const scored = (await this.#load([...ids]))
-      .map((session) => ({ session, score: scoreOf(session, terms) }))
+      .filter((session) => inTimeFrame(session, query.between))
+      .map((session) => ({ session, score: terms.length === 0 ? 1 : scoreOf(session, terms) }))
       .filter((candidate) => candidate.score > 0)
       .sort((a, b) => b.score - a.score || b.session.endedAt - a.session.endedAt);
     return scored.slice(0, query.limit).map(({ session }) => {

@@ -48,6 +48,14 @@ const SCHEMA = `
 const SUMMARY_COLUMNS =
   "s.id, s.conversation_key, s.workspace, s.participants, s.summary, s.message_count, s.token_estimate, s.started_at, s.ended_at, s.reason";
 
+/** This conversation's sessions, or the user's in the workspace; in the time frame when one is given. */
+const VISIBLE_IN_FRAME = `
+  (s.conversation_key = ?1
+    OR (?2 IS NOT NULL AND s.workspace = ?3 AND EXISTS (
+      SELECT 1 FROM memory_session_participants p WHERE p.session_id = s.id AND p.user_id = ?2)))
+  AND (?4 IS NULL OR s.ended_at >= ?4)
+  AND (?5 IS NULL OR s.started_at < ?5)`;
+
 /**
  * Archived sessions in the embedded SQLite file, searched with FTS5 (bm25 ranking, summaries
  * weighted double). A user-wide search joins on the participants table, so a session only comes
@@ -95,16 +103,20 @@ export class SqliteArchiveStore implements ArchiveStore {
 
   async search(query: ArchiveQuery): Promise<ArchiveHit[]> {
     const terms = searchTerms(query.text);
-    if (terms.length === 0) return [];
-    // Each word quoted (FTS5 syntax cannot leak in) and matched as a prefix; any word may match.
-    const match = terms.map((term) => `"${term.replaceAll('"', '""')}"*`).join(" OR ");
-    const rows = this.#sql.search.all(
-      match,
+    if (terms.length === 0 && !query.between) return [];
+    const scope = [
       query.conversationKey,
       query.user?.id ?? null,
       query.user?.workspace ?? null,
+      query.between?.from ?? null,
+      query.between?.to ?? null,
       query.limit,
-    );
+    ] as const;
+    if (terms.length === 0)
+      return this.#sql.inFrame.all(...scope).map((row) => ({ session: summaryOf(row) }));
+    // Each word quoted (FTS5 syntax cannot leak in) and matched as a prefix; any word may match.
+    const match = terms.map((term) => `"${term.replaceAll('"', '""')}"*`).join(" OR ");
+    const rows = this.#sql.search.all(...scope, match);
     return rows.map((row) => {
       const excerpt =
         typeof row.excerpt === "string" && row.excerpt.trim() !== "" ? row.excerpt.trim() : undefined;
@@ -162,14 +174,17 @@ function prepareStatements(db: DatabaseSync) {
     recent: prepare(
       `SELECT ${SUMMARY_COLUMNS} FROM memory_sessions s WHERE s.conversation_key = ? ORDER BY s.ended_at DESC LIMIT ?`,
     ),
+    // ?1 conversation, ?2 user, ?3 workspace, ?4 from, ?5 to (both may be NULL), ?6 limit; ?7 the words.
     search: prepare(`
       SELECT ${SUMMARY_COLUMNS}, snippet(memory_sessions_fts, 1, '', '', '…', 16) AS excerpt
       FROM memory_sessions_fts f JOIN memory_sessions s ON s.id = f.session_id
-      WHERE memory_sessions_fts MATCH ?1
-        AND (s.conversation_key = ?2
-          OR (?3 IS NOT NULL AND s.workspace = ?4 AND EXISTS (
-            SELECT 1 FROM memory_session_participants p WHERE p.session_id = s.id AND p.user_id = ?3)))
+      WHERE memory_sessions_fts MATCH ?7 AND ${VISIBLE_IN_FRAME}
       ORDER BY bm25(memory_sessions_fts, 2.0, 1.0), s.ended_at DESC
-      LIMIT ?5`),
+      LIMIT ?6`),
+    inFrame: prepare(`
+      SELECT ${SUMMARY_COLUMNS} FROM memory_sessions s
+      WHERE ${VISIBLE_IN_FRAME}
+      ORDER BY s.ended_at DESC
+      LIMIT ?6`),
   };
 }

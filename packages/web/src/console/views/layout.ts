@@ -27,6 +27,7 @@ export type Section =
   | "requests"
   | "tasks"
   | "schedules"
+  | "learnings"
   | "access"
   | "usage"
   | "health"
@@ -37,6 +38,7 @@ const SECTIONS: readonly { id: Section; label: string }[] = [
   { id: "requests", label: "Requests" },
   { id: "tasks", label: "Tasks" },
   { id: "schedules", label: "Schedules" },
+  { id: "learnings", label: "Learnings" },
   { id: "access", label: "Access" },
   { id: "usage", label: "Usage" },
   { id: "health", label: "Health" },
