@@ -33,6 +33,7 @@ import {
   openBlobStore,
   SwitchboardMetrics,
   spaceOf,
+  teamIdentities,
   timezoneCommand,
   WorkQueueMetrics,
 } from "@switchboard/core/host";
@@ -314,6 +315,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
       ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
       modelEndpoints: () => models.endpoints.states(),
+      identities: teamIdentities(config.team),
       ...(attachments && openedBlobs
         ? {
             readAttachments: async (messages, { key, signal }) =>

@@ -5,6 +5,7 @@ import { parseCommand } from "../commands/command.ts";
 import { CommandRegistry } from "../commands/registry.ts";
 import type { Adapter } from "../conversation/adapter.ts";
 import type { ApprovalDecider } from "../conversation/approvals.ts";
+import type { TeamIdentities } from "../conversation/identity.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
 import { Deliverer, type DeliveryObserver, type OpenFile } from "../delivery/deliverer.ts";
 import { RecoveryLoop, type RecoveryReport } from "../health/recovery-loop.ts";
@@ -63,6 +64,8 @@ export interface EngineOptions {
   readonly readAttachments?: ReadAttachments;
   /** Opens the bytes of files the team sends (the blob store); absent: files are announced by name. */
   readonly openFile?: OpenFile;
+  /** How the team's agents show themselves (their `display`); absent: every answer speaks as the bot. */
+  readonly identities?: TeamIdentities;
 }
 
 export type AcceptOutcome = { accepted: true; key: string } | { accepted: false; reason: RejectReason };
@@ -105,6 +108,7 @@ export class Engine {
       streams: new StreamRecords(options.store),
       prompts: options.store.namespace("approval-prompts"),
       ...(options.openFile ? { openFile: options.openFile } : {}),
+      ...(options.identities ? { identities: options.identities } : {}),
     });
     this.outbox = new Outbox({
       store: options.store,
@@ -117,6 +121,7 @@ export class Engine {
     for (const adapter of options.adapters) {
       adapter.useCommands?.(this.commands.list());
       if (options.approvals) adapter.useApprovals?.(options.approvals);
+      if (options.identities) adapter.useIdentities?.(options.identities);
     }
     this.#processor = new TurnProcessor({
       deliverer: this.deliverer,
