@@ -42,7 +42,8 @@ describe("agent identities on Slack (real Bolt and Web API client against the st
     expect(answer).toMatchObject({ text: "Your invoice is paid.", username: "Billing", icons: { emoji: ":moneybag:" } });
     // What any Slack client reads back from the thread.
     const thread = await bot.reader.conversations.replies({ channel: GENERAL, ts: answer.thread_ts ?? "" });
-    expect(thread.messages?.find((message) => message.ts === answer.ts)?.username).toBe("Billing");
+    const read: Record<string, unknown> = { ...thread.messages?.find((message) => message.ts === answer.ts) };
+    expect(read.username).toBe("Billing");
   });
 
   it("keeps the name and image icon on every chat.update of a streamed answer", async () => {
