@@ -1,24 +1,11 @@
-import { scriptedResponder, streamedAnswer, waitFor } from "@switchboard/core/testing";
+import { scriptedResponder, waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type SlackBot, startSlackBot } from "../support/slack/slack-bot.ts";
 import { ALL_SCOPES, BOT_USER_ID, CUSTOMIZE_SCOPE, GENERAL } from "../support/slack/workspace-state.ts";
-import { SUPPORT_IDENTITIES } from "../support/team-identities.ts";
+import { SUPPORT_IDENTITIES, streamedAs } from "../support/team-identities.ts";
 
 const MENTION = `<@${BOT_USER_ID}>`;
 const WITH_CUSTOMIZE = [...ALL_SCOPES, CUSTOMIZE_SCOPE];
-
-/** An answer streamed as `agent`, piece by piece, with `agent` named as the answer's author. */
-function streamedAs(agent: string, pieces: readonly string[]) {
-  return scriptedResponder(async (turn) => {
-    const write = streamedAnswer({ pieces, paceMs: 60 });
-    const listener = turn.onEvent;
-    const text = await write({
-      ...turn,
-      ...(listener ? { onEvent: (event) => listener({ ...event, agent }) } : {}),
-    });
-    return { text, agent };
-  });
-}
 
 describe("agent identities on Slack (real Bolt and Web API client against the stand-in)", () => {
   let bot: SlackBot;
@@ -39,7 +26,11 @@ describe("agent identities on Slack (real Bolt and Web API client against the st
     const [call] = bot.slack.state.callsTo("chat.postMessage");
     expect(call).toMatchObject({ username: "Billing", icon_emoji: ":moneybag:" });
     expect(call?.icon_url).toBeUndefined();
-    expect(answer).toMatchObject({ text: "Your invoice is paid.", username: "Billing", icons: { emoji: ":moneybag:" } });
+    expect(answer).toMatchObject({
+      text: "Your invoice is paid.",
+      username: "Billing",
+      icons: { emoji: ":moneybag:" },
+    });
     // What any Slack client reads back from the thread.
     const thread = await bot.reader.conversations.replies({ channel: GENERAL, ts: answer.thread_ts ?? "" });
     const read: Record<string, unknown> = { ...thread.messages?.find((message) => message.ts === answer.ts) };
@@ -53,7 +44,7 @@ describe("agent identities on Slack (real Bolt and Web API client against the st
       identities: SUPPORT_IDENTITIES,
       streaming: false,
       config: { streamEditIntervalMs: 250 },
-      responder: streamedAs("tech_support", pieces),
+      responder: scriptedResponder(streamedAs("tech_support", pieces)),
     });
     await bot.slack.say(GENERAL, `${MENTION} my wifi is down`);
     await bot.engine.idle();
@@ -78,7 +69,9 @@ describe("agent identities on Slack (real Bolt and Web API client against the st
       scopes: WITH_CUSTOMIZE,
       identities: SUPPORT_IDENTITIES,
       config: { streamEditIntervalMs: 250 },
-      responder: streamedAs("billing", ["Refunds take ", "five days ", "to ", "arrive", "."]),
+      responder: scriptedResponder(
+        streamedAs("billing", ["Refunds take ", "five days ", "to ", "arrive", "."]),
+      ),
     });
     await bot.slack.say(GENERAL, `${MENTION} where is my refund?`);
     await bot.engine.idle();

@@ -1,5 +1,7 @@
+import type { Turn, TurnAnswer } from "@switchboard/core";
 import { teamConfigSchema } from "@switchboard/core/config";
 import { teamIdentities } from "@switchboard/core/host";
+import { streamedAnswer } from "@switchboard/core/testing";
 
 /** The example support team with faces: an emoji icon, an image icon, and a supervisor with a name only. */
 export const SUPPORT_TEAM = teamConfigSchema.parse({
@@ -22,3 +24,15 @@ export const SUPPORT_TEAM = teamConfigSchema.parse({
 });
 
 export const SUPPORT_IDENTITIES = teamIdentities(SUPPORT_TEAM);
+
+/** An answer `agent` writes the way a streaming model does, piece by piece, and signs. */
+export function streamedAs(agent: string, pieces: readonly string[], paceMs = 60) {
+  return async (turn: Turn): Promise<TurnAnswer> => {
+    const listener = turn.onEvent;
+    const text = await streamedAnswer({ pieces, paceMs })({
+      ...turn,
+      ...(listener ? { onEvent: (event) => listener({ ...event, agent }) } : {}),
+    });
+    return { text, agent };
+  };
+}

@@ -5,8 +5,8 @@ import {
   type AdapterFiles,
   type AdapterLimits,
   type AdapterStreaming,
-  type ApprovalDecider,
   type AgentIdentity,
+  type ApprovalDecider,
   type ApprovalPrompt,
   adapterStreaming,
   type CommandSummary,
@@ -102,6 +102,7 @@ export class DiscordAdapter implements Adapter {
   #connection: Connection | undefined;
   #approvals: ApprovalDecider | undefined;
   readonly #agentPosts: AgentPosts;
+  readonly #agentWebhooks: AgentWebhooks;
   /** Some agent has a `display`: its messages go through the channel's webhook under its name. */
   #identities = false;
 
@@ -119,10 +120,13 @@ export class DiscordAdapter implements Adapter {
     });
     this.files = discordFiles(() => this.#connected().poster);
     const kept = kv ?? valuesInMemory();
-    this.#agentPosts = new AgentPosts(
-      new AgentWebhooks(() => this.#connected().client, kept, this.#logger),
+    this.#agentWebhooks = new AgentWebhooks({
+      client: () => this.#connected().client,
       kept,
-    );
+      logger: this.#logger,
+      apiUrl: config.apiUrl,
+    });
+    this.#agentPosts = new AgentPosts(this.#agentWebhooks, kept);
   }
 
   /** Agents with a `display` post through a channel webhook under their name and avatar. */
@@ -204,6 +208,7 @@ export class DiscordAdapter implements Adapter {
 
   async stop(): Promise<void> {
     this.#typing.stopAll();
+    await this.#agentWebhooks.close();
     const connection = this.#connection;
     this.#connection = undefined;
     // Closing is not a reconnect or an error worth logging.
@@ -220,7 +225,9 @@ export class DiscordAdapter implements Adapter {
       identity && !command
         ? await this.#agentPosts.route(await this.#connected().poster.placeFor(place, true), identity)
         : undefined;
-    const formatted = degradeTables(identity && !route ? withNamePrefix(message.text, identity.name) : message.text);
+    const formatted = degradeTables(
+      identity && !route ? withNamePrefix(message.text, identity.name) : message.text,
+    );
     // Rewriting tables can lengthen a chunk past Discord's limit; split again rather than fail.
     const parts =
       formatted.length <= DISCORD_MESSAGE_LIMIT

@@ -7,7 +7,8 @@ import type { Adapter } from "./adapter.ts";
  * platform's adapter is lost on the way — the one place that knows every member of `Adapter`.
  */
 export function delegateTo(inner: Adapter): Adapter {
-  const { check, useCommands, useApprovals, useIdentities, startSendOnly, checkSendOnly, findPosted, edit } = inner;
+  const { check, useCommands, useApprovals, useIdentities, startSendOnly, checkSendOnly, findPosted, edit } =
+    inner;
   const { showDecision, showProgress, describePlace, setTyping, userTimeZone, placeForPosts } = inner;
   return {
     platform: inner.platform,

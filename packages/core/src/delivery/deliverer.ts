@@ -207,7 +207,10 @@ export class Deliverer {
       surface: {
         post: (message) => this.post(message),
         edit: (posted, text, agent) =>
-          this.replace(agent === undefined ? posted : this.postedBy(posted.id, posted.conversation, agent), text),
+          this.replace(
+            agent === undefined ? posted : this.postedBy(posted.id, posted.conversation, agent),
+            text,
+          ),
         ...(streaming.openStream
           ? { openStream: (message) => this.#openNativeStream(streaming, message) }
           : {}),

@@ -5,7 +5,8 @@ import { type DisplayConfig, SUPERVISOR, type TeamConfig } from "./team-config.t
 export function teamIdentities(team: Pick<TeamConfig, "supervisor" | "specialists">): TeamIdentities {
   const agents: Record<string, AgentIdentity> = {};
   const add = (agent: string, display: DisplayConfig | undefined) => {
-    if (display) agents[agent] = display.icon ? { name: display.name, icon: display.icon } : { name: display.name };
+    if (display)
+      agents[agent] = display.icon ? { name: display.name, icon: display.icon } : { name: display.name };
   };
   add(SUPERVISOR, team.supervisor.display);
   for (const specialist of team.specialists) add(specialist.name, specialist.display);

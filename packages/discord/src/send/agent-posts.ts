@@ -1,13 +1,14 @@
 import type { AgentIdentity } from "@switchboard/core/adapter";
 import {
   type ActionRowBuilder,
+  type APIMessage,
   type ButtonBuilder,
   DiscordAPIError,
   type Message,
   RESTJSONErrorCodes,
   type SendableChannels,
   SnowflakeUtil,
-  type Webhook,
+  type WebhookClient,
 } from "discord.js";
 import type { AgentWebhooks, KeptValues } from "./agent-webhooks.ts";
 
@@ -43,7 +44,7 @@ const CLOCK_SLACK_MS = 60 * 1000;
 
 /** Where an agent's message goes: the channel's webhook, into the thread when there is one. */
 export interface AgentRoute {
-  readonly webhook: Webhook;
+  readonly webhook: WebhookClient;
   readonly channel: SendableChannels;
   readonly threadId?: string;
   /** Absent: the route only edits (a webhook message whose writer now has no display). */
@@ -73,7 +74,10 @@ export class AgentPosts {
    * The webhook route for an agent's post into `channel` (a thread or a channel); undefined where
    * there is none. Without an identity, a route to edit the webhook's messages.
    */
-  async route(channel: SendableChannels, identity: AgentIdentity | undefined): Promise<AgentRoute | undefined> {
+  async route(
+    channel: SendableChannels,
+    identity: AgentIdentity | undefined,
+  ): Promise<AgentRoute | undefined> {
     const username = identity ? webhookUsername(identity.name) : undefined;
     if ((identity && !username) || channel.isDMBased()) return undefined;
     const parentId = channel.isThread() ? channel.parentId : channel.id;
@@ -91,7 +95,12 @@ export class AgentPosts {
   }
 
   /** Posts one message through the route; with a key, never a second copy of an earlier attempt's. */
-  async post(route: AgentRoute, content: string, key: string | undefined, buttons?: Buttons): Promise<string> {
+  async post(
+    route: AgentRoute,
+    content: string,
+    key: string | undefined,
+    buttons?: Buttons,
+  ): Promise<string> {
     if (key !== undefined) {
       const mark = await this.#marks.get(markKey(key));
       if (mark) {
@@ -136,7 +145,7 @@ export class AgentPosts {
           allowedMentions: { parse: [] },
         }),
       );
-    let edited: Message;
+    let edited: APIMessage;
     try {
       edited = await edit(content);
     } catch (error) {

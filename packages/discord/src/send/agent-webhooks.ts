@@ -6,8 +6,9 @@ import {
   DiscordAPIError,
   RESTJSONErrorCodes,
   Routes,
-  type Webhook,
+  WebhookClient,
 } from "discord.js";
+import { NO_PINGS } from "../connect/client.ts";
 
 /** Where webhooks are kept: the adapter's namespace of the shared store (a Keyv), or memory. */
 export interface KeptValues {
@@ -45,24 +46,26 @@ export class AgentWebhooks {
   readonly #client: () => Client;
   readonly #kept: KeptValues;
   readonly #logger: Logger;
-  readonly #webhooks = new Map<string, Promise<Webhook | undefined>>();
+  readonly #apiUrl: string;
+  readonly #webhooks = new Map<string, Promise<WebhookClient | undefined>>();
   readonly #refusedUntil = new Map<string, number>();
   #applicationId: string | undefined;
 
-  constructor(client: () => Client, kept: KeptValues, logger: Logger) {
-    this.#client = client;
-    this.#kept = kept;
-    this.#logger = logger;
+  constructor(options: { client: () => Client; kept: KeptValues; logger: Logger; apiUrl: string }) {
+    this.#client = options.client;
+    this.#kept = options.kept;
+    this.#logger = options.logger;
+    this.#apiUrl = options.apiUrl;
   }
 
   /** The channel's webhook for agents; undefined where the bot may not have one. */
-  forChannel(channelId: string): Promise<Webhook | undefined> {
+  forChannel(channelId: string): Promise<WebhookClient | undefined> {
     if ((this.#refusedUntil.get(channelId) ?? 0) > Date.now()) return Promise.resolve(undefined);
     let webhook = this.#webhooks.get(channelId);
     if (!webhook) {
       webhook = this.#resolve(channelId);
       this.#webhooks.set(channelId, webhook);
-      const forgetUnlessFound = (found: Webhook | undefined) => {
+      const forgetUnlessFound = (found: WebhookClient | undefined) => {
         if (!found) this.#webhooks.delete(channelId);
       };
       webhook.then(forgetUnlessFound, () => this.#webhooks.delete(channelId));
@@ -72,17 +75,40 @@ export class AgentWebhooks {
 
   /** Someone deleted the webhook (Discord answers Unknown Webhook): the next post finds or makes another. */
   async forget(channelId: string): Promise<void> {
+    (await this.#webhooks.get(channelId)?.catch(() => undefined))?.destroy();
     this.#webhooks.delete(channelId);
     await this.#kept.delete(keyOf(channelId));
   }
 
-  async #resolve(channelId: string): Promise<Webhook | undefined> {
+  /** Closes the webhooks' connections (adapter stop). */
+  async close(): Promise<void> {
+    const webhooks = [...this.#webhooks.values()];
+    this.#webhooks.clear();
+    for (const webhook of await Promise.all(webhooks.map((pending) => pending.catch(() => undefined))))
+      webhook?.destroy();
+  }
+
+  /**
+   * A client for one webhook, on its own REST queue with no retries of failed requests: a post
+   * whose answer was lost (a 500 after Discord made the message) must come back to AgentPosts,
+   * which looks for the message before posting again — a blind resend would post it twice.
+   * Rate limits are still waited out.
+   */
+  #clientFor(id: string, token: string): WebhookClient {
+    return new WebhookClient(
+      { id, token },
+      { rest: { api: this.#apiUrl, retries: 0 }, allowedMentions: { ...NO_PINGS, parse: [] } },
+    );
+  }
+
+  async #resolve(channelId: string): Promise<WebhookClient | undefined> {
     const client = this.#client();
     const kept = await this.#kept.get(keyOf(channelId));
     if (kept) {
       const { id, token } = JSON.parse(kept) as { id: string; token: string };
       try {
-        return await client.fetchWebhook(id, token);
+        await client.fetchWebhook(id, token);
+        return this.#clientFor(id, token);
       } catch (error) {
         if (!isApiError(error, RESTJSONErrorCodes.UnknownWebhook)) throw error;
         await this.#kept.delete(keyOf(channelId));
@@ -102,8 +128,9 @@ export class AgentWebhooks {
           name: AGENT_WEBHOOK_NAME,
           reason: "agents of the team post under their own names",
         }));
+      if (!webhook.token) return undefined;
       await this.#kept.set(keyOf(channelId), JSON.stringify({ id: webhook.id, token: webhook.token }));
-      return webhook;
+      return this.#clientFor(webhook.id, webhook.token);
     } catch (error) {
       if (
         isApiError(error, RESTJSONErrorCodes.MissingPermissions) ||

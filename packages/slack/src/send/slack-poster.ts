@@ -148,7 +148,10 @@ export class SlackPoster {
       return;
     }
     const blocks = blocksFor(first, 0);
-    await this.#update({ channel: where.channel, ts: where.ts, text: first, ...(blocks ? { blocks } : {}) }, authorship);
+    await this.#update(
+      { channel: where.channel, ts: where.ts, text: first, ...(blocks ? { blocks } : {}) },
+      authorship,
+    );
     for (const [index, text] of rest.entries())
       await this.#postOne(
         target,

@@ -1,0 +1,154 @@
+import { openStore, type Store } from "@switchboard/core";
+import { waitFor } from "@switchboard/core/testing";
+import { createDiscordAdapter } from "@switchboard/discord";
+import { afterEach, describe, expect, it } from "vitest";
+import { BotUnderTest } from "../support/discord/bot-under-test.ts";
+import { SUPPORT_IDENTITIES, streamedAs } from "../support/team-identities.ts";
+
+const TECH_AVATAR = "https://example.com/tech.png";
+
+describe("agent identities on Discord (discord.js against a local Discord)", () => {
+  let bot: BotUnderTest;
+  let store: Store | undefined;
+  afterEach(async () => {
+    await bot?.close();
+    store = undefined;
+  });
+
+  async function start(config: Parameters<typeof BotUnderTest.start>[0] = {}) {
+    store = await openStore("memory://");
+    bot = await BotUnderTest.start(config, undefined, { identities: SUPPORT_IDENTITIES, store });
+    return bot;
+  }
+
+  /** A thread the bot opened on a mention in #general, and the answers in it. */
+  async function askInGeneral(content: string, answers: number) {
+    const root = bot.fake.say({ content: `${bot.fake.mention} ${content}` });
+    const posts = await waitFor(`${answers} agent message(s)`, () => {
+      const found = bot.fake.world.webhookMessages().filter((message) => message.channelId === root.id);
+      return found.length >= answers ? found : undefined;
+    });
+    await bot.idle();
+    return { root, posts };
+  }
+
+  it("answers through one webhook of the channel, in the thread, under the agent's name and avatar", async () => {
+    await start({ streaming: "off" });
+    bot.answer = () => ({ text: "Restart the router.", agent: "tech_support" });
+    const first = await askInGeneral("my wifi is down", 1);
+    bot.answer = () => ({ text: "Your invoice is paid.", agent: "billing" });
+    const second = await askInGeneral("is my invoice paid?", 1);
+
+    const { fake } = bot;
+    const general = fake.world.general.id;
+    expect(fake.requestsTo("POST", new RegExp(`^/api/v10/channels/${general}/webhooks$`))).toHaveLength(1);
+    const [webhook] = fake.world.channelWebhooks(general);
+    expect(webhook?.applicationId).toBe(fake.world.applicationId);
+    const executions = fake.requestsTo("POST", new RegExp(`^/api/v10/webhooks/${webhook?.id}/`));
+    expect(executions.map((request) => request.body)).toMatchObject([
+      {
+        content: "Restart the router.",
+        username: "Tech support",
+        avatar_url: TECH_AVATAR,
+        allowed_mentions: { parse: [] },
+      },
+      { content: "Your invoice is paid.", username: "Billing" },
+    ]);
+    expect(executions.map((request) => request.query.get("thread_id"))).toEqual([
+      first.root.id,
+      second.root.id,
+    ]);
+    // An emoji is no image: Discord shows the webhook's own avatar.
+    expect(executions[1]?.body).not.toHaveProperty("avatar_url");
+    expect(first.posts[0]?.webhook).toEqual({
+      id: webhook?.id,
+      username: "Tech support",
+      avatarUrl: TECH_AVATAR,
+    });
+    // Nothing was posted as the bot, and the bot never answered its agents' own messages.
+    expect(fake.botMessages().filter((message) => message.content !== "")).toEqual([]);
+    expect(bot.turns).toHaveLength(2);
+  });
+
+  it("streams an answer through the webhook's edit endpoint and ends exact", async () => {
+    await start({ streamEditIntervalMs: 250 });
+    const pieces = ["The router ", "needs a ", "restart: ", "hold the button ", "for ten ", "seconds."];
+    bot.answer = streamedAs("tech_support", pieces);
+    const { root, posts } = await askInGeneral("my wifi is down", 1);
+
+    const { fake } = bot;
+    const [webhook] = fake.world.channelWebhooks(fake.world.general.id);
+    const edits = fake.requestsTo(
+      "PATCH",
+      new RegExp(`^/api/v10/webhooks/${webhook?.id}/[^/]+/messages/${posts[0]?.id}$`),
+    );
+    expect(edits.length).toBeGreaterThan(0);
+    for (const edit of edits) expect(edit.query.get("thread_id")).toBe(root.id);
+    expect(fake.requestsTo("PATCH", /^\/api\/v10\/channels\//)).toEqual([]);
+    expect(fake.world.webhookMessages()).toHaveLength(1);
+    expect(posts[0]).toMatchObject({ content: pieces.join(""), webhook: { username: "Tech support" } });
+    expect(fake.world.messageRate.breaches).toEqual([]);
+  });
+
+  it("names the agent in bold in front where the bot may not manage webhooks", async () => {
+    await start({ streaming: "off" });
+    bot.fake.world.manageWebhooks = false;
+    bot.answer = () => ({ text: "Your invoice is paid.", agent: "billing" });
+    const root = bot.fake.say({ content: `${bot.fake.mention} is my invoice paid?` });
+    const [post] = await bot.waitForPostsIn(root.id, 1);
+    await bot.idle();
+
+    expect(post?.content).toBe("**Billing:** Your invoice is paid.");
+    expect(bot.fake.world.webhookMessages()).toEqual([]);
+  });
+
+  it("posts once when the answer to the webhook post is lost (a 500 after Discord made the message)", async () => {
+    await start({ streaming: "off" });
+    bot.answer = () => ({ text: "Your invoice is paid.", agent: "billing" });
+    await askInGeneral("first question", 1);
+    bot.fake.world.failNextWebhookAnswer = true;
+    const { posts } = await askInGeneral("is my invoice paid?", 1);
+
+    const [webhook] = bot.fake.world.channelWebhooks(bot.fake.world.general.id);
+    // The post was tried again, found, and not made a second time.
+    expect(bot.fake.requestsTo("POST", new RegExp(`^/api/v10/webhooks/${webhook?.id}/`))).toHaveLength(2);
+    expect(posts.map((post) => post.content)).toEqual(["Your invoice is paid."]);
+  });
+
+  it("a re-run after a crash finds the webhook post the dead process made, with the webhook kept in the store", async () => {
+    await start({ streaming: "off" });
+    bot.answer = () => ({ text: "Your invoice is paid.", agent: "billing" });
+    const { root, posts } = await askInGeneral("is my invoice paid?", 1);
+    const conversation = {
+      platform: "discord",
+      path: [bot.fake.world.guildId, bot.fake.world.general.id, root.id],
+    };
+    const identity = SUPPORT_IDENTITIES.agents.billing;
+    // The same post made again by another process on the same store, as a re-run after a crash does.
+    const worker = await createDiscordAdapter(
+      { token: bot.fake.token, apiUrl: bot.fake.apiUrl },
+      { store: store as Store },
+    );
+    await worker.startSendOnly();
+    const key = "work-1:0:0";
+    const again = async () =>
+      worker.post({
+        conversation,
+        text: "Refunds take five days.",
+        idempotencyKey: key,
+        ...(identity ? { identity } : {}),
+      });
+    const first = await again();
+    const repeated = await again();
+    await worker.stop();
+
+    expect(repeated.id).toBe(first.id);
+    const messages = bot.fake.world.webhookMessages().filter((message) => message.channelId === root.id);
+    expect(messages.map((message) => message.content)).toEqual([
+      posts[0]?.content,
+      "Refunds take five days.",
+    ]);
+    // One webhook for the channel, whichever process posts.
+    expect(bot.fake.world.channelWebhooks(bot.fake.world.general.id)).toHaveLength(1);
+  });
+});
