@@ -90,6 +90,29 @@ describe("agent identities on Discord (discord.js against a local Discord)", () 
     expect(fake.world.messageRate.breaches).toEqual([]);
   });
 
+  it("a handoff in the middle of a streamed answer names the new writer in the text (a webhook message keeps its name)", async () => {
+    await start({ streamEditIntervalMs: 250 });
+    bot.answer = async (turn) => {
+      const pace = () => new Promise((resolve) => setTimeout(resolve, 120));
+      for (const delta of ["Let me ", "hand you ", "to billing ", "for that…"]) {
+        turn.onEvent?.({ kind: "text", agent: "supervisor", delta });
+        await pace();
+      }
+      // The supervisor's text belonged to a step that handed off: it is taken back.
+      turn.onEvent?.({ kind: "discard", agent: "supervisor" });
+      for (const delta of ["Your invoice ", "is paid."]) {
+        turn.onEvent?.({ kind: "text", agent: "billing", delta });
+        await pace();
+      }
+      return { text: "Your invoice is paid.", agent: "billing" };
+    };
+    const { posts } = await askInGeneral("is my invoice paid?", 1);
+
+    expect(posts).toHaveLength(1);
+    expect(posts[0]?.webhook?.username).toBe("Front desk");
+    expect(posts[0]?.content).toBe("**Billing:** Your invoice is paid.");
+  });
+
   it("names the agent in bold in front where the bot may not manage webhooks", async () => {
     await start({ streaming: "off" });
     bot.fake.world.manageWebhooks = false;
