@@ -1,8 +1,12 @@
 import { openStore, type Store } from "@switchboard/core";
 import { waitFor } from "@switchboard/core/testing";
-import { createDiscordAdapter } from "@switchboard/discord";
+import { createDiscordAdapter, type DiscordAdapter } from "@switchboard/discord";
 import { afterEach, describe, expect, it } from "vitest";
+import { APPROVED_ANSWER, startApprovalTeam } from "../support/approval-scenario.ts";
 import { BotUnderTest } from "../support/discord/bot-under-test.ts";
+import { FakeDiscord } from "../support/discord/fake-discord.ts";
+import { componentsOf } from "../support/discord/payloads.ts";
+import type { MessageRecord } from "../support/discord/records.ts";
 import { SUPPORT_IDENTITIES, streamedAs } from "../support/team-identities.ts";
 
 const TECH_AVATAR = "https://example.com/tech.png";
@@ -175,3 +179,43 @@ describe("agent identities on Discord (discord.js against a local Discord)", () 
     expect(bot.fake.world.channelWebhooks(bot.fake.world.general.id)).toHaveLength(1);
   });
 });
+
+describe("an approval prompt from an agent with a display, on Discord", () => {
+  let fake: FakeDiscord;
+  let team: Awaited<ReturnType<typeof startApprovalTeam<DiscordAdapter>>> | undefined;
+  afterEach(async () => {
+    await team?.stop();
+    await fake?.close();
+  });
+
+  it("is posted through the webhook with its buttons; a press decides it and the answer follows under the same name", async () => {
+    fake = await FakeDiscord.start();
+    const adapter = await createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl, streaming: "off" });
+    team = await startApprovalTeam(adapter, { display: { name: "Front desk", icon: TECH_AVATAR } });
+    const root = fake.say({ content: `${fake.mention} refund my 40 EUR` });
+    const prompt = await waitFor("the approval prompt with buttons", () =>
+      fake.world.webhookMessages().find((message) => buttonIds(message).length > 0),
+    );
+    expect(prompt.webhook).toMatchObject({ username: "Front desk", avatarUrl: TECH_AVATAR });
+    expect(prompt.channelId).toBe(root.id);
+
+    const [approve = ""] = buttonIds(prompt);
+    const press = fake.press(prompt, approve);
+    const answer = await waitFor("the answer", () =>
+      fake.world.webhookMessages().find((message) => message.content === APPROVED_ANSWER),
+    );
+    await team.engine.idle();
+
+    expect(press.callback?.type).toBe(7);
+    expect(team.refunds.amounts).toEqual([40]);
+    expect(buttonIds(prompt)).toEqual([]);
+    expect(prompt.content).toMatch(/✅ Approved by <@\d+>$/);
+    expect(answer.webhook?.username).toBe("Front desk");
+    expect(fake.botMessages().filter((message) => message.content !== "")).toEqual([]);
+  });
+});
+
+const buttonIds = (message: MessageRecord) =>
+  (componentsOf(message) as { components?: { custom_id?: string }[] }[])
+    .flatMap((row) => row.components ?? [])
+    .map((button) => button.custom_id ?? "");
