@@ -1,7 +1,17 @@
 import { scriptedResponder, waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { SlackAdapter } from "../../packages/slack/src/slack-adapter.ts";
+import { APPROVED_ANSWER, startApprovalTeam } from "../support/approval-scenario.ts";
+import { FakeSlack } from "../support/slack/fake-slack.ts";
 import { type SlackBot, startSlackBot } from "../support/slack/slack-bot.ts";
-import { ALL_SCOPES, BOT_USER_ID, CUSTOMIZE_SCOPE, GENERAL } from "../support/slack/workspace-state.ts";
+import {
+  ALICE,
+  ALL_SCOPES,
+  BOT_USER_ID,
+  CUSTOMIZE_SCOPE,
+  GENERAL,
+  type StoredMessage,
+} from "../support/slack/workspace-state.ts";
 import { SUPPORT_IDENTITIES, streamedAs } from "../support/team-identities.ts";
 
 const MENTION = `<@${BOT_USER_ID}>`;
@@ -116,5 +126,36 @@ describe("agent identities on Slack (real Bolt and Web API client against the st
 
     for (const call of bot.slack.state.callsTo("chat.postMessage")) expect(call.username).toBeUndefined();
     expect((await bot.adapter.check()).warnings.join("\n")).not.toContain("customize");
+  });
+});
+
+describe("an approval prompt from an agent with a display, on Slack", () => {
+  let slack: FakeSlack;
+  let team: Awaited<ReturnType<typeof startApprovalTeam<SlackAdapter>>> | undefined;
+  afterEach(async () => {
+    await team?.stop();
+    await slack?.close();
+  });
+
+  it("keeps the agent's name and icon when a press turns the buttons into the outcome", async () => {
+    slack = await FakeSlack.start({ transport: "http", scopes: WITH_CUSTOMIZE });
+    const adapter = new SlackAdapter({ ...slack.adapterConfig(), streaming: false });
+    slack.connectHttp(() => adapter.port);
+    team = await startApprovalTeam(adapter, { display: { name: "Front desk", icon: ":bellhop_bell:" } });
+    await slack.say(GENERAL, `<@${BOT_USER_ID}> refund my 40 EUR`);
+    const hasButtons = (message: StoredMessage) =>
+      (message.blocks ?? []).some((block) => block.type === "actions");
+    const prompt = await waitFor("the approval prompt", () => slack.state.botMessages().find(hasButtons));
+    expect(prompt).toMatchObject({ username: "Front desk", icons: { emoji: ":bellhop_bell:" } });
+
+    await slack.pressButton(prompt, "switchboard_approve", ALICE);
+    const answer = await waitFor("the answer", () =>
+      slack.state.botMessages().find((message) => message.text === APPROVED_ANSWER),
+    );
+    await team.engine.idle();
+
+    expect(hasButtons(prompt)).toBe(false);
+    expect(prompt).toMatchObject({ username: "Front desk", icons: { emoji: ":bellhop_bell:" } });
+    expect(answer).toMatchObject({ username: "Front desk", icons: { emoji: ":bellhop_bell:" } });
   });
 });

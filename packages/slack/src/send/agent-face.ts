@@ -35,3 +35,21 @@ export function slackFace(
         : { username: name, icon_url: icon };
   return { authorship, markdown };
 }
+
+/**
+ * The custom name and icon a message shows, as Slack describes it (`username`, `icons`), to keep
+ * them on an update of that message; undefined for a message in the app's own name.
+ */
+export function authorshipShown(message: {
+  readonly username?: unknown;
+  readonly icons?: unknown;
+}): SlackAuthorship | undefined {
+  if (typeof message.username !== "string" || message.username === "") return undefined;
+  const icons = (typeof message.icons === "object" && message.icons !== null ? message.icons : {}) as {
+    emoji?: unknown;
+    image_48?: unknown;
+  };
+  if (typeof icons.emoji === "string") return { username: message.username, icon_emoji: icons.emoji };
+  if (typeof icons.image_48 === "string") return { username: message.username, icon_url: icons.image_48 };
+  return { username: message.username };
+}
