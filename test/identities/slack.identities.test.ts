@@ -113,6 +113,26 @@ describe("agent identities on Slack (real Bolt and Web API client against the st
     expect(warnings.join("\n")).toContain("chat:write.customize");
   });
 
+  it("without chat:write.customize streams the agent's name first and ends with it in front", async () => {
+    bot = await startSlackBot({
+      identities: SUPPORT_IDENTITIES,
+      config: { streamEditIntervalMs: 250 },
+      responder: scriptedResponder(
+        streamedAs("billing", ["Refunds take ", "five days ", "to ", "arrive", "."]),
+      ),
+    });
+    await bot.slack.say(GENERAL, `${MENTION} where is my refund?`);
+    await bot.engine.idle();
+
+    const [start] = bot.slack.state.callsTo("chat.startStream");
+    expect(start?.username).toBeUndefined();
+    // The first streamed markdown (as `markdown_text` or in `chunks`) starts with the name.
+    expect(JSON.stringify(start)).toContain("**Billing:** Refunds");
+    expect(bot.slack.state.botMessages().map((message) => message.text)).toEqual([
+      "*Billing:* Refunds take five days to arrive.",
+    ]);
+  });
+
   it("speaks as the bot for an agent without a display, and for command replies", async () => {
     bot = await startSlackBot({
       scopes: WITH_CUSTOMIZE,
