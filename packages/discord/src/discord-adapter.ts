@@ -292,7 +292,7 @@ export class DiscordAdapter implements Adapter {
     posted: PostedMessage,
     content: string,
     named: string,
-    buttons: ReturnType<typeof buttonsOn> | [],
+    buttons: ReturnType<typeof buttonsOn>,
   ): Promise<void> {
     const command = await this.#answers.commandOf(posted.id);
     if (command !== undefined) {
