@@ -117,6 +117,23 @@ describe("agent identities on Discord (discord.js against a local Discord)", () 
     expect(posts[0]?.content).toBe("**Billing:** Your invoice is paid.");
   });
 
+  it("a reply to an agent's message (no mention) reaches its conversation and is answered there", async () => {
+    await start({ streaming: "off", autoThread: false });
+    bot.answer = (turn) => ({ text: `Billing here: ${turn.text}`, agent: "billing" });
+    const question = bot.fake.say({ content: `${bot.fake.mention} is my invoice paid?` });
+    const general = bot.fake.world.general.id;
+    const first = await waitFor("the agent's answer", () => bot.fake.world.webhookMessages()[0]);
+    expect(first.channelId).toBe(general);
+    const reply = bot.fake.say({ content: "and the one from May?", replyTo: first.id });
+    await waitFor("the answer to the reply", () => bot.fake.world.webhookMessages()[1]);
+    await bot.idle();
+
+    expect(await bot.outcomeOf(reply.id)).toMatchObject({ accepted: true });
+    const [firstTurn, secondTurn] = bot.turns;
+    expect(secondTurn?.key).toBe(firstTurn?.key);
+    expect(firstTurn?.message.id).toBe(question.id);
+  });
+
   it("names the agent in bold in front where the bot may not manage webhooks", async () => {
     await start({ streaming: "off" });
     bot.fake.world.manageWebhooks = false;
