@@ -10,6 +10,7 @@ import { measurePromptSize } from "./prompt-size.ts";
 import { measureScaleOut } from "./scale-out.ts";
 import { measureSchedules } from "./schedules.ts";
 import { measureSlackSideBySide } from "./slack-side-by-side.ts";
+import { measureSoak } from "./soak.ts";
 import { measureStartup } from "./startup.ts";
 import { measureSticky } from "./sticky.ts";
 import { measureStoreGrowth } from "./store-growth.ts";
@@ -63,6 +64,8 @@ export const GROUPS = {
   tasks: { measure: () => measureTasks({ timeBoxMs: 30_000 }), limitSeconds: 180 },
   attachments: { measure: measureAttachments, limitSeconds: 180 },
   schedules: { measure: measureSchedules, limitSeconds: 240 },
+  // Last: minutes of sustained traffic (a compressed day); `pnpm bench --only soak` runs it alone.
+  soak: { measure: () => measureSoak({ timeBoxMs: 240_000 }), limitSeconds: 420 },
 } satisfies Record<string, Group>;
 
 export type GroupName = keyof typeof GROUPS;

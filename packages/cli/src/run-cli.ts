@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import type { CliContext } from "./cli-context.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { initCommand } from "./commands/init.ts";
+import { pairingCommand } from "./commands/pairing.ts";
 import { serviceCommand } from "./commands/service.ts";
 import { startCommand } from "./commands/start.ts";
 import { usageCommand } from "./commands/usage.ts";
@@ -16,6 +17,7 @@ Commands:
   doctor    check Node, the configuration, storage, the model (one-token request), the team's
             tools and platform credentials
   usage     top conversations, users, agents and models by token cost (--days N, --top N)
+  pairing   direct-message pairing: list, approve <code>, revoke <platform> <user>
   service   print a systemd unit that runs start with this configuration (--write <path> to write it)
 
 Options:
@@ -35,7 +37,7 @@ Configuration reference: docs/reference/configuration.md in the Switchboard repo
 (OPENAI_API_KEY, ANTHROPIC_API_KEY, SWITCHBOARD_DISCORD_TOKEN, …).
 `;
 
-const COMMANDS = ["start", "init", "doctor", "service", "usage"] as const;
+const COMMANDS = ["start", "init", "doctor", "service", "usage", "pairing"] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 /** Parses the arguments and runs one command; resolves with the process exit code. */
@@ -61,7 +63,7 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     context.stderr.write(`switchboard: unknown command "${command}"\n\n${USAGE}`);
     return 2;
   }
-  if (extra.length > 0) {
+  if (extra.length > 0 && command !== "pairing") {
     context.stderr.write(`switchboard: unexpected argument "${extra[0]}" after ${command}\n\n${USAGE}`);
     return 2;
   }
@@ -103,6 +105,8 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
       }
       return usageCommand({ ...common, days, top }, context);
     }
+    case "pairing":
+      return pairingCommand({ ...common, args: extra }, context);
     case "service":
       return serviceCommand(
         { ...common, write: values.write, user: values.user, envFile: values["env-file"] },

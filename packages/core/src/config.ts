@@ -4,6 +4,12 @@
  * configuration once with these (the switchboard CLI's switchboard.yaml is built from them) and
  * passes the parsed values down.
  */
+export {
+  type AccessConfig,
+  type AccessConfigInput,
+  accessConfigSchema,
+  type PlatformAccess,
+} from "./access/access-config.ts";
 export { type AttachmentsConfig, attachmentsConfigSchema } from "./attachments/attachments-config.ts";
 export { ACCEPTED_CHECKPOINTER_URLS } from "./checkpoints/errors.ts";
 export { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine/settings.ts";

@@ -4,6 +4,10 @@
  * metrics, the model and tool catalogs, loggers. The switchboard CLI is its user; an embedding bot
  * rarely needs it.
  */
+
+export { AccessGate } from "./access/access-gate.ts";
+export { pairCommand } from "./access/pair-command.ts";
+export { formatCode, type PairingApproval, Pairings, type PendingPairing } from "./access/pairings.ts";
 export { AttachmentReader } from "./attachments/attachment-reader.ts";
 export { BlobRetention, type BlobRetentionOptions } from "./attachments/blobs/blob-retention.ts";
 export {

@@ -14,6 +14,7 @@ import {
   chunkMarkdown,
   decisionLine,
   encodeConversationKey,
+  type InboundMessage,
   type InboundSink,
   type Logger,
   type OutboundMessage,
@@ -53,7 +54,7 @@ import { discordAttachmentDownloads, discordFileOrigins } from "./receive/attach
 import { toInboundMessage } from "./receive/inbound-message.ts";
 import { messageFacts } from "./receive/message-facts.ts";
 import { skipUnreadablePackets } from "./receive/packet-guard.ts";
-import { conversationOf, PLATFORM, placeOf } from "./receive/places.ts";
+import { conversationOf, DM_SPACE, PLATFORM, placeOf } from "./receive/places.ts";
 import { AgentPosts } from "./send/agent-posts.ts";
 import { AgentWebhooks, valuesInMemory } from "./send/agent-webhooks.ts";
 import { ChannelPoster } from "./send/channel-poster.ts";
@@ -140,6 +141,12 @@ export class DiscordAdapter implements Adapter {
   }
 
   /** Approve / Deny buttons on prompts; presses are decided by core. */
+  /** `access.discord`: the channel (a thread's parent) and the server (guild) of a message. */
+  accessPlace(message: InboundMessage): { place: string; space?: string } {
+    const [space = "", channel = ""] = message.conversation.path;
+    return space === DM_SPACE ? { place: channel } : { place: channel, space };
+  }
+
   useApprovals(decider: ApprovalDecider): void {
     this.#approvals = decider;
   }

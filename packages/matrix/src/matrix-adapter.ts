@@ -12,6 +12,7 @@ import {
   type ConversationRef,
   decisionLine,
   type EncryptionCounts,
+  type InboundMessage,
   type InboundSink,
   type Logger,
   type OutboundMessage,
@@ -134,6 +135,15 @@ export class MatrixAdapter implements Adapter {
   }
 
   /** ✅ / ❌ reactions on prompts; they are decided by core. */
+  /** `access.matrix`: the room, and the sender's homeserver (`@ana:example.org` → `example.org`). */
+  accessPlace(message: InboundMessage): { place: string; space?: string } {
+    const room = message.conversation.path[0] ?? "";
+    const server = message.author.id.slice(message.author.id.indexOf(":") + 1);
+    return server === "" || !message.author.id.includes(":")
+      ? { place: room }
+      : { place: room, space: server };
+  }
+
   useApprovals(decider: ApprovalDecider): void {
     this.#approvals = decider;
   }

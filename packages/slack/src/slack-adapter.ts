@@ -10,6 +10,7 @@ import {
   adapterStreaming,
   type CommandSummary,
   type ConversationRef,
+  type InboundMessage,
   type InboundSink,
   type Logger,
   type OutboundMessage,
@@ -177,6 +178,12 @@ export class SlackAdapter implements Adapter {
   }
 
   /** Approve / Deny buttons on prompts; presses are decided by core. */
+  /** `access.slack`: the channel (`C…`, `D…`) and the workspace (`T…`) of a message. */
+  accessPlace(message: InboundMessage): { place: string; space: string } {
+    const [team = "", channel = ""] = message.conversation.path;
+    return { place: channel, space: team };
+  }
+
   useApprovals(decider: ApprovalDecider): void {
     this.#approvals = decider;
   }

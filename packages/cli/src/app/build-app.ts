@@ -43,6 +43,7 @@ import type { Platform } from "../config/platform-sections.ts";
 import type { Role } from "../config/schema.ts";
 import { ConsoleAdapter } from "../console/console-adapter.ts";
 import type { ScaleOut } from "../scale-out/index.ts";
+import { createConfiguredAccess } from "./access.ts";
 import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts";
 import { type HttpServer, startConfiguredHttpServer } from "./http-server.ts";
 import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
@@ -294,9 +295,11 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
           logger: componentLogger(logger, "attachments"),
         })
       : undefined;
+    const access = createConfiguredAccess(config, store);
     const engine = new Engine({
       store,
       adapters,
+      access: access.gate,
       responder,
       continuations: humans.continuations(tasks.continuations(schedules.continuations(responder))),
       commands: observability.recordCommands([
@@ -305,6 +308,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         ...schedules.commands,
         timezoneCommand(timeAndPlace.zones),
         ...humanCommands(humans),
+        ...access.commands,
         ...memory.commands,
         ...tracking.commands(),
         ...observability.commands,
@@ -405,6 +409,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
                   }
                 : {}),
               schedules,
+              pairings: access.pairings,
               ...(observability.steps ? { steps: observability.steps } : {}),
               ...(observability.usage ? { usage: observability.usage } : {}),
               ...(workQueue ? { workQueue: () => workQueue.counts() } : {}),

@@ -21,7 +21,9 @@ import {
   type AttachmentReader,
   type BlobStore,
   blobId,
+  formatCode,
   type HumanHandoffs,
+  type Pairings,
   type TaskObserver,
   type WorkQueueCounts,
 } from "@switchboard/core/host";
@@ -61,6 +63,8 @@ export interface ConsoleParts {
    */
   readonly steps?: RunStepsReader;
   readonly usage?: UsageBook;
+  /** DM pairing codes and approvals, for the Access page. */
+  readonly pairings?: Pairings;
   /** Schedules, their fires and their controls, for the Schedules page. */
   readonly schedules?: Schedules;
   /** Scale-out: the work queue's drain jobs by state, for the health page. */
@@ -156,6 +160,7 @@ export class OperatorConsole {
           ...(parts.workQueue ? { workQueue: parts.workQueue } : {}),
         }),
       ...(parts.schedules ? { schedules: scheduleSource(parts.schedules) } : {}),
+      ...(parts.pairings ? { access: accessSource(parts.pairings) } : {}),
       ...(parts.tasks ? { tasks: taskSource(parts.tasks) } : {}),
       ...(parts.humans
         ? {
@@ -224,6 +229,28 @@ function taskSource(tasks: Tasks) {
         guidance,
       );
       return result.sentence;
+    },
+  };
+}
+
+/** The Access page's view of DM pairing: the console acts as an admin. */
+function accessSource(pairings: Pairings) {
+  return {
+    pending: () => pairings.pending(),
+    approved: () => pairings.approved(),
+    approve: async (code: string, by: string) => {
+      const result = await pairings.approve(code, by);
+      if (result.outcome === "approved")
+        return `Approved: ${result.approval.userName ?? result.approval.userId} (${result.approval.platform}) can talk to the bot now.`;
+      return result.outcome === "expired"
+        ? `Code ${formatCode(result.pending.code)} has expired; the person's next message gets a new one.`
+        : `No pairing code ${code} is waiting.`;
+    },
+    revoke: async (platform: string, userId: string) => {
+      const revoked = await pairings.revoke(platform, userId);
+      return revoked
+        ? `Revoked: ${revoked.userName ?? revoked.userId} (${platform}) gets a new code at their next message.`
+        : `${platform} user ${userId} was not approved.`;
     },
   };
 }

@@ -169,7 +169,7 @@ describe("loadConfig: bad values name the key path and what was expected", () =>
     [
       "an unknown top-level key",
       "memroy: {}\n",
-      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, logLevels, logFormat, role, scaleOut, engine, modelEndpoints, team, routing, limits, memory, attachments, requests, tasks, schedules, defaults, steps, usage, http, tools, mcp, matrix, discord, slack)",
+      "switchboard.yaml: memroy: unknown key (known keys here: model, store, checkpoints, logLevel, logLevels, logFormat, role, scaleOut, engine, modelEndpoints, team, routing, limits, memory, attachments, requests, access, tasks, schedules, defaults, steps, usage, http, tools, mcp, matrix, discord, slack)",
     ],
     [
       "a scaled-out role on the embedded store",

@@ -5,6 +5,7 @@
 import {
   ACCEPTED_CHECKPOINTER_URLS,
   ACCEPTED_STORE_URLS,
+  accessConfigSchema,
   attachmentsConfigSchema,
   DEFAULT_ENGINE_SETTINGS,
   httpConfigSchema,
@@ -220,6 +221,11 @@ export const CONFIG_SECTIONS = {
     .prefault({})
     .describe(
       "Request records: one per user message, across every run it causes; notices, time-outs, approvals.",
+    ),
+  access: accessConfigSchema
+    .prefault({})
+    .describe(
+      "Who may talk to the bot, per platform: direct messages (open, allowlist, pairing, disabled) and channels (open, allowlist).",
     ),
   tasks: tasksConfigSchema
     .prefault({})

@@ -104,6 +104,12 @@ export interface Adapter {
    * not allow. Messages then carry the speaking agent's `identity`.
    */
   useIdentities?(identities: TeamIdentities): void;
+  /**
+   * The ids access lists name for where a message was written (`access.<platform>.places` /
+   * `spaces`): its channel or room (a thread's channel), and its workspace, server or homeserver.
+   * Absent: the conversation key's first part is the place.
+   */
+  accessPlace?(message: InboundMessage): { readonly place: string; readonly space?: string };
   start(sink: InboundSink): Promise<void>;
   /**
    * True when the platform allows the inbound connection once per bot (the Matrix sync, the Discord

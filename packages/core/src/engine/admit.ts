@@ -1,6 +1,14 @@
 import type { InboundMessage } from "../conversation/messages.ts";
 
-export type RejectReason = "own-message" | "bot-message" | "edit" | "empty" | "not-addressed" | "duplicate";
+export type RejectReason =
+  | "own-message"
+  | "bot-message"
+  | "edit"
+  | "empty"
+  | "not-addressed"
+  | "duplicate"
+  | "not-allowed"
+  | "pairing";
 
 /** Messages never answered, whatever the conversation: our own, other bots', edits, empty ones. */
 export function screenMessage(message: InboundMessage): RejectReason | null {

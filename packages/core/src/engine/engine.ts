@@ -1,4 +1,5 @@
 import type Keyv from "keyv";
+import type { AccessGate } from "../access/access-gate.ts";
 import type { EndpointState } from "../capacity/endpoint-limiter.ts";
 import type { Command } from "../commands/command.ts";
 import { parseCommand } from "../commands/command.ts";
@@ -40,6 +41,8 @@ export interface EngineOptions {
   readonly observers?: readonly TurnObserver[];
   /** Decides Approve / Deny presses on the platforms' buttons and reactions (request tracking's gate). */
   readonly approvals?: ApprovalDecider;
+  /** Who may talk to the bot (`access:`), checked before anything is queued; absent: everyone. */
+  readonly access?: AccessGate;
   /** Runs queued continuations (follow-up runs, approvals, external results). */
   readonly continuations?: ContinuationHandler;
   readonly settings?: Partial<EngineSettings>;
@@ -257,6 +260,8 @@ export class Engine {
     if (!this.#accepting) throw new EngineStoppingError();
     const screened = screenMessage(message);
     if (screened) return this.#reject(message, screened);
+    const refused = await this.#checkAccess(message);
+    if (refused) return this.#reject(message, refused);
 
     const resolved = await resolveConversation(message, this.#index);
     // Participation is only looked up when nothing cheaper already addresses the bot.
@@ -302,6 +307,37 @@ export class Engine {
         ? undefined
         : { key: `continuation:${workIdOf(work)}`, ttlMs: this.settings.dedupeTtlMs };
     return this.#serializer.submit(key, encodeWork(work, now), now, dedupe);
+  }
+
+  /**
+   * `access:`: null when the sender may talk here. A pairing reply (the sender's code) is posted
+   * once per platform message id, so a platform's redelivery does not repeat it.
+   */
+  async #checkAccess(message: InboundMessage): Promise<RejectReason | null> {
+    const access = this.#options.access;
+    if (!access) return null;
+    const adapter = this.#options.adapters.find((one) => one.platform === message.conversation.platform);
+    const where = adapter?.accessPlace?.(message) ?? { place: message.conversation.path[0] ?? "" };
+    const prefix = commandPrefixFor(
+      message.conversation.platform,
+      this.#options.adapters,
+      this.settings.commandPrefixes,
+    );
+    const verdict = await access.check(message, where, prefix);
+    if (verdict.kind === "allow") return null;
+    if (verdict.kind === "deny") return "not-allowed";
+    if (verdict.reply !== null) {
+      const seen = `seen:${message.conversation.platform}:${message.id}`;
+      if (await this.#options.store.atomic.setIfAbsent(seen, "1", this.settings.dedupeTtlMs)) {
+        await this.deliverer.deliver({
+          conversation: message.conversation,
+          text: verdict.reply,
+          replyTo: message.id,
+          recipientId: message.author.id,
+        });
+      }
+    }
+    return "pairing";
   }
 
   #reject(message: InboundMessage, reason: RejectReason): AcceptOutcome {

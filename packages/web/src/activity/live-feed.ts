@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 
 /** What changed: the console's open pages re-render the parts that show it. */
-export type LiveTopic = "conversations" | "requests" | "tasks" | "schedules" | "health";
+export type LiveTopic = "conversations" | "requests" | "tasks" | "schedules" | "access" | "health";
 
 export interface LiveEvent {
   readonly topic: LiveTopic;

@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import { tokenGuard } from "../auth/token-guard.ts";
 import type { ConsoleDeps } from "./console-deps.ts";
+import { accessRoutes } from "./routes/access.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { conversationPageRoutes } from "./routes/conversation.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
@@ -56,6 +57,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
   conversationPageRoutes(app, deps);
   requestRoutes(app, deps);
   scheduleRoutes(app, deps);
+  accessRoutes(app, deps);
   taskRoutes(app, deps);
   usageRoutes(app, deps);
   healthRoutes(app, deps);

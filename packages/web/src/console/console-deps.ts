@@ -1,6 +1,6 @@
 import type { Command } from "@switchboard/core";
 import type { PlaceNames } from "@switchboard/core/adapter";
-import type { BlobRef } from "@switchboard/core/host";
+import type { BlobRef, PairingApproval, PendingPairing } from "@switchboard/core/host";
 import type {
   ActiveAgentStore,
   AgentSummary,
@@ -56,6 +56,8 @@ export interface ConsoleDeps {
   readonly files?: ConsoleFiles;
   /** Schedules and their fires, and their controls (as an admin); absent: no Schedules page data. */
   readonly schedules?: ScheduleSource;
+  /** DM pairing: codes waiting, people let in, approving and revoking (as an admin). */
+  readonly access?: AccessSource;
   /** Told about a request the console failed to answer (the log). */
   readonly onError?: (error: Error, path: string) => void;
 }
@@ -70,6 +72,14 @@ export interface TaskSource {
   steps(task: TaskRecord): Promise<TaskStepEntry[]>;
   /** The sentence a person would read in chat: done, deferred to the running step, or refused. */
   control(id: string, action: "pause" | "resume" | "cancel" | "steer", guidance: string): Promise<string>;
+}
+
+/** DM pairing as the Access page reads and changes it; each change answers with the sentence to show. */
+export interface AccessSource {
+  pending(): Promise<readonly PendingPairing[]>;
+  approved(): Promise<readonly PairingApproval[]>;
+  approve(code: string, by: string): Promise<string>;
+  revoke(platform: string, userId: string): Promise<string>;
 }
 
 /** The files the console shows (through its own token guard) and takes in its chat. */

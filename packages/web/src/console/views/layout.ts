@@ -22,13 +22,22 @@ export interface Page {
   readonly footer?: Html;
 }
 
-export type Section = "conversations" | "requests" | "tasks" | "schedules" | "usage" | "health" | "chat";
+export type Section =
+  | "conversations"
+  | "requests"
+  | "tasks"
+  | "schedules"
+  | "access"
+  | "usage"
+  | "health"
+  | "chat";
 
 const SECTIONS: readonly { id: Section; label: string }[] = [
   { id: "conversations", label: "Conversations" },
   { id: "requests", label: "Requests" },
   { id: "tasks", label: "Tasks" },
   { id: "schedules", label: "Schedules" },
+  { id: "access", label: "Access" },
   { id: "usage", label: "Usage" },
   { id: "health", label: "Health" },
   { id: "chat", label: "Chat" },

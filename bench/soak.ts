@@ -1,0 +1,171 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import type { Figure } from "./support/figures.ts";
+import { atMost } from "./support/figures.ts";
+import { instantModel } from "./support/instant.ts";
+import { memoryExtension } from "./support/memory.ts";
+import { percentile, round } from "./support/stats.ts";
+import { openStack } from "./support/switchboard-stack.ts";
+import { sqliteUrl, tempDir } from "./support/temp-dir.ts";
+import { message200 } from "./support/text.ts";
+
+const MESSAGES = 100_000;
+const THREADS = 5_000;
+const IN_FLIGHT = 32;
+const SAMPLE_EVERY_MS = 2_000;
+/** Memory's clock runs this much faster than the wall clock: a day of idle-archiving in ~6 minutes. */
+const MEMORY_TIME_FACTOR = 240;
+
+export interface SoakOptions {
+  /** Stops starting new messages after this long and is judged on what it did. */
+  readonly timeBoxMs: number;
+}
+
+interface Sample {
+  readonly atMs: number;
+  readonly rssMb: number;
+  readonly heapMb: number;
+  readonly done: number;
+}
+
+/** Least-squares slope of y over x. */
+function slope(points: readonly { x: number; y: number }[]): number {
+  const n = points.length;
+  if (n < 2) return 0;
+  const meanX = points.reduce((sum, p) => sum + p.x, 0) / n;
+  const meanY = points.reduce((sum, p) => sum + p.y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const p of points) {
+    num += (p.x - meanX) * (p.y - meanY);
+    den += (p.x - meanX) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
+}
+
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A day of traffic, compressed: up to 100,000 messages over 5,000 threads (each thread 20 turns,
+ * round-robin so every thread keeps growing), 32 in flight, memory on with its clock running 240×
+ * so sessions idle out and are archived by the sweep as in a day; SQLite store and checkpoints.
+ * RSS and heap are sampled every 2 s; the figures are the RSS slope after the warm-up fifth, and
+ * p99 accept → post of the last tenth of the messages ÷ the first tenth.
+ */
+export async function measureSoak(options: SoakOptions): Promise<Figure[]> {
+  const dir = tempDir("soak");
+  const started = performance.now();
+  const startedAt = Date.now();
+  const memoryClock = { now: () => startedAt + (Date.now() - startedAt) * MEMORY_TIME_FACTOR };
+  const memory = memoryExtension({ clock: memoryClock });
+  const stack = await openStack({
+    url: sqliteUrl(dir.path),
+    models: { main: instantModel() },
+    extend: memory.extend,
+  });
+  const samples: Sample[] = [];
+  const latencies: number[] = [];
+  let next = 0;
+  const sample = () => {
+    const usage = process.memoryUsage();
+    samples.push({
+      atMs: performance.now() - started,
+      rssMb: usage.rss / 2 ** 20,
+      heapMb: usage.heapUsed / 2 ** 20,
+      done: latencies.length,
+    });
+  };
+  sample();
+  const sampler = setInterval(sample, SAMPLE_EVERY_MS);
+  let sweeping: Promise<unknown> = Promise.resolve();
+  let sweepErrors = 0;
+  const sweeper = setInterval(() => {
+    sweeping = sweeping
+      .then(() => memory.memory().sweeper.sweep())
+      .catch(() => {
+        sweepErrors += 1;
+      });
+  }, 5_000);
+  const deadline = started + options.timeBoxMs;
+  try {
+    const worker = async () => {
+      while (next < MESSAGES && performance.now() < deadline) {
+        const index = next++;
+        const thread = index % THREADS;
+        latencies.push(await stack.adapter.ask(`soak-${thread}`, message200("question", index)));
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    await stack.engine.idle();
+    await memory.memory().idle();
+    sample();
+  } finally {
+    clearInterval(sampler);
+    clearInterval(sweeper);
+    await sweeping;
+  }
+  const storeBytes =
+    fileBytes(join(dir.path, "switchboard.db")) +
+    fileBytes(join(dir.path, "switchboard.db-wal")) +
+    fileBytes(join(dir.path, "switchboard.db-shm"));
+  const unanswered = stack.adapter.unanswered;
+  await stack.close();
+  dir.remove();
+
+  const done = latencies.length;
+  const tenth = Math.max(1, Math.floor(done / 10));
+  const firstP99 = percentile(latencies.slice(0, tenth), 99);
+  const lastP99 = percentile(latencies.slice(done - tenth), 99);
+  const ratio = round(lastP99 / firstP99, 2);
+  const steady = samples.filter((one) => one.atMs >= samples.at(-1)!.atMs / 5);
+  const rssSlope = round(slope(steady.map((one) => ({ x: one.atMs / 3_600_000, y: one.rssMb }))), 1);
+  const heapSlope = round(slope(steady.map((one) => ({ x: one.atMs / 3_600_000, y: one.heapMb }))), 1);
+  const meanRss = steady.reduce((sum, one) => sum + one.rssMb, 0) / Math.max(1, steady.length);
+  const seconds = (performance.now() - started) / 1000;
+  const boxed = done < MESSAGES ? `time-boxed: ${done} of ${MESSAGES} messages` : `${done} messages`;
+  const tenths = [0, 0.25, 0.5, 0.75, 1].map(
+    (at) => samples[Math.min(samples.length - 1, Math.floor(at * (samples.length - 1)))]!,
+  );
+  const trail = tenths
+    .map(
+      (one) =>
+        `${round(one.atMs / 1000, 0)} s: RSS ${round(one.rssMb, 0)} MB, heap ${round(one.heapMb, 0)} MB, ${one.done} done`,
+    )
+    .join("; ");
+  const note = `${boxed} over ${THREADS} threads in ${round(seconds, 0)} s (${round(done / seconds, 1)}/s), ${IN_FLIGHT} in flight, memory on (clock ×${MEMORY_TIME_FACTOR}, idle sweep every 5 s), SQLite; ${unanswered} unanswered, ${sweepErrors} failed sweeps. Over time: ${trail}`;
+  // Flat within noise: the RSS slope after the warm-up, in MB per hour, against a tenth of the mean RSS per hour.
+  const rssLimit = round(meanRss / 10, 0);
+  return [
+    {
+      key: "soakRssSlopeMbPerHour",
+      value: rssSlope,
+      unit: "MB/h",
+      baseline: { label: "mean RSS after warm-up (MB)", value: round(meanRss, 0) },
+      target: {
+        text: `≤ ${rssLimit} MB/h (a tenth of the mean RSS per hour)`,
+        met: atMost(rssSlope, rssLimit),
+      },
+      note: `${note}. Heap slope ${heapSlope} MB/h`,
+    },
+    {
+      key: "soakP99LastVsFirst",
+      value: ratio,
+      unit: "×",
+      baseline: { label: "p99 of the first tenth (ms)", value: round(firstP99, 1) },
+      target: { text: "≤ 1.2", met: atMost(ratio, 1.2) },
+      note: `p99 of the last tenth ${round(lastP99, 1)} ms`,
+    },
+    {
+      key: "soakStoreBytesPerMessage",
+      value: done === 0 ? null : round(storeBytes / done, 0),
+      unit: "B",
+      note: `SQLite file with its WAL after ${done} messages: ${round(storeBytes / 2 ** 20, 1)} MB (checkpoints, memory entries and archive, run-steps log, requests)`,
+    },
+  ];
+}
