@@ -124,6 +124,8 @@ describe("agent identities on Discord (discord.js against a local Discord)", () 
     const general = bot.fake.world.general.id;
     const first = await waitFor("the agent's answer", () => bot.fake.world.webhookMessages()[0]);
     expect(first.channelId).toBe(general);
+    // The answer is indexed once its post returned; no person replies sooner than that.
+    await bot.idle();
     const reply = bot.fake.say({ content: "and the one from May?", replyTo: first.id });
     await waitFor("the answer to the reply", () => bot.fake.world.webhookMessages()[1]);
     await bot.idle();
