@@ -52,6 +52,8 @@ export interface ApprovalTeamOptions {
   readonly store?: Store;
   readonly refunds?: Refunds;
   readonly checkpointer?: BaseCheckpointSaver;
+  /** How the agent shows itself (its `display` in the team config). */
+  readonly display?: { readonly name: string; readonly icon?: string };
 }
 
 /**
@@ -70,6 +72,7 @@ export async function startApprovalTeam<A extends Adapter>(adapter: A, options: 
     catalog: [refundTool(refunds)],
     supervisorTools: ["refund"],
     admins: options.admins ?? [],
+    ...(options.display ? { display: options.display } : {}),
   });
   return {
     ...harness,

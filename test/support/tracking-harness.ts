@@ -11,7 +11,7 @@ import {
 } from "@switchboard/core";
 import type { Adapter } from "@switchboard/core/adapter";
 import { requestsConfigSchema } from "@switchboard/core/config";
-import type { CatalogEntry, ToolSource } from "@switchboard/core/host";
+import { type CatalogEntry, type ToolSource, teamIdentities } from "@switchboard/core/host";
 import { RecordingAdapter } from "@switchboard/core/testing";
 
 export interface TrackingHarnessOptions<A extends Adapter = RecordingAdapter> {
@@ -27,6 +27,8 @@ export interface TrackingHarnessOptions<A extends Adapter = RecordingAdapter> {
   readonly adapter?: A;
   readonly admins?: readonly string[];
   readonly webhookSecret?: string;
+  /** How the supervisor shows itself (its `display`): answers then carry that identity. */
+  readonly display?: { readonly name: string; readonly icon?: string };
 }
 
 /** Engine + tracked team + request tracking, wired the way the CLI wires them. */
@@ -46,7 +48,11 @@ export async function startTrackingHarness<A extends Adapter = RecordingAdapter>
     ...(options.webhookSecret ? { webhookSecret: options.webhookSecret } : {}),
   });
   const config: TeamConfig = {
-    supervisor: { prompt: "You help.", tools: [...options.supervisorTools] },
+    supervisor: {
+      prompt: "You help.",
+      tools: [...options.supervisorTools],
+      ...(options.display ? { display: options.display } : {}),
+    },
     specialists: [],
   };
   const team = new Team({
@@ -71,6 +77,7 @@ export async function startTrackingHarness<A extends Adapter = RecordingAdapter>
     commands: [...team.commands, ...tracking.commands()],
     approvals: tracking.approvals,
     logger,
+    ...(options.display ? { identities: teamIdentities(config) } : {}),
   });
   tracking.bind(engine, { sweep: false });
   await engine.start();

@@ -31,6 +31,12 @@ export {
   type FileToSend,
   type InboundAttachment,
 } from "./conversation/files.ts";
+export {
+  type AgentIdentity,
+  isEmojiIcon,
+  type TeamIdentities,
+  withNamePrefix,
+} from "./conversation/identity.ts";
 export type { Author, InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
 export { cachedPlaceLookup } from "./conversation/place-name-cache.ts";
 export {

@@ -70,6 +70,7 @@ export type { TaskScheduler } from "./tasks/task-driver.ts";
 export type { StepOutcome, TaskObserver } from "./tasks/task-runner.ts";
 export { handoffTarget } from "./team/handoff.ts";
 export { SUPERVISOR } from "./team/team-config.ts";
+export { teamIdentities } from "./team/team-identities.ts";
 export { unknownToolReferences } from "./team/tool-references.ts";
 export type { McpServerState } from "./tools/mcp/mcp-server-link.ts";
 export { describeMcpServer, mcpStatusLines } from "./tools/mcp/mcp-status.ts";

@@ -9,6 +9,7 @@
 export type { AttachmentsConfig } from "./attachments/attachments-config.ts";
 export { type OpenedCheckpointer, openCheckpointer } from "./checkpoints/open-checkpointer.ts";
 export type { Command, CommandContext, CommandResult } from "./commands/command.ts";
+export type { AgentIdentity, TeamIdentities } from "./conversation/identity.ts";
 export type { InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
 export { type ConversationRef, decodeConversationKey, encodeConversationKey } from "./conversation/ref.ts";
 export { type AcceptOutcome, Engine, type EngineHealth, type EngineOptions } from "./engine/engine.ts";

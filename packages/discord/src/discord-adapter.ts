@@ -5,6 +5,7 @@ import {
   type AdapterFiles,
   type AdapterLimits,
   type AdapterStreaming,
+  type AgentIdentity,
   type ApprovalDecider,
   type ApprovalPrompt,
   adapterStreaming,
@@ -21,8 +22,17 @@ import {
   type PostedMessage,
   type Store,
   silentLogger,
+  type TeamIdentities,
+  withNamePrefix,
 } from "@switchboard/core/adapter";
-import { type Client, Events, type Message, type PartialMessage } from "discord.js";
+import {
+  type Client,
+  DiscordAPIError,
+  Events,
+  type Message,
+  type PartialMessage,
+  RESTJSONErrorCodes,
+} from "discord.js";
 import { approvalButtons } from "./approvals/approval-buttons.ts";
 import { answerApprovalPress, withOutcome } from "./approvals/approval-presses.ts";
 import { registerSlashCommands } from "./commands/register-commands.ts";
@@ -45,6 +55,8 @@ import { discordAttachmentDownloads, discordFileOrigins } from "./receive/attach
 import { toInboundMessage } from "./receive/inbound-message.ts";
 import { messageFacts } from "./receive/message-facts.ts";
 import { conversationOf, DM_SPACE, PLATFORM, placeOf } from "./receive/places.ts";
+import { AgentPosts } from "./send/agent-posts.ts";
+import { AgentWebhooks, valuesInMemory } from "./send/agent-webhooks.ts";
 import { ChannelPoster } from "./send/channel-poster.ts";
 import { CommandAnswers } from "./send/command-answers.ts";
 import { discordFiles } from "./send/discord-files.ts";
@@ -90,6 +102,10 @@ export class DiscordAdapter implements Adapter {
   #slashCommands: readonly SlashCommand[] = SLASH_COMMANDS;
   #connection: Connection | undefined;
   #approvals: ApprovalDecider | undefined;
+  readonly #agentPosts: AgentPosts;
+  readonly #agentWebhooks: AgentWebhooks;
+  /** Some agent has a `display`: its messages go through the channel's webhook under its name. */
+  #identities = false;
 
   constructor(config: DiscordAdapterConfig, deps: DiscordAdapterDeps = {}) {
     this.#config = config;
@@ -104,6 +120,19 @@ export class DiscordAdapter implements Adapter {
       origins: discordFileOrigins(config.apiUrl),
     });
     this.files = discordFiles(() => this.#connected().poster);
+    const kept = kv ?? valuesInMemory();
+    this.#agentWebhooks = new AgentWebhooks({
+      client: () => this.#connected().client,
+      kept,
+      logger: this.#logger,
+      apiUrl: config.apiUrl,
+    });
+    this.#agentPosts = new AgentPosts(this.#agentWebhooks, kept);
+  }
+
+  /** Agents with a `display` post through a channel webhook under their name and avatar. */
+  useIdentities(identities: TeamIdentities): void {
+    this.#identities = Object.keys(identities.agents).length > 0;
   }
 
   /** Every chat command the engine knows becomes a slash command (registered at start). */
@@ -186,6 +215,7 @@ export class DiscordAdapter implements Adapter {
 
   async stop(): Promise<void> {
     this.#typing.stopAll();
+    await this.#agentWebhooks.close();
     const connection = this.#connection;
     this.#connection = undefined;
     // Closing is not a reconnect or an error worth logging.
@@ -195,21 +225,38 @@ export class DiscordAdapter implements Adapter {
 
   async post(message: OutboundMessage): Promise<PostedMessage> {
     const place = placeOf(message.conversation);
-    const formatted = degradeTables(message.text);
+    const { replyTo, identity } = message;
+    const command = isInteractionMessageId(replyTo);
+    // An agent speaks through the channel's webhook; where there is none, its name goes in front.
+    const route =
+      identity && !command
+        ? await this.#agentPosts.route(await this.#connected().poster.placeFor(place, true), identity)
+        : undefined;
+    const formatted = degradeTables(
+      identity && !route ? withNamePrefix(message.text, identity.name) : message.text,
+    );
     // Rewriting tables can lengthen a chunk past Discord's limit; split again rather than fail.
     const parts =
       formatted.length <= DISCORD_MESSAGE_LIMIT
         ? [formatted]
         : chunkMarkdown(formatted, DISCORD_MESSAGE_LIMIT);
-    const { replyTo } = message;
     const ids: string[] = [];
     for (const [index, part] of parts.entries()) {
-      const nonce =
-        message.idempotencyKey === undefined ? undefined : discordNonce(`${message.idempotencyKey}:${index}`);
+      const key = message.idempotencyKey === undefined ? undefined : `${message.idempotencyKey}:${index}`;
       const buttons = buttonsOn(message.approval, index === parts.length - 1);
       // A slash command's answer never goes into the channel: it may be private.
-      if (isInteractionMessageId(replyTo)) ids.push(await this.#answers.post(replyTo, part, buttons));
-      else ids.push(await this.#connected().poster.send(place, part, replyTo, nonce, buttons));
+      if (command) ids.push(await this.#answers.post(replyTo, part, buttons));
+      else if (route) ids.push(await this.#agentPosts.post(route, part, key, buttons));
+      else
+        ids.push(
+          await this.#connected().poster.send(
+            place,
+            part,
+            replyTo,
+            key === undefined ? undefined : discordNonce(key),
+            buttons,
+          ),
+        );
     }
     const [first] = ids;
     if (first === undefined) throw new Error("nothing to post: the message text is empty");
@@ -218,27 +265,65 @@ export class DiscordAdapter implements Adapter {
 
   /** A streamed answer grows: the message's content is replaced (tables rewritten as when posting). */
   async edit(posted: PostedMessage, text: string, approval?: ApprovalPrompt): Promise<void> {
+    const { identity } = posted;
     const [first, ...rest] = chunkMarkdown(degradeTables(text), DISCORD_MESSAGE_LIMIT);
     if (first === undefined) return;
     const buttons = buttonsOn(approval, rest.length === 0);
-    const command = await this.#answers.commandOf(posted.id);
-    if (command !== undefined) await this.#answers.edit(command, posted.id, first, buttons);
-    else await this.#connected().poster.edit(placeOf(posted.conversation), posted.id, first, buttons);
+    const named = identity ? degradeTables(withNamePrefix(first, identity.name)) : first;
+    await this.#replace(posted, first, named, buttons);
     // Only a rewritten table can outgrow the limit; what does not fit follows, never cut off.
     for (const [index, part] of rest.entries())
       await this.post({
         conversation: posted.conversation,
         text: part,
+        ...(identity ? { identity } : {}),
         ...(approval && index === rest.length - 1 ? { approval } : {}),
       });
   }
 
   /** A prompt decided off its buttons (typed, console): the buttons go, the outcome shows. */
   async showDecision(prompt: PostedMessage, text: string, decision: { approved: boolean; by: string }) {
-    const content = withOutcome(degradeTables(text), decisionLine(decision));
-    const command = await this.#answers.commandOf(prompt.id);
-    if (command !== undefined) await this.#answers.edit(command, prompt.id, content, []);
-    else await this.#connected().poster.edit(placeOf(prompt.conversation), prompt.id, content, []);
+    const line = decisionLine(decision);
+    const { identity } = prompt;
+    const content = withOutcome(degradeTables(text), line);
+    const named = identity ? withOutcome(degradeTables(withNamePrefix(text, identity.name)), line) : content;
+    await this.#replace(prompt, content, named, []);
+  }
+
+  /**
+   * Replaces a message's content: through the interaction for a command's answer, through the
+   * webhook for an agent's webhook message (`content`), as the bot otherwise (`named`: with the
+   * agent's name in front, as it was posted).
+   */
+  async #replace(
+    posted: PostedMessage,
+    content: string,
+    named: string,
+    buttons: ReturnType<typeof buttonsOn>,
+  ): Promise<void> {
+    const command = await this.#answers.commandOf(posted.id);
+    if (command !== undefined) {
+      await this.#answers.edit(command, posted.id, named, buttons);
+      return;
+    }
+    const place = placeOf(posted.conversation);
+    const { poster } = this.#connected();
+    const webhookRoute = async (identity: AgentIdentity | undefined) =>
+      this.#agentPosts.route(await poster.placeFor(place, false), identity);
+    if (posted.identity) {
+      const route = await webhookRoute(posted.identity);
+      if (route && (await this.#agentPosts.edit(route, posted.id, content, named, buttons))) return;
+    }
+    try {
+      await poster.edit(place, posted.id, named, buttons);
+    } catch (error) {
+      // A webhook message whose writer has no display now (a handoff mid-answer): still the webhook's to edit.
+      const anotherAuthor =
+        error instanceof DiscordAPIError &&
+        error.code === RESTJSONErrorCodes.CannotEditMessageAuthoredByAnotherUser;
+      const route = anotherAuthor && this.#identities ? await webhookRoute(undefined) : undefined;
+      if (!route || !(await this.#agentPosts.edit(route, posted.id, content, content, buttons))) throw error;
+    }
   }
 
   /**

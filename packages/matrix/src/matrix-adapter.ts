@@ -5,6 +5,7 @@ import {
   type AdapterFiles,
   type AdapterLimits,
   type AdapterStreaming,
+  type AgentIdentity,
   type ApprovalDecider,
   type ApprovalPrompt,
   adapterStreaming,
@@ -20,6 +21,8 @@ import {
   type SendOnlyCheck,
   type Store,
   silentLogger,
+  type TeamIdentities,
+  withNamePrefix,
 } from "@switchboard/core/adapter";
 import { REACTION_HINT, ReactionApprovals } from "./approvals/approval-reactions.ts";
 import { type MatrixAdapterConfig, matrixAdapterConfigSchema, type ResolvedMatrixConfig } from "./config.ts";
@@ -97,6 +100,7 @@ export class MatrixAdapter implements Adapter {
   /** Set while this process syncs with encryption active: the one device encrypts here. */
   #encrypt: EncryptContent | undefined;
   #approvals: ApprovalDecider | undefined;
+  #identities: TeamIdentities | undefined;
 
   constructor(config: MatrixAdapterConfig, deps: MatrixAdapterDeps = {}) {
     this.#config = matrixAdapterConfigSchema.parse(config);
@@ -105,6 +109,29 @@ export class MatrixAdapter implements Adapter {
     this.#encryptThroughLeader = deps.encryptThroughLeader;
     this.limits = { maxMessageLength: this.#config.maxMessageLength };
     this.streaming = adapterStreaming(this.#config);
+  }
+
+  /**
+   * Agents' names: in front of each message (body and formatted body); a team of one agent instead
+   * shows it as the bot's display name in each room it speaks in.
+   */
+  useIdentities(identities: TeamIdentities): void {
+    this.#identities = identities;
+  }
+
+  /** The text as it shows `identity`: its name in front, unless the room shows it as the sender's name. */
+  async #named(
+    connection: MatrixSending,
+    conversation: ConversationRef,
+    text: string,
+    identity: AgentIdentity | undefined,
+  ): Promise<string> {
+    if (!identity) return text;
+    if (this.#identities?.singleAgent) {
+      const { roomId } = placeOf(conversation);
+      if (await connection.displayNames.ensure(roomId, identity.name)) return text;
+    }
+    return withNamePrefix(text, identity.name);
   }
 
   /** ✅ / ❌ reactions on prompts; they are decided by core. */
@@ -260,12 +287,13 @@ export class MatrixAdapter implements Adapter {
     const connection = this.#connection;
     if (!connection) throw new MatrixNotStartedError("post a message");
     const { approval } = message;
+    const text = await this.#named(connection, message.conversation, message.text, message.identity);
     const posted = approval
       ? await connection.poster.post(
-          { ...message, text: `${message.text}\n\n${REACTION_HINT}` },
+          { ...message, text: `${text}\n\n${REACTION_HINT}` },
           ReactionApprovals.fieldsFor(approval, message.conversation, message.text),
         )
-      : await connection.poster.post(message);
+      : await connection.poster.post({ ...message, text });
     if (approval) await connection.approvals.prompted(posted, approval, message.text, message.idempotencyKey);
     if (message.replyTo !== undefined)
       await connection.receipts?.markRead(placeOf(message.conversation).roomId, message.replyTo);
@@ -298,10 +326,11 @@ export class MatrixAdapter implements Adapter {
   async edit(posted: PostedMessage, text: string, approval?: ApprovalPrompt): Promise<void> {
     if (!this.#connection) throw new MatrixNotStartedError("edit a message");
     const { poster, approvals } = this.#connection;
-    if (!approval) return poster.edit(posted, text);
+    const named = await this.#named(this.#connection, posted.conversation, text, posted.identity);
+    if (!approval) return poster.edit(posted, named);
     await poster.edit(
       posted,
-      `${text}\n\n${REACTION_HINT}`,
+      `${named}\n\n${REACTION_HINT}`,
       ReactionApprovals.fieldsFor(approval, posted.conversation, text),
     );
     await approvals.prompted(posted, approval, text);
@@ -310,7 +339,8 @@ export class MatrixAdapter implements Adapter {
   /** A prompt decided off its reactions (typed, console): edited to say the outcome. */
   async showDecision(prompt: PostedMessage, text: string, decision: { approved: boolean; by: string }) {
     if (!this.#connection) throw new MatrixNotStartedError("edit a message");
-    await this.#connection.poster.edit(prompt, `${text}\n\n${decisionLine(decision)}`);
+    const named = await this.#named(this.#connection, prompt.conversation, text, prompt.identity);
+    await this.#connection.poster.edit(prompt, `${named}\n\n${decisionLine(decision)}`);
   }
 
   async setTyping(conversation: ConversationRef, active: boolean): Promise<void> {

@@ -11,6 +11,7 @@ import { describeRequestFailure } from "./sdk/request-failure.ts";
 import { EventSender } from "./send/event-sender.ts";
 import { type EncryptContent, MessagePoster } from "./send/message-poster.ts";
 import { ReadReceipts } from "./send/read-receipts.ts";
+import { RoomDisplayNames } from "./send/room-display-names.ts";
 import { TypingIndicator } from "./send/typing.ts";
 
 /**
@@ -28,6 +29,8 @@ export interface MatrixSending {
   roomName(roomId: string): Promise<string | undefined>;
   /** Files from and to the homeserver's media repository. */
   readonly media: MatrixMedia;
+  /** The bot's per-room display name (a team of one agent speaks under that agent's name). */
+  readonly displayNames: RoomDisplayNames;
 }
 
 type SendingClient = Pick<
@@ -114,7 +117,19 @@ export function buildSending(config: SendingConfig, parts: SendingParts): Matrix
     logger,
   );
   const media = new MatrixMedia(client, rooms, poster);
-  return { poster, approvals, typing, receipts, roomName, media };
+  const memberPath = (roomId: string) =>
+    `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/state/m.room.member/${encodeURIComponent(userId)}`;
+  const displayNames = new RoomDisplayNames(
+    {
+      read: async (roomId) => (await client.doRequest("GET", memberPath(roomId))) as Record<string, unknown>,
+      write: async (roomId, content) => {
+        await client.doRequest("PUT", memberPath(roomId), null, content);
+      },
+    },
+    kv,
+    logger,
+  );
+  return { poster, approvals, typing, receipts, roomName, media, displayNames };
 }
 
 /** On shutdown: no room is left showing the bot typing. */

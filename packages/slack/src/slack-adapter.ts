@@ -18,6 +18,7 @@ import {
   type PostedMessage,
   type Store,
   silentLogger,
+  type TeamIdentities,
 } from "@switchboard/core/adapter";
 import { registerApprovalActions } from "./approvals/approval-actions.ts";
 import {
@@ -31,12 +32,13 @@ import {
 import { type BoltConnection, createBoltConnection } from "./connect/bolt-connection.ts";
 import { boltLoggerFrom } from "./connect/bolt-logger.ts";
 import type { ScopeNeeds } from "./connect/scopes.ts";
-import { verifyAppToken, verifyBotToken } from "./connect/verify-credentials.ts";
+import { type BotIdentity, verifyAppToken, verifyBotToken } from "./connect/verify-credentials.ts";
 import { directConversation, messageId, postTargetOf, SLACK_PLATFORM } from "./conversations.ts";
 import { slackChannelNames } from "./places/channel-names.ts";
 import { slackUserTimeZone } from "./places/user-time-zones.ts";
 import { registerListeners } from "./receive/bolt-listeners.ts";
 import { MessageReceiver } from "./receive/message-receiver.ts";
+import { CUSTOMIZE_SCOPE } from "./send/agent-face.ts";
 import { SlackAnswerStream } from "./send/answer-stream.ts";
 import { ResponseUrls } from "./send/response-urls.ts";
 import { FILES_READ_HINT, slackAttachments, slackFileOrigins, slackFiles } from "./send/slack-files.ts";
@@ -86,6 +88,13 @@ export class SlackAdapter implements Adapter {
   #approvals: ApprovalDecider | undefined;
   readonly #channelNames: (channel: string) => Promise<string | undefined>;
   readonly #userTimeZone: (userId: string) => Promise<string | undefined>;
+  /** Some agent has a `display`: its messages show its name. */
+  #identities = false;
+  /**
+   * The token has chat:write.customize (or Slack did not say which scopes it has): agents' messages
+   * carry their own name and icon; without it, the name goes in front of the text in bold.
+   */
+  #customize = false;
 
   constructor(config: SlackAdapterConfig, deps: SlackAdapterDeps = {}) {
     this.#config = slackAdapterConfigSchema.parse(config);
@@ -102,6 +111,7 @@ export class SlackAdapter implements Adapter {
     this.#poster = new SlackPoster({
       client: this.#client,
       responseUrlOf: (id) => this.#responseUrls.find(id),
+      customize: () => this.#customize,
     });
     this.streaming = adapterStreaming(this.#config, (message) => this.#openStream(message));
     this.attachments = slackAttachments(this.#config.botToken, slackFileOrigins(this.#config.apiUrl));
@@ -144,7 +154,23 @@ export class SlackAdapter implements Adapter {
 
   get #scopeNeeds(): ScopeNeeds {
     const { directMessages, workingIndicator } = this.#config;
-    return { directMessages, reactions: workingIndicator === "auto" || workingIndicator === "reaction" };
+    return {
+      directMessages,
+      reactions: workingIndicator === "auto" || workingIndicator === "reaction",
+      identities: this.#identities,
+    };
+  }
+
+  /** Agents with a `display` post under their own name and icon (with chat:write.customize). */
+  useIdentities(identities: TeamIdentities): void {
+    this.#identities = Object.keys(identities.agents).length > 0;
+  }
+
+  /** Who the bot is, and whether it may post under agents' names. */
+  async #verifyBotToken(): Promise<BotIdentity> {
+    const identity = await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
+    this.#customize = identity.grantedScopes?.includes(CUSTOMIZE_SCOPE) ?? true;
+    return identity;
   }
 
   useCommands(commands: readonly CommandSummary[]): void {
@@ -168,7 +194,7 @@ export class SlackAdapter implements Adapter {
   }
 
   async check(): Promise<AdapterCheck> {
-    const identity = await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
+    const identity = await this.#verifyBotToken();
     if (this.#connection.mode === "socket")
       await verifyAppToken(this.#connection.appToken, this.#config.apiUrl);
     const warnings: string[] = [];
@@ -178,12 +204,16 @@ export class SlackAdapter implements Adapter {
       warnings.push(
         "files the team makes cannot be uploaded: add the files:write scope (OAuth & Permissions → Bot Token Scopes) and reinstall the app",
       );
+    if (identity.missingScopes.includes(CUSTOMIZE_SCOPE))
+      warnings.push(
+        `agents cannot post under their own names and icons: add the ${CUSTOMIZE_SCOPE} scope (OAuth & Permissions → Bot Token Scopes) and reinstall the app; until then each agent's name is written in bold in front of its messages`,
+      );
     return { warnings };
   }
 
   async start(sink: InboundSink): Promise<void> {
     if (this.#bolt) throw new Error("the Slack adapter is already running");
-    const identity = await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
+    const identity = await this.#verifyBotToken();
     const { channels, directMessages, dmConversations, slashCommand } = this.#config;
     const settings = {
       botUserId: identity.userId,
@@ -235,7 +265,7 @@ export class SlackAdapter implements Adapter {
 
   /** Answers go out through the Web API alone; events reach another process. */
   async startSendOnly(): Promise<void> {
-    const identity = await verifyBotToken(this.#client, this.#scopeNeeds, this.#logger);
+    const identity = await this.#verifyBotToken();
     this.#logger.info("Slack send-only (Web API)", { team: identity.teamId, bot: identity.userId });
   }
 
@@ -276,6 +306,7 @@ export class SlackAdapter implements Adapter {
       client: this.#client,
       poster: this.#poster,
       message,
+      customize: this.#customize,
       nativeAllowed: !this.#nativeStreamingRefused,
       onNativeRefused: (slackError) => {
         this.#nativeStreamingRefused = true;

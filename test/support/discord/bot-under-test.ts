@@ -6,7 +6,9 @@ import {
   openStore,
   type Store,
   type Turn,
+  type TurnAnswer,
 } from "@switchboard/core";
+import type { TeamIdentities } from "@switchboard/core/adapter";
 import { scriptedResponder, waitFor } from "../../../packages/core/src/testing/index.ts";
 import type { DiscordAdapterConfigInput } from "../../../packages/discord/src/config.ts";
 import { createDiscordAdapter, type DiscordAdapter } from "../../../packages/discord/src/index.ts";
@@ -15,7 +17,13 @@ import type { MessageRecord } from "./records.ts";
 
 type PostedRecord = MessageRecord & { pings: string[] };
 
-export type Answer = (turn: Turn) => string | Promise<string>;
+export type Answer = (turn: Turn) => string | TurnAnswer | Promise<string | TurnAnswer>;
+
+/** Beyond the adapter's settings: the team's identities, and a store the adapter keeps its records in. */
+export interface BotExtras {
+  readonly identities?: TeamIdentities;
+  readonly store?: Store;
+}
 type AdapterOptions = Omit<DiscordAdapterConfigInput, "token" | "apiUrl">;
 
 /**
@@ -32,24 +40,41 @@ export class BotUnderTest {
   readonly #store: Store;
   readonly turns: Turn[];
 
-  private constructor(fake: FakeDiscord, adapter: DiscordAdapter, store: Store, logger: Logger | undefined) {
+  private constructor(
+    fake: FakeDiscord,
+    adapter: DiscordAdapter,
+    store: Store,
+    logger: Logger | undefined,
+    identities: TeamIdentities | undefined,
+  ) {
     this.fake = fake;
     this.adapter = adapter;
     this.#store = store;
     const responder = scriptedResponder((turn) => this.answer(turn));
     this.turns = responder.turns;
-    this.#engine = new Engine({ store, adapters: [adapter], responder, ...(logger ? { logger } : {}) });
+    this.#engine = new Engine({
+      store,
+      adapters: [adapter],
+      responder,
+      ...(logger ? { logger } : {}),
+      ...(identities ? { identities } : {}),
+    });
   }
 
   /** `config` may depend on the stand-in's ids (channels for allowlists). */
-  static async start(config: AdapterOptions | ((fake: FakeDiscord) => AdapterOptions) = {}, logger?: Logger) {
+  static async start(
+    config: AdapterOptions | ((fake: FakeDiscord) => AdapterOptions) = {},
+    logger?: Logger,
+    extras: BotExtras = {},
+  ) {
     const fake = await FakeDiscord.start();
     const options = typeof config === "function" ? config(fake) : config;
+    const store = extras.store ?? (await openStore("memory://"));
     const adapter = await createDiscordAdapter(
       { token: fake.token, apiUrl: fake.apiUrl, commandGuildIds: [fake.world.guildId], ...options },
-      logger ? { logger } : {},
+      { ...(logger ? { logger } : {}), ...(extras.store ? { store } : {}) },
     );
-    const bot = new BotUnderTest(fake, adapter, await openStore("memory://"), logger);
+    const bot = new BotUnderTest(fake, adapter, store, logger, extras.identities);
     await adapter.start(async (message) => {
       bot.outcomes.push({ message, outcome: await bot.#engine.accept(message) });
     });

@@ -1,5 +1,11 @@
 import type { DiscordCdn } from "./cdn.ts";
-import { ChannelKind, type ChannelRecord, type MessageRecord, type UserRecord } from "./records.ts";
+import {
+  ChannelKind,
+  type ChannelRecord,
+  type MessageRecord,
+  type UserRecord,
+  type WebhookRecord,
+} from "./records.ts";
 
 /** Lookups the payload builders need from the world. */
 export interface PayloadSource {
@@ -23,6 +29,36 @@ export function userPayload(user: UserRecord) {
     discriminator: "0",
     avatar: null,
     ...(user.bot ? { bot: true } : {}),
+    public_flags: 0,
+    flags: 0,
+  };
+}
+
+/** A channel webhook as GET /channels/{id}/webhooks and POST …/webhooks answer (with its token). */
+export function webhookPayload(source: PayloadSource, webhook: WebhookRecord) {
+  return {
+    id: webhook.id,
+    type: 1,
+    guild_id: webhook.guildId,
+    channel_id: webhook.channelId,
+    name: webhook.name,
+    avatar: null,
+    token: webhook.token,
+    application_id: webhook.applicationId,
+    user: userPayload(source.user(webhook.creatorId)),
+  };
+}
+
+/** The author of a webhook's message: the webhook's id, with the name (and avatar) the message was sent with. */
+function webhookAuthorPayload(webhook: NonNullable<MessageRecord["webhook"]>) {
+  return {
+    id: webhook.id,
+    username: webhook.username,
+    // Discord keeps a hash of the fetched image; the stand-in keeps the URL it was given.
+    avatar: webhook.avatarUrl ?? null,
+    discriminator: "0000",
+    global_name: null,
+    bot: true,
     public_flags: 0,
     flags: 0,
   };
@@ -94,7 +130,6 @@ export function messagePayload(
   message: MessageRecord,
   options: { gateway?: boolean } = {},
 ): Record<string, unknown> {
-  const author = source.user(message.authorId);
   const channel = source.channel(message.channelId);
   const referenced = message.referenceId ? source.message(message.referenceId) : undefined;
   const thread = message.threadId ? source.channel(message.threadId) : undefined;
@@ -102,10 +137,23 @@ export function messagePayload(
     id: message.id,
     channel_id: message.channelId,
     ...(message.guildId ? { guild_id: message.guildId } : {}),
-    author: userPayload(author),
-    ...(message.guildId && options.gateway
-      ? { member: { ...memberPayload(source, author, message.createdAt), user: undefined } }
-      : {}),
+    ...(message.webhook
+      ? {
+          author: webhookAuthorPayload(message.webhook),
+          webhook_id: message.webhook.id,
+          application_id: source.applicationId,
+        }
+      : {
+          author: userPayload(source.user(message.authorId)),
+          ...(message.guildId && options.gateway
+            ? {
+                member: {
+                  ...memberPayload(source, source.user(message.authorId), message.createdAt),
+                  user: undefined,
+                },
+              }
+            : {}),
+        }),
     content: message.content,
     timestamp: iso(message.createdAt),
     edited_timestamp: message.editedAt === undefined ? null : iso(message.editedAt),

@@ -50,6 +50,20 @@ export interface MessageRecord {
   readonly attachments?: readonly FileRecord[];
   /** Bot messages: every JSON body the bot sent to create or edit it, in order. */
   readonly bodies: Record<string, unknown>[];
+  /** Messages a webhook posted: the webhook, and the name and avatar the message shows. */
+  readonly webhook?: { readonly id: string; readonly username: string; readonly avatarUrl?: string };
+}
+
+/** A channel webhook (Incoming), as the bot created it. */
+export interface WebhookRecord {
+  readonly id: string;
+  readonly token: string;
+  readonly channelId: string;
+  readonly guildId: string;
+  /** The application that made it (webhooks a bot creates are application-owned). */
+  readonly applicationId: string;
+  readonly name: string;
+  readonly creatorId: string;
 }
 
 export interface InteractionRecord {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DiscordApiError, unknownGuild } from "./api-error.ts";
 import { type InteractionDesk, registerCommands } from "./interactions.ts";
-import { channelPayload, guildRestPayload, messagePayload, userPayload } from "./payloads.ts";
+import { channelPayload, guildRestPayload, messagePayload, userPayload, webhookPayload } from "./payloads.ts";
 import { type DiscordWorld, GATEWAY_MESSAGE_CONTENT_LIMITED } from "./world.ts";
 
 export interface RecordedRequest {
@@ -63,6 +63,18 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
       return guildRestPayload(world.guildCreate());
     }),
     route("GET", "/channels/:channel", true, ([id = ""]) => channelPayload(world, world.requireChannel(id))),
+    route("GET", "/channels/:channel/messages", true, ([id = ""], _body, query) => {
+      const channel = world.requireChannel(id);
+      const after = BigInt(query.get("after") ?? "0");
+      const limit = Math.min(Number(query.get("limit") ?? 50), 100);
+      // Discord answers the newest first; `after` pages forward from a snowflake.
+      return [...world.messages.values()]
+        .filter((message) => message.channelId === channel.id && BigInt(message.id) > after)
+        .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+        .slice(0, limit)
+        .reverse()
+        .map((message) => messagePayload(world, message));
+    }),
     route("GET", "/channels/:channel/messages/:message", true, ([channelId = "", messageId = ""]) => {
       const message = world.messages.get(messageId);
       if (!message || message.channelId !== world.requireChannel(channelId).id)
@@ -103,15 +115,41 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
     route("GET", "/webhooks/:application/:token/messages/@original", false, ([app = "", token = ""]) =>
       desk.originalOf(app, token),
     ),
+    route("GET", "/channels/:channel/webhooks", true, ([id = ""]) =>
+      world.channelWebhooks(id).map((webhook) => webhookPayload(world, webhook)),
+    ),
+    route("POST", "/channels/:channel/webhooks", true, ([id = ""], body) =>
+      webhookPayload(world, world.createWebhook(id, body)),
+    ),
+    route("GET", "/webhooks/:webhook/:token", false, ([id = "", token = ""]) => {
+      const { token: _token, ...payload } = webhookPayload(world, world.webhookByToken(id, token));
+      // Fetched by its token, a webhook comes back without its user.
+      const { user: _user, ...rest } = payload;
+      return { ...rest, token };
+    }),
+    // Interaction responses and channel webhooks share these paths: an interaction's "webhook" id
+    // is the application's, a channel webhook's is its own.
     route(
       "PATCH",
       "/webhooks/:application/:token/messages/:message",
       false,
-      ([app = "", token = "", message = ""], body) => desk.editMessage(app, token, message, body),
+      ([app = "", token = "", message = ""], body, query) =>
+        world.webhooks.has(app)
+          ? messagePayload(
+              world,
+              world.editWebhookMessage(world.webhookByToken(app, token), message, body, query),
+            )
+          : desk.editMessage(app, token, message, body),
     ),
-    route("POST", "/webhooks/:application/:token", false, ([app = "", token = ""], body) =>
-      desk.followUp(app, token, body),
-    ),
+    route("POST", "/webhooks/:application/:token", false, ([app = "", token = ""], body, query) => {
+      if (!world.webhooks.has(app)) return desk.followUp(app, token, body);
+      const posted = world.executeWebhook(world.webhookByToken(app, token), body, query);
+      if (world.failNextWebhookAnswer) {
+        world.failNextWebhookAnswer = false;
+        throw new DiscordApiError(500, 0, "500: Internal Server Error");
+      }
+      return query.get("wait") === "true" ? messagePayload(world, posted) : undefined;
+    }),
   ];
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -6,6 +6,7 @@ import {
   unauthorized,
   unknownChannel,
   unknownMessage,
+  unknownWebhook,
 } from "./api-error.ts";
 import { DiscordCdn, type FileRecord } from "./cdn.ts";
 import { channelPayload, guildCreatePayload, messagePayload, type PayloadSource } from "./payloads.ts";
@@ -15,6 +16,7 @@ import {
   MessageKind,
   type MessageRecord,
   type UserRecord,
+  type WebhookRecord,
 } from "./records.ts";
 import { nextSnowflake } from "./snowflakes.ts";
 
@@ -63,6 +65,12 @@ export class DiscordWorld implements PayloadSource {
   readonly cdn = new DiscordCdn();
   /** The next post with files is made, and then answered 500 (its answer lost): a client sends it again. */
   failNextFilePost = false;
+  /** The bot's role has Manage Webhooks (on by default, as with the invite link's permissions). */
+  manageWebhooks = true;
+  /** Channel webhooks, by id. */
+  readonly webhooks = new Map<string, WebhookRecord>();
+  /** The next webhook execution is made, and then answered 500 (its answer lost). */
+  failNextWebhookAnswer = false;
   /** Nonces of the bot's posts (`enforce_nonce`): a repeat returns the first message. */
   readonly #nonces = new Map<string, string>();
   /** Discord's per-channel limit on the bot's posts and edits: about 5 per 5 s. */
@@ -179,6 +187,107 @@ export class DiscordWorld implements PayloadSource {
     message.bodies.push(body);
     this.dispatch("MESSAGE_UPDATE", messagePayload(this, message, { gateway: true }));
     return message;
+  }
+
+  /** GET /channels/{id}/webhooks: needs Manage Webhooks; text channels only. */
+  channelWebhooks(channelId: string): WebhookRecord[] {
+    const channel = this.#webhookChannel(channelId);
+    return [...this.webhooks.values()].filter((webhook) => webhook.channelId === channel.id);
+  }
+
+  /** POST /channels/{id}/webhooks: needs Manage Webhooks; Discord's name rules; at most 15 per channel. */
+  createWebhook(channelId: string, body: Record<string, unknown>): WebhookRecord {
+    const channel = this.#webhookChannel(channelId);
+    const name = typeof body.name === "string" ? body.name : "";
+    if (name.length < 1 || name.length > 80)
+      throw invalidFormBody("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 80 in length.");
+    if (/clyde|discord/i.test(name))
+      throw invalidFormBody("name", "WEBHOOK_INVALID_USERNAME", 'Username cannot contain "discord"');
+    if (this.channelWebhooks(channel.id).length >= 15)
+      throw new DiscordApiError(400, 30007, "Maximum number of webhooks reached (15)");
+    const webhook: WebhookRecord = {
+      id: nextSnowflake(),
+      token: `webhook-token-${nextSnowflake()}`,
+      channelId: channel.id,
+      guildId: channel.guildId ?? "",
+      applicationId: this.applicationId,
+      name,
+      creatorId: this.bot.id,
+    };
+    this.webhooks.set(webhook.id, webhook);
+    return webhook;
+  }
+
+  /** A webhook addressed by id and token (no bot token): Unknown Webhook, or Invalid Webhook Token. */
+  webhookByToken(id: string, token: string): WebhookRecord {
+    const webhook = this.webhooks.get(id);
+    if (!webhook) throw unknownWebhook();
+    if (webhook.token !== token) throw new DiscordApiError(401, 50027, "Invalid Webhook Token");
+    return webhook;
+  }
+
+  /**
+   * POST /webhooks/{id}/{token}: a message in the webhook's channel, or in one of its threads
+   * (`thread_id`), under `username` and `avatar_url` (else the webhook's own). Webhook messages
+   * are never replies. Without `wait=true` Discord answers 204 and no message.
+   */
+  executeWebhook(webhook: WebhookRecord, body: Record<string, unknown>, query: URLSearchParams) {
+    const threadId = query.get("thread_id");
+    const channelId = threadId ?? webhook.channelId;
+    const channel = this.channels.get(channelId);
+    if (!channel || (threadId !== null && channel.parentId !== webhook.channelId)) throw unknownChannel();
+    const username = typeof body.username === "string" ? body.username : webhook.name;
+    if (username.length < 1 || username.length > 80 || /clyde|discord/i.test(username))
+      throw invalidFormBody("username", "USERNAME_INVALID", "Invalid username");
+    this.#withinRate(channel.id);
+    const content = this.#validContent(body);
+    const avatarUrl = typeof body.avatar_url === "string" ? body.avatar_url : undefined;
+    const message = this.#addMessage({
+      channelId: channel.id,
+      authorId: webhook.id,
+      content,
+      type: MessageKind.Default,
+      bodies: [body],
+      webhook: { id: webhook.id, username, ...(avatarUrl ? { avatarUrl } : {}) },
+      pings: pingsOf(content, body.allowed_mentions),
+    });
+    this.dispatch("MESSAGE_CREATE", messagePayload(this, message, { gateway: true }));
+    return message;
+  }
+
+  /**
+   * PATCH /webhooks/{id}/{token}/messages/{message}: only the webhook's own messages; one in a
+   * thread only with that `thread_id` (else Unknown Message). The name it shows stays.
+   */
+  editWebhookMessage(
+    webhook: WebhookRecord,
+    messageId: string,
+    body: Record<string, unknown>,
+    query: URLSearchParams,
+  ): MessageRecord {
+    const message = this.messages.get(messageId);
+    const channelId = query.get("thread_id") ?? webhook.channelId;
+    if (!message || message.webhook?.id !== webhook.id || message.channelId !== channelId)
+      throw unknownMessage();
+    this.#withinRate(message.channelId);
+    if (body.content !== undefined) message.content = this.#validContent(body);
+    message.editedAt = Date.now();
+    message.bodies.push(body);
+    this.dispatch("MESSAGE_UPDATE", messagePayload(this, message, { gateway: true }));
+    return message;
+  }
+
+  /** Messages webhooks posted (agents' messages), oldest first. */
+  webhookMessages(): MessageRecord[] {
+    return [...this.messages.values()].filter((message) => message.webhook !== undefined);
+  }
+
+  #webhookChannel(channelId: string): ChannelRecord {
+    const channel = this.requireChannel(channelId);
+    if (!this.manageWebhooks) throw new DiscordApiError(403, 50013, "Missing Permissions");
+    if (channel.type !== ChannelKind.GuildText)
+      throw new DiscordApiError(400, 50024, "Cannot execute action on this channel type");
+    return channel;
   }
 
   #withinRate(channelId: string): void {

@@ -1,4 +1,12 @@
-import { type AcceptOutcome, Engine, type InboundMessage, type Store, type Turn } from "@switchboard/core";
+import {
+  type AcceptOutcome,
+  Engine,
+  type InboundMessage,
+  type Store,
+  type Turn,
+  type TurnAnswer,
+} from "@switchboard/core";
+import type { TeamIdentities } from "@switchboard/core/adapter";
 import { createMemoryLogger, scriptedResponder, waitFor } from "@switchboard/core/testing";
 import {
   createMatrixAdapter,
@@ -51,7 +59,9 @@ export interface BotOptions {
   readonly config?: Partial<MatrixAdapterConfig>;
   readonly answer?: Answer;
   /** Answers with the whole turn in hand (to stream through `turn.onEvent`); wins over `answer`. */
-  readonly answerTurn?: (turn: Turn) => Promise<string>;
+  readonly answerTurn?: (turn: Turn) => Promise<string | TurnAnswer>;
+  /** How the team's agents show themselves (their `display`). */
+  readonly identities?: TeamIdentities;
   /** Runs before each message reaches the engine; throwing simulates a crash while handling it. */
   readonly beforeAccept?: (message: InboundMessage) => void;
 }
@@ -75,7 +85,13 @@ export async function startBot(
     },
     { store, logger },
   );
-  const engine = new Engine({ store, adapters: [adapter], responder, logger });
+  const engine = new Engine({
+    store,
+    adapters: [adapter],
+    responder,
+    logger,
+    ...(options.identities ? { identities: options.identities } : {}),
+  });
   const outcomes: RunningBot["outcomes"] = [];
   await adapter.start(async (message) => {
     options.beforeAccept?.(message);

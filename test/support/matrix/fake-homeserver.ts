@@ -355,6 +355,9 @@ export class FakeHomeserver {
       case `PUT rooms/:id/send/${rest[3]}/${rest[4]}`:
         return this.#send(request, user, roomId, rest[3] ?? "", rest[4] ?? "", body);
     }
+    if (rest[0] === "rooms" && rest[2] === "state" && rest[3] === "m.room.member" && rest[4]) {
+      return this.#memberState(method, user, roomId, rest[4], body);
+    }
     if (method === "GET" && rest[0] === "rooms" && rest[2] === "state") {
       const room = this.state.room(roomId);
       if (rest[3] === "m.room.encryption" && room.encrypted) return { algorithm: "m.megolm.v1.aes-sha2" };
@@ -391,6 +394,34 @@ export class FakeHomeserver {
       if (!empty || since === null || left <= 0 || this.#closing) return response;
       await this.state.changed(Math.min(left, 200));
     }
+  }
+
+  /**
+   * GET / PUT `m.room.member` state: anyone in the room reads it; a member changes only their own
+   * (a per-room display name), and stays joined.
+   */
+  #memberState(
+    method: string,
+    user: string,
+    roomId: string,
+    stateKey: string,
+    body: Record<string, unknown>,
+  ): unknown {
+    const room = this.state.room(roomId);
+    if (room.members.get(user)?.membership !== "join")
+      throw new HttpError(403, "M_FORBIDDEN", "You are not in this room.");
+    if (method === "GET") {
+      const latest = room.events.findLast(
+        ({ event }) => event.type === "m.room.member" && event.state_key === stateKey,
+      );
+      if (!latest) throw new HttpError(404, "M_NOT_FOUND", "Event not found");
+      return latest.event.content;
+    }
+    if (method !== "PUT") throw new HttpError(405, "M_UNRECOGNIZED", "Unrecognized request");
+    if (stateKey !== user || body.membership !== "join")
+      throw new HttpError(403, "M_FORBIDDEN", "You may only change your own membership details.");
+    const { membership: _membership, ...extra } = body;
+    return { event_id: this.state.setMembership(roomId, user, "join", user, extra).event.event_id };
   }
 
   #join(user: string, roomId: string): unknown {

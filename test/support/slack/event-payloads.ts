@@ -175,6 +175,9 @@ export function blockActionsPayload(input: {
       ts: message.ts,
       ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
       blocks: message.blocks,
+      // A message posted under a custom name (chat:write.customize) says so.
+      ...(message.username ? { username: message.username } : {}),
+      ...(message.icons ? { icons: message.icons } : {}),
     },
     state: { values: {} },
     response_url: input.responseUrl,

@@ -1,5 +1,6 @@
 import { WebClient } from "@slack/web-api";
 import { type Command, Engine, type Logger, openStore, type Responder, type Store } from "@switchboard/core";
+import type { TeamIdentities } from "@switchboard/core/adapter";
 import { scriptedResponder } from "@switchboard/core/testing";
 import { createSlackAdapter, type SlackAdapter, type SlackAdapterConfig } from "@switchboard/slack";
 import { FakeSlack, type FakeSlackOptions } from "./fake-slack.ts";
@@ -11,6 +12,8 @@ export interface SlackBotOptions extends Partial<FakeSlackOptions> {
   readonly config?: Partial<SlackAdapterConfig>;
   /** Where the adapter logs (silent by default). */
   readonly logger?: Logger;
+  /** How the team's agents show themselves (their `display`). */
+  readonly identities?: TeamIdentities;
 }
 
 /** A running bot: the real adapter and engine (in-memory store) against a fake Slack workspace. */
@@ -34,7 +37,13 @@ export async function startSlackBot(options: SlackBotOptions = {}): Promise<Slac
   if (slack.transport === "http") slack.connectHttp(() => adapter.port);
   const store = await openStore("memory://");
   const responder = options.responder ?? scriptedResponder((turn) => `echo: ${turn.text}`);
-  const engine = new Engine({ store, adapters: [adapter], responder, commands: options.commands ?? [] });
+  const engine = new Engine({
+    store,
+    adapters: [adapter],
+    responder,
+    commands: options.commands ?? [],
+    ...(options.identities ? { identities: options.identities } : {}),
+  });
   await engine.start();
   return {
     slack,

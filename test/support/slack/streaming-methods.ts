@@ -1,5 +1,11 @@
 import { RateWindow } from "../rate-window.ts";
-import { BOT_ID, BOT_USER_ID, type StoredMessage, type WorkspaceState } from "./workspace-state.ts";
+import {
+  authorshipOf,
+  BOT_ID,
+  BOT_USER_ID,
+  type StoredMessage,
+  type WorkspaceState,
+} from "./workspace-state.ts";
 
 type Args = Record<string, unknown>;
 type Reply = Record<string, unknown> & { ok: boolean };
@@ -20,6 +26,8 @@ export interface StreamingMethodsOptions {
   readonly state: WorkspaceState;
   /** Whether the app may use chat.startStream (Slack offers it to AI apps); refused with `not_allowed` otherwise. */
   readonly streamingAllowed: () => boolean;
+  /** The app's scopes (chat:write.customize decides whether a stream keeps `username` and icons). */
+  readonly scopes: () => readonly string[];
   readonly onBotMessage?: (message: StoredMessage) => void;
 }
 
@@ -66,6 +74,7 @@ export function streamingMethods(options: StreamingMethodsOptions) {
       if (info.type !== "im" && (!text(args.recipient_user_id) || !text(args.recipient_team_id)))
         return fail("invalid_arguments");
       const stored = state.add({
+        ...authorshipOf(args, options.scopes()),
         channel,
         text: markdownOf(args),
         user: BOT_USER_ID,

@@ -5,6 +5,7 @@ import { MESSAGE_METHODS, streamingMethods } from "./streaming-methods.ts";
 import {
   ALICE,
   ALL_SCOPES,
+  authorshipOf,
   BOT_ID,
   BOT_NAME,
   BOT_USER_ID,
@@ -80,6 +81,7 @@ export class WebApiStandIn {
     });
     this.streams = streamingMethods({
       state: options.state,
+      scopes: () => options.scopes ?? ALL_SCOPES,
       streamingAllowed: () => options.streaming !== false,
       ...(options.onBotMessage ? { onBotMessage: options.onBotMessage } : {}),
     });
@@ -247,6 +249,7 @@ export class WebApiStandIn {
         if (blocks === "invalid") return fail("invalid_blocks");
         const stored = state.add({
           ...(blocks ? { blocks } : {}),
+          ...authorshipOf(args, this.#options.scopes ?? ALL_SCOPES),
           channel,
           text: body,
           user: BOT_USER_ID,
@@ -327,6 +330,12 @@ export class WebApiStandIn {
         if (blocks) message.blocks = blocks;
         else delete message.blocks;
         message.text = text(args.text) ?? "";
+        // An update carries its own authorship: left out, the message shows the app's name again.
+        const { username, icons } = authorshipOf(args, this.#options.scopes ?? ALL_SCOPES);
+        if (username) message.username = username;
+        else delete message.username;
+        if (icons) message.icons = icons;
+        else delete message.icons;
         message.edited = { user: BOT_USER_ID, ts: state.nextTs() };
         return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
       }),

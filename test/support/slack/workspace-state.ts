@@ -15,6 +15,26 @@ export const ELSEWHERE = "C0ELSEWHERE";
 /** Alice's direct message with the bot. */
 export const ALICE_DM = "D0ALICE";
 
+/** Lets an app post under a per-message name and icon (`username`, `icon_emoji`, `icon_url`). */
+export const CUSTOMIZE_SCOPE = "chat:write.customize";
+
+/**
+ * The per-message authorship Slack keeps on a message: only for an app with chat:write.customize
+ * (without it Slack ignores the fields); `icon_emoji` wins over `icon_url`. An update that leaves
+ * them out shows the app's own name and icon again.
+ */
+export function authorshipOf(
+  args: Record<string, unknown>,
+  scopes: readonly string[],
+): Pick<StoredMessage, "username" | "icons"> {
+  if (!scopes.includes(CUSTOMIZE_SCOPE)) return {};
+  const username = typeof args.username === "string" && args.username !== "" ? args.username : undefined;
+  const emoji = typeof args.icon_emoji === "string" && args.icon_emoji !== "" ? args.icon_emoji : undefined;
+  const image = typeof args.icon_url === "string" && args.icon_url !== "" ? args.icon_url : undefined;
+  const icons = emoji ? { emoji } : image ? { image_48: image } : undefined;
+  return { ...(username ? { username } : {}), ...(icons ? { icons } : {}) };
+}
+
 export const ALL_SCOPES = [
   "app_mentions:read",
   "chat:write",
@@ -52,6 +72,10 @@ export interface StoredMessage {
   edited?: { user: string; ts: string };
   /** Block Kit layout the bot posted (or updated) the message with. */
   blocks?: Record<string, unknown>[];
+  /** The per-message name the bot posted under (chat:write.customize), as Slack shows it. */
+  username?: string;
+  /** The per-message icon: `{ emoji }` or `{ image_48 }` (chat:write.customize). */
+  icons?: { emoji?: string; image_48?: string };
   /** Reaction name → users who reacted. */
   readonly reactions: Map<string, Set<string>>;
   /** Files shared with the message. */

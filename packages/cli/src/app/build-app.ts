@@ -41,6 +41,7 @@ import {
   StoreMetrics,
   SwitchboardMetrics,
   spaceOf,
+  teamIdentities,
   timezoneCommand,
   WorkQueueMetrics,
 } from "@switchboard/core/host";
@@ -376,6 +377,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
       ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
       modelEndpoints: () => models.endpoints.states(),
+      identities: teamIdentities(config.team),
       ...(attachments && openedBlobs
         ? {
             readAttachments: async (messages, { key, signal }) =>

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Logger, openStore, type Store } from "@switchboard/core";
+import { teamIdentities } from "@switchboard/core/host";
 import { openCheckpointerFor } from "../app/checkpointer.ts";
 import { createPlatformAdapters, type PlatformAdapter } from "../app/platform-adapters.ts";
 import type { LoadedConfig } from "../config/load-config.ts";
@@ -103,6 +104,8 @@ export async function checkPlatforms(
   const checked = await Promise.all(
     adapters.map(async ({ platform, adapter }): Promise<CheckResult[]> => {
       const title = PLATFORM_TITLES[platform];
+      // What the team's identities need from the platform (a Slack scope) is part of the check.
+      adapter.useIdentities?.(teamIdentities(loaded.config.team));
       if (!adapter.check)
         return [
           {

@@ -1,6 +1,7 @@
 import type { Command } from "../commands/command.ts";
 import type { ApprovalDecider, ApprovalPrompt } from "./approvals.ts";
 import type { AdapterAttachments, AdapterFiles } from "./files.ts";
+import type { TeamIdentities } from "./identity.ts";
 import type { InboundMessage, OutboundMessage, PostedMessage } from "./messages.ts";
 
 /** What an adapter needs to offer a chat command in the platform's own way. */
@@ -97,6 +98,12 @@ export interface Adapter {
    * buttons or reactions report presses to it and show its answer.
    */
   useApprovals?(decider: ApprovalDecider): void;
+  /**
+   * The faces the team's agents post under (their `display`), before `start` or `check`: adapters
+   * that show them get ready (per-message names, webhooks) and `check` says what the platform will
+   * not allow. Messages then carry the speaking agent's `identity`.
+   */
+  useIdentities?(identities: TeamIdentities): void;
   /**
    * The ids access lists name for where a message was written (`access.<platform>.places` /
    * `spaces`): its channel or room (a thread's channel), and its workspace, server or homeserver.

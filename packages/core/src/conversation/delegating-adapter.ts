@@ -7,7 +7,8 @@ import type { Adapter } from "./adapter.ts";
  * platform's adapter is lost on the way — the one place that knows every member of `Adapter`.
  */
 export function delegateTo(inner: Adapter): Adapter {
-  const { check, useCommands, useApprovals, startSendOnly, checkSendOnly, findPosted, edit } = inner;
+  const { check, useCommands, useApprovals, useIdentities, startSendOnly, checkSendOnly, findPosted, edit } =
+    inner;
   const { showDecision, showProgress, describePlace, setTyping, userTimeZone, placeForPosts } = inner;
   return {
     platform: inner.platform,
@@ -26,6 +27,7 @@ export function delegateTo(inner: Adapter): Adapter {
     ...(check ? { check: check.bind(inner) } : {}),
     ...(useCommands ? { useCommands: useCommands.bind(inner) } : {}),
     ...(useApprovals ? { useApprovals: useApprovals.bind(inner) } : {}),
+    ...(useIdentities ? { useIdentities: useIdentities.bind(inner) } : {}),
     ...(startSendOnly ? { startSendOnly: startSendOnly.bind(inner) } : {}),
     ...(checkSendOnly ? { checkSendOnly: checkSendOnly.bind(inner) } : {}),
     ...(findPosted ? { findPosted: findPosted.bind(inner) } : {}),

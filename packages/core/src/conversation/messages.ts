@@ -1,5 +1,6 @@
 import type { ApprovalPrompt } from "./approvals.ts";
 import type { InboundAttachment } from "./files.ts";
+import type { AgentIdentity } from "./identity.ts";
 import type { ConversationRef } from "./ref.ts";
 
 export interface Author {
@@ -56,6 +57,11 @@ export interface OutboundMessage {
   /** The agent that wrote it, when an agent did; adapters may show it. */
   readonly agent?: string;
   /**
+   * How that agent shows itself (its `display` in the team config), filled in by delivery. Adapters
+   * that can post under a per-message name and icon do; others may name the agent in the text.
+   */
+  readonly identity?: AgentIdentity;
+  /**
    * The same for every attempt to post this chunk (work item + delivery + chunk). Adapters make the
    * post idempotent with it where the platform allows (Matrix transaction id, Discord nonce) and
    * mark the post with it where it does not (Slack message metadata), for `findPosted`.
@@ -69,4 +75,6 @@ export interface OutboundMessage {
 export interface PostedMessage {
   readonly id: string;
   readonly conversation: ConversationRef;
+  /** The agent identity the message shows (set by delivery): edits keep showing it. */
+  readonly identity?: AgentIdentity;
 }

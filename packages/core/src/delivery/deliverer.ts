@@ -1,9 +1,10 @@
 import type Keyv from "keyv";
 import type { BlobRef } from "../attachments/blobs/blob-store.ts";
 import type { OutboundFile } from "../attachments/stored-attachment.ts";
-import type { Adapter } from "../conversation/adapter.ts";
+import type { Adapter, AdapterStreaming, NativeTextStream } from "../conversation/adapter.ts";
 import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { FileMessage, FileToSend } from "../conversation/files.ts";
+import type { AgentIdentity, TeamIdentities } from "../conversation/identity.ts";
 import type { OutboundMessage, PostedMessage } from "../conversation/messages.ts";
 import { type ConversationRef, encodeConversationKey } from "../conversation/ref.ts";
 import type { ConversationIndex } from "../engine/conversation-index.ts";
@@ -64,6 +65,8 @@ export interface DelivererOptions {
   readonly prompts?: Keyv<ApprovalPromptMessage>;
   /** The bytes of files the team sends; absent: no file is uploaded. */
   readonly openFile?: OpenFile;
+  /** How agents show themselves: an agent's messages carry its identity to the adapter. */
+  readonly identities?: TeamIdentities;
 }
 
 /** The message that asks for a request's approval, and its text. */
@@ -97,6 +100,7 @@ export class Deliverer {
   readonly #streams: StreamRecords | undefined;
   readonly #prompts: Keyv<ApprovalPromptMessage> | undefined;
   readonly #openFile: OpenFile | undefined;
+  readonly #identities: TeamIdentities | undefined;
 
   constructor(adapters: Iterable<Adapter>, index: ConversationIndex, options: DelivererOptions = {}) {
     this.#adapters = new Map([...adapters].map((adapter) => [adapter.platform, adapter]));
@@ -107,6 +111,28 @@ export class Deliverer {
     this.#streams = options.streams;
     this.#prompts = options.prompts;
     this.#openFile = options.openFile;
+    this.#identities = options.identities;
+  }
+
+  /** The identity `agent` posts under, if it has one. */
+  identityOf(agent: string | undefined): AgentIdentity | undefined {
+    return agent === undefined ? undefined : this.#identities?.agents[agent];
+  }
+
+  /**
+   * A message posted earlier (known by its id, as the outbox keeps it), to be edited as `agent`'s:
+   * the edit shows that agent's identity, as the post did.
+   */
+  postedBy(id: string, conversation: ConversationRef, agent: string | undefined): PostedMessage {
+    const identity = this.identityOf(agent);
+    return identity ? { id, conversation, identity } : { id, conversation };
+  }
+
+  /** The message with its agent's identity, when the agent has one and none is set yet. */
+  #withIdentity(message: OutboundMessage): OutboundMessage {
+    if (message.identity) return message;
+    const identity = this.identityOf(message.agent);
+    return identity ? { ...message, identity } : message;
   }
 
   /** Whether files can be uploaded into this conversation (the platform takes them, the bytes are kept). */
@@ -181,8 +207,14 @@ export class Deliverer {
     return new StreamingReply({
       surface: {
         post: (message) => this.post(message),
-        edit: (posted, text) => this.replace(posted, text),
-        ...(streaming.openStream ? { openStream: (message) => streaming.openStream!(message) } : {}),
+        edit: (posted, text, agent) =>
+          this.replace(
+            agent === undefined ? posted : this.postedBy(posted.id, posted.conversation, agent),
+            text,
+          ),
+        ...(streaming.openStream
+          ? { openStream: (message) => this.#openNativeStream(streaming, message) }
+          : {}),
         ...(adapter.showProgress
           ? { showProgress: (conversation, status) => adapter.showProgress!(conversation, status) }
           : {}),
@@ -208,6 +240,21 @@ export class Deliverer {
       ...(streams ? { onFinished: async () => (recorded ? streams.clear(workId) : undefined) } : {}),
       onPreviewError,
     });
+  }
+
+  /** A platform's own stream, under the agent's identity; its message keeps that identity for edits. */
+  #openNativeStream(streaming: AdapterStreaming, message: OutboundMessage): NativeTextStream {
+    const shown = this.#withIdentity(message);
+    const opened = streaming.openStream!(shown);
+    const { identity } = shown;
+    if (!identity) return opened;
+    return {
+      append: async (markdown) => {
+        const posted = await opened.append(markdown);
+        return posted && { ...posted, identity };
+      },
+      stop: async () => ({ ...(await opened.stop()), identity }),
+    };
   }
 
   /** Replaces the text of a message posted earlier (one chunk); used for streamed answers. */
@@ -241,12 +288,14 @@ export class Deliverer {
   }
 
   /** Posts one chunk and indexes it, so replies to it find their conversation. */
-  async post(message: OutboundMessage): Promise<PostedMessage> {
+  async post(outbound: OutboundMessage): Promise<PostedMessage> {
+    const message = this.#withIdentity(outbound);
     const adapter = this.adapterFor(message.conversation);
     const started = performance.now();
     let posted: PostedMessage;
     try {
-      posted = await adapter.post(message);
+      const landed = await adapter.post(message);
+      posted = message.identity ? { ...landed, identity: message.identity } : landed;
     } catch (error) {
       this.#observer?.failed?.(message, error, performance.now() - started);
       throw error;

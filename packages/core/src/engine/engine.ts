@@ -6,6 +6,7 @@ import { parseCommand } from "../commands/command.ts";
 import { CommandRegistry } from "../commands/registry.ts";
 import type { Adapter } from "../conversation/adapter.ts";
 import type { ApprovalDecider } from "../conversation/approvals.ts";
+import type { TeamIdentities } from "../conversation/identity.ts";
 import type { InboundMessage } from "../conversation/messages.ts";
 import { Deliverer, type DeliveryObserver, type OpenFile } from "../delivery/deliverer.ts";
 import { RecoveryLoop, type RecoveryReport } from "../health/recovery-loop.ts";
@@ -71,6 +72,8 @@ export interface EngineOptions {
   readonly openFile?: OpenFile;
   /** Tries turns the model could not answer again later (retry-later/); absent: the user is told to retry. */
   readonly laterRetries?: LaterRetries;
+  /** How the team's agents show themselves (their `display`); absent: every answer speaks as the bot. */
+  readonly identities?: TeamIdentities;
 }
 
 export type AcceptOutcome = { accepted: true; key: string } | { accepted: false; reason: RejectReason };
@@ -117,6 +120,7 @@ export class Engine {
       streams: new StreamRecords(options.store),
       prompts: options.store.namespace("approval-prompts"),
       ...(options.openFile ? { openFile: options.openFile } : {}),
+      ...(options.identities ? { identities: options.identities } : {}),
     });
     this.outbox = new Outbox({
       store: options.store,
@@ -135,6 +139,7 @@ export class Engine {
     for (const adapter of options.adapters) {
       adapter.useCommands?.(this.commands.list());
       if (options.approvals) adapter.useApprovals?.(options.approvals);
+      if (options.identities) adapter.useIdentities?.(options.identities);
     }
     this.#processor = new TurnProcessor({
       deliverer: this.deliverer,

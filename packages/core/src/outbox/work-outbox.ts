@@ -246,7 +246,7 @@ export class WorkOutbox {
     text: string,
     approval: ApprovalPrompt | undefined,
   ): Promise<PostedMessage> {
-    const posted = { id, conversation: delivery.conversation };
+    const posted = this.#deps.deliverer.postedBy(id, delivery.conversation, delivery.agent);
     await withDeliveryRetry(() => this.#deps.deliverer.replace(posted, text, approval), {
       policy: this.#deps.retry,
       ...(this.#signal ? { signal: this.#signal } : {}),

@@ -8,7 +8,8 @@ import type { TurnEvent } from "./turn-events.ts";
 /** The platform calls a streamed answer needs; an adapter with streaming on provides them. */
 export interface ReplySurface {
   post(message: OutboundMessage): Promise<PostedMessage>;
-  edit(posted: PostedMessage, text: string): Promise<void>;
+  /** `agent`: who writes the text now (after a handoff, not the agent the message was posted by). */
+  edit(posted: PostedMessage, text: string, agent?: string): Promise<void>;
   openStream?(message: OutboundMessage): NativeTextStream;
   showProgress?(conversation: ConversationRef, status: string): Promise<boolean>;
 }
@@ -233,7 +234,8 @@ export class StreamingReply {
     if (slot?.posted) {
       if (slot.shown === text) return;
       const posted = slot.posted;
-      await this.#spaced(() => surface.edit(posted, text));
+      const agent = this.#agent;
+      await this.#spaced(() => surface.edit(posted, text, agent));
       slot.shown = text;
       return;
     }

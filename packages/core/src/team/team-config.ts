@@ -7,6 +7,32 @@ const agentName = z
     "lowercase letters, digits and _ (it becomes the tool name transfer_to_<name>)",
   );
 
+/** How an agent shows itself in chats (see docs/features/identities.md). */
+export const displayConfigSchema = z.strictObject({
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(80, "at most 80 characters (Slack and Discord cut longer names)")
+    .describe("The name people read on the agent's messages (`Billing`)."),
+  icon: z
+    .string()
+    .regex(
+      /^(https?:\/\/\S+|mxc:\/\/\S+|:[a-z0-9_+'-]+:)$/i,
+      "an image URL (https://…, mxc://…) or a Slack emoji code such as :moneybag:",
+    )
+    .optional()
+    .describe(
+      "The agent's picture: an image URL (Slack, Discord; `mxc://` on Matrix), or a Slack emoji code such as `:moneybag:`.",
+    ),
+});
+
+const display = displayConfigSchema
+  .optional()
+  .describe(
+    "How the agent shows itself: `{ name, icon }` on Slack (needs chat:write.customize) and Discord (through a channel webhook); its name in front of its messages elsewhere. Absent: it speaks as the bot.",
+  );
+
 export const specialistConfigSchema = z.strictObject({
   name: agentName
     .refine((name) => name !== "supervisor", "the name supervisor is reserved")
@@ -29,6 +55,7 @@ export const specialistConfigSchema = z.strictObject({
     .describe(
       "Tools this agent always has: names of `tools` entries, MCP tools (`<server>__<tool>`), and the built-ins `find_tools` and `search_memory`.",
     ),
+  display,
 });
 
 /** Handing a thread to a person (`hand_to_human`, `/human`). */
@@ -66,6 +93,7 @@ export const teamConfigSchema = z
           .array(z.string())
           .default([])
           .describe("Tools the supervisor always has (names as for specialists)."),
+        display,
       })
       .default({
         prompt:
@@ -137,6 +165,7 @@ export type TeamConfig = z.output<typeof teamConfigSchema>;
 export type SpecialistConfig = z.output<typeof specialistConfigSchema>;
 export type RoutingConfig = z.output<typeof routingConfigSchema>;
 export type LimitsConfig = z.output<typeof limitsConfigSchema>;
+export type DisplayConfig = z.output<typeof displayConfigSchema>;
 
 /** Defaults of the optional keys above (absent in configuration objects built in code). */
 export const DEFAULT_MAX_CONSULT_DEPTH = 1;

@@ -122,6 +122,14 @@ export class ChannelPoster {
     });
   }
 
+  /**
+   * Where the conversation's messages are: its thread (started now when `forPosting` and
+   * `autoThread` call for it), else its channel or DM. Agents' webhook posts go there too.
+   */
+  placeFor(place: ConversationPlace, forPosting: boolean): Promise<SendableChannels> {
+    return this.#target(place, forPosting);
+  }
+
   /** Where "is typing…" shows: the thread if it exists already, else the channel the question was asked in. */
   async typingTarget(place: ConversationPlace): Promise<SendableChannels> {
     return this.#target(place, false);

@@ -2,6 +2,7 @@ import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import { type ApprovalDecider, decisionLine, type Logger } from "@switchboard/core/adapter";
 import { SLACK_PLATFORM } from "../conversations.ts";
+import { authorshipShown } from "../send/agent-face.ts";
 import { explainSlackError } from "../slack-api-errors.ts";
 import { APPROVAL_ACTIONS, APPROVE_ACTION, decidedBlocks, type SlackBlock } from "./approval-blocks.ts";
 
@@ -42,10 +43,15 @@ export function registerApprovalActions(app: App, options: ApprovalActionOptions
         const blocks = decidedBlocks((message.blocks ?? []) as SlackBlock[], decision);
         const text = `${String(message.text ?? "")}\n${decisionLine(decision)}`;
         if (body.container.is_ephemeral) await respond({ replace_original: true, text, blocks });
-        else
-          await options.client.chat
-            .update({ channel, ts: String(message.ts), text, blocks })
-            .catch((error: unknown) => explainSlackError("chat.update", error));
+        else {
+          // An agent's prompt keeps its name and icon: Slack drops them from an update without them.
+          const authorship = authorshipShown({ username: message.username, icons: message.icons });
+          const update = { channel, ts: String(message.ts), text, blocks };
+          await (authorship
+            ? options.client.apiCall("chat.update", { ...update, ...authorship })
+            : options.client.chat.update(update)
+          ).catch((error: unknown) => explainSlackError("chat.update", error));
+        }
       };
       switch (answer.kind) {
         case "decided":

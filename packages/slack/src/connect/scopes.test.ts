@@ -53,6 +53,20 @@ describe("checkScopes", () => {
       required: [],
       recommended: ["reactions:write"],
     },
+    {
+      name: "agent identities without chat:write.customize",
+      granted: ALL,
+      needs: { directMessages: true, reactions: true, identities: true },
+      required: [],
+      recommended: ["chat:write.customize"],
+    },
+    {
+      name: "agent identities with chat:write.customize",
+      granted: [...ALL, "chat:write.customize"],
+      needs: { directMessages: true, reactions: true, identities: true },
+      required: [],
+      recommended: [],
+    },
   ];
   for (const { name, granted, needs, required, recommended } of cases) {
     it(name, () => {

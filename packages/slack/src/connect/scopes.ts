@@ -1,12 +1,14 @@
 export interface ScopeNeeds {
   readonly directMessages: boolean;
   readonly reactions: boolean;
+  /** Agents have identities (`display` in the team config): posting under their names needs a scope. */
+  readonly identities?: boolean;
 }
 
 export interface ScopeCheck {
   /** Without these the bot cannot do its job: start-up fails. */
   readonly missingRequired: readonly string[];
-  /** Without these some features are off (private channels, the slash command, time zones, the reaction indicator): a warning. */
+  /** Without these some features are off (private channels, the slash command, time zones, the reaction indicator, agents' own names and icons): a warning. */
   readonly missingRecommended: readonly string[];
 }
 
@@ -18,6 +20,8 @@ export function neededScopes(needs: ScopeNeeds): { required: string[]; recommend
   // users:read gives people's time zones (users.info), for the date agents see and their reminders.
   const recommended = ["groups:history", "commands", "files:read", "files:write", "users:read"];
   if (needs.reactions) recommended.push("reactions:write");
+  // chat:write.customize: each agent's message under its own name and icon (username, icon_*).
+  if (needs.identities) recommended.push("chat:write.customize");
   return { required, recommended };
 }
 

@@ -11,6 +11,8 @@ export interface BotIdentity {
   readonly name: string;
   /** Optional scopes the token lacks (features that are off), when Slack reported the scopes. */
   readonly missingScopes: readonly string[];
+  /** Every scope the token has; undefined when Slack did not report them. */
+  readonly grantedScopes?: readonly string[];
 }
 
 /** Slack does not accept a token: the operator has to fix configuration. */
@@ -102,7 +104,14 @@ export async function verifyBotToken(
       });
     }
   }
-  return { userId, botId, teamId, name: name ?? "switchboard", missingScopes };
+  return {
+    userId,
+    botId,
+    teamId,
+    name: name ?? "switchboard",
+    missingScopes,
+    ...(granted === undefined ? {} : { grantedScopes: granted }),
+  };
 }
 
 /** apps.connections.open with the app-level token: the call Socket Mode starts with. */

@@ -2,6 +2,7 @@ import type { ChatStreamer, WebClient } from "@slack/web-api";
 import type { NativeTextStream, OutboundMessage, PostedMessage } from "@switchboard/core/adapter";
 import { messageId, postTargetOf } from "../conversations.ts";
 import { explainSlackError, platformErrorCode } from "../slack-api-errors.ts";
+import { slackFace } from "./agent-face.ts";
 import type { SlackPoster } from "./slack-poster.ts";
 
 /** Refusals that mean the app cannot stream here (not a passing failure): edits are used instead. */
@@ -22,6 +23,8 @@ export interface AnswerStreamOptions {
   /** False once Slack refused streaming to this app: go straight to post + edit. */
   readonly nativeAllowed: boolean;
   readonly onNativeRefused: (slackError: string) => void;
+  /** The app may post under the agent's name and icon (chat:write.customize). */
+  readonly customize: boolean;
 }
 
 /**
@@ -36,11 +39,16 @@ export class SlackAnswerStream implements NativeTextStream {
   #native: boolean;
   #text = "";
   #posted: PostedMessage | undefined;
+  /** Without chat:write.customize: the agent's name, in bold, streamed first. */
+  #namePrefix: string;
 
   constructor(options: AnswerStreamOptions) {
     this.#options = options;
     const target = postTargetOf(options.message.conversation);
     const [team] = options.message.conversation.path;
+    const { identity } = options.message;
+    const face = slackFace("", identity, options.customize);
+    this.#namePrefix = identity && !face.authorship ? `${face.markdown} ` : "";
     this.#native = options.nativeAllowed && target.kind === "thread";
     this.#streamer =
       this.#native && target.kind === "thread"
@@ -49,6 +57,7 @@ export class SlackAnswerStream implements NativeTextStream {
             thread_ts: target.threadTs,
             ...(team ? { recipient_team_id: team } : {}),
             ...(options.message.recipientId ? { recipient_user_id: options.message.recipientId } : {}),
+            ...face.authorship,
             // Every append goes out at once: the engine already spaces them to Slack's limits.
             buffer_size: 1,
           })
@@ -56,10 +65,11 @@ export class SlackAnswerStream implements NativeTextStream {
   }
 
   async append(markdown: string): Promise<PostedMessage | undefined> {
+    const first = this.#text === "";
     this.#text += markdown;
     if (this.#native && this.#streamer) {
       try {
-        await this.#streamer.append({ markdown_text: markdown });
+        await this.#streamer.append({ markdown_text: first ? this.#namePrefix + markdown : markdown });
         return this.#rememberTs(this.#streamer.ts);
       } catch (error) {
         const code = platformErrorCode(error);
@@ -71,7 +81,8 @@ export class SlackAnswerStream implements NativeTextStream {
       }
     }
     const { poster, message } = this.#options;
-    if (this.#posted) await poster.edit(this.#posted, this.#text);
+    // The poster shows the agent's identity (name and icon, or the name in front) on both.
+    if (this.#posted) await poster.edit(this.#withIdentity(this.#posted), this.#text);
     else this.#posted = await poster.post({ ...message, text: this.#text });
     return this.#posted;
   }
@@ -83,6 +94,11 @@ export class SlackAnswerStream implements NativeTextStream {
     }
     if (!this.#posted) throw new Error("the streamed Slack message was never created");
     return this.#posted;
+  }
+
+  #withIdentity(posted: PostedMessage): PostedMessage {
+    const { identity } = this.#options.message;
+    return identity ? { ...posted, identity } : posted;
   }
 
   #rememberTs(ts: string | undefined): PostedMessage | undefined {

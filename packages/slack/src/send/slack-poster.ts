@@ -16,6 +16,7 @@ import {
   postTargetOf,
 } from "../conversations.ts";
 import { explainSlackError, platformErrorCode } from "../slack-api-errors.ts";
+import { type SlackAuthorship, slackFace } from "./agent-face.ts";
 import { escapeText } from "./escape.ts";
 import { markdownToMrkdwn } from "./mrkdwn.ts";
 
@@ -55,6 +56,8 @@ export interface SlackPosterOptions {
   readonly client: WebClient;
   readonly responseUrlOf: ResponseUrlLookup;
   readonly fetch?: typeof fetch;
+  /** The app may post under a per-message name and icon (it has chat:write.customize). */
+  readonly customize: () => boolean;
 }
 
 /** Turns markdown chunks into Slack messages in the right thread (or privately), within Slack's limits. */
@@ -68,12 +71,13 @@ export class SlackPoster {
   async post(message: OutboundMessage): Promise<PostedMessage> {
     const target = postTargetOf(message.conversation);
     const ids: string[] = [];
-    const texts = toSlackTexts(message.text);
+    const face = slackFace(message.text, message.identity, this.#options.customize());
+    const texts = toSlackTexts(face.markdown);
     for (const [index, text] of texts.entries()) {
       // The buttons go on the last message, under the whole question.
       const blocks =
         message.approval && index === texts.length - 1 ? approvalBlocks(text, message.approval) : undefined;
-      ids.push(await this.#postOne(target, text, message, blocks));
+      ids.push(await this.#postOne(target, text, message, blocks, face.authorship));
     }
     const [first] = ids;
     if (first === undefined) throw new RangeError("nothing to post: the message text is blank");
@@ -124,7 +128,9 @@ export class SlackPoster {
   async edit(posted: PostedMessage, markdown: string, approval?: ApprovalPrompt): Promise<void> {
     const target = postTargetOf(posted.conversation);
     const where = parseMessageId(posted.id);
-    const texts = toSlackTexts(markdown);
+    const face = slackFace(markdown, posted.identity, this.#options.customize());
+    const { authorship } = face;
+    const texts = toSlackTexts(face.markdown);
     const [first, ...rest] = texts;
     if (first === undefined) return;
     const blocksFor = (text: string, index: number) =>
@@ -137,19 +143,22 @@ export class SlackPoster {
           text,
           { conversation: posted.conversation, text },
           blocksFor(text, index),
+          authorship,
         );
       return;
     }
     const blocks = blocksFor(first, 0);
-    await this.#options.client.chat
-      .update({ channel: where.channel, ts: where.ts, text: first, ...(blocks ? { blocks } : {}) })
-      .catch((error: unknown) => explainSlackError("chat.update", error));
+    await this.#update(
+      { channel: where.channel, ts: where.ts, text: first, ...(blocks ? { blocks } : {}) },
+      authorship,
+    );
     for (const [index, text] of rest.entries())
       await this.#postOne(
         target,
         text,
         { conversation: posted.conversation, text },
         blocksFor(text, index + 1),
+        authorship,
       );
   }
 
@@ -161,10 +170,28 @@ export class SlackPoster {
   ): Promise<void> {
     const where = parseMessageId(posted.id);
     if (!where || postTargetOf(posted.conversation).kind === "ephemeral") return;
-    const text = toSlackTexts(markdown).at(-1) ?? "";
-    await this.#options.client.chat
-      .update({ channel: where.channel, ts: where.ts, text, blocks: decidedPromptBlocks(text, decision) })
-      .catch((error: unknown) => explainSlackError("chat.update", error));
+    const face = slackFace(markdown, posted.identity, this.#options.customize());
+    const text = toSlackTexts(face.markdown).at(-1) ?? "";
+    await this.#update(
+      { channel: where.channel, ts: where.ts, text, blocks: decidedPromptBlocks(text, decision) },
+      face.authorship,
+    );
+  }
+
+  /**
+   * chat.update, keeping the agent's name and icon: Slack drops a message's custom username and
+   * icon when it is updated without them (slackapi/node-slack-sdk#944), and the Web API's types
+   * leave these fields out of chat.update's arguments, so the call goes through apiCall.
+   */
+  async #update(
+    args: { channel: string; ts: string; text: string; blocks?: readonly SlackBlock[] },
+    authorship: SlackAuthorship | undefined,
+  ): Promise<void> {
+    const { client } = this.#options;
+    const call = authorship
+      ? client.apiCall("chat.update", { ...args, ...authorship })
+      : client.chat.update({ ...args, ...(args.blocks ? { blocks: [...args.blocks] } : {}) });
+    await call.catch((error: unknown) => explainSlackError("chat.update", error));
   }
 
   async #postOne(
@@ -172,14 +199,16 @@ export class SlackPoster {
     text: string,
     message: OutboundMessage,
     blocks?: readonly SlackBlock[],
+    authorship?: SlackAuthorship,
   ): Promise<string> {
     const { client } = this.#options;
-    if (target.kind === "ephemeral") return this.#postPrivately(target, text, message, blocks);
+    if (target.kind === "ephemeral") return this.#postPrivately(target, text, message, blocks, authorship);
     const result = await client.chat
       .postMessage({
         channel: target.channel,
         ...(target.kind === "thread" ? { thread_ts: target.threadTs } : {}),
         text,
+        ...authorship,
         ...(blocks ? { blocks: [...blocks] } : {}),
         mrkdwn: true,
         // Never let Slack turn names into mentions, nor preview every link the team cites.
@@ -206,6 +235,7 @@ export class SlackPoster {
     text: string,
     message: OutboundMessage,
     blocks?: readonly SlackBlock[],
+    authorship?: SlackAuthorship,
   ): Promise<string> {
     const user = message.recipientId ?? target.user;
     try {
@@ -213,6 +243,7 @@ export class SlackPoster {
         channel: target.channel,
         user,
         text,
+        ...authorship,
         ...(blocks ? { blocks: [...blocks] } : {}),
         link_names: false,
       });

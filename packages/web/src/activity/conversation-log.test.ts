@@ -28,6 +28,24 @@ function botPost(text: string, replyTo: string, conversation = thread): Outbound
 }
 
 describe.each(testStoreBackends("console-log"))("ConversationLog on %s", (_name, open) => {
+  it("names a bot message after the agent's display, as the platform showed it", async () => {
+    const { store, cleanup } = await open();
+    try {
+      const log = new ConversationLog(store);
+      const question = userMessage("@bot refund?");
+      await log.noteInbound(question);
+      await log.notePosted(
+        { ...botPost("Refunds take five days.", question.id), identity: { name: "Billing" } },
+        { id: "b9", conversation: thread },
+      );
+      const [, answer] = await log.transcript(threadKey);
+      expect(answer).toMatchObject({ role: "bot", author: "Billing", agent: "billing" });
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
+
   it("keeps the transcript in order, as the users saw it, and lists the conversation", async () => {
     const { store, cleanup } = await open();
     const changed: string[] = [];

@@ -18,7 +18,7 @@ export interface TranscriptMessage {
   /** The platform's id of the message. */
   readonly id: string;
   readonly role: "user" | "bot";
-  /** Who wrote it: the user's display name, or the agent for the bot. */
+  /** Who wrote it: the user's display name; for the bot, the agent's display name, else the agent. */
   readonly author: string;
   readonly agent?: string;
   readonly text: string;
@@ -106,7 +106,8 @@ export class ConversationLog {
       await this.#append(key, posted.conversation, {
         id: posted.id,
         role: "bot",
-        author: message.agent ?? "switchboard",
+        // The name people saw on the platform (the agent's display), else the agent.
+        author: message.identity?.name ?? message.agent ?? "switchboard",
         ...(message.agent ? { agent: message.agent } : {}),
         text: message.text,
         at: Date.now(),

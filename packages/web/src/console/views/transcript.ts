@@ -16,7 +16,7 @@ export function transcriptView(
   ${messages.length === 0 ? html`<li class="empty">No messages yet.</li>` : ""}
   ${messages.map(
     (message) => html`<li class="message ${message.role}" data-message-id="${message.id}">
-    <div class="meta"><span class="who">${message.role === "bot" ? html`bot · <span class="agent">${message.agent ?? "switchboard"}</span>` : html`${message.author}`}</span>
+    <div class="meta"><span class="who">${message.role === "bot" ? html`bot · <span class="agent">${botName(message)}</span>` : html`${message.author}`}</span>
       <time datetime="${new Date(message.at).toISOString()}">${formatTime(message.at)}</time></div>
     ${message.text === "" ? "" : message.role === "bot" ? html`<div class="markdown">${markdownHtml(message.text)}</div>` : html`<div class="text">${message.text}</div>`}
     ${filesView(message.files)}
@@ -24,4 +24,10 @@ export function transcriptView(
   )}
   ${working ? html`<li class="working" role="status">${status ?? "The team is working on an answer…"}</li>` : ""}
 </ol>`;
+}
+
+/** The name the bot's message showed on the platform, with the agent behind it when that differs. */
+function botName(message: TranscriptMessage): string {
+  const agent = message.agent ?? "switchboard";
+  return message.author === agent ? agent : `${message.author} (${agent})`;
 }
