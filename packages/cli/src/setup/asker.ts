@@ -21,7 +21,12 @@ export class SetupStopped extends Error {
  */
 export interface Asker {
   readonly interactive: boolean;
-  text(key: string, message: string, options?: { initial?: string; optional?: boolean }): Promise<string>;
+  /** `quiet`: not asked in the terminal (the initial value, unless a flag gives one). */
+  text(
+    key: string,
+    message: string,
+    options?: { initial?: string; optional?: boolean; quiet?: boolean },
+  ): Promise<string>;
   /** Not echoed; an empty answer means "none" when `optional`. */
   secret(key: string, message: string, options?: { optional?: boolean }): Promise<string>;
   confirm(key: string, message: string, initial: boolean): Promise<boolean>;
@@ -46,14 +51,23 @@ function answered<T>(value: T): Exclude<T, symbol> {
   return value as Exclude<T, symbol>;
 }
 
-/** Questions in the terminal, drawn by @clack/prompts. */
-export function terminalAsker(streams: Streams): Asker {
+/**
+ * Questions in the terminal, drawn by @clack/prompts. A question a flag already answered
+ * (`presets`, by key) is not asked.
+ */
+export function terminalAsker(
+  streams: Streams,
+  presets: Readonly<Record<string, string | undefined>> = {},
+): Asker {
   const io = { input: streams.input, output: streams.output } as Parameters<typeof clack.text>[0] &
     Parameters<typeof clack.intro>[1];
   const common = { input: io.input, output: io.output };
   return {
     interactive: true,
-    async text(_key, message, options = {}) {
+    async text(key, message, options = {}) {
+      const preset = presets[key]?.trim();
+      if (preset) return preset;
+      if (options.quiet) return options.initial ?? "";
       const value = answered(
         await clack.text({
           ...common,

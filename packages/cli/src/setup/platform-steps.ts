@@ -65,7 +65,7 @@ export async function setupSlack({ asker, env, commands }: StepContext): Promise
     mode === "http"
       ? await asker.text("slack.requestUrl", "The public HTTPS URL Slack should call (ends in /slack/events)")
       : undefined;
-  const apiUrl = await asker.text("slack.apiUrl", "Slack Web API URL", { initial: SLACK_API });
+  const apiUrl = await asker.text("slack.apiUrl", "Slack Web API URL", { initial: SLACK_API, quiet: true });
   const manifest = slackManifest({
     name: "Switchboard",
     slashCommand: DEFAULT_SLASH_COMMAND,
@@ -160,7 +160,7 @@ export async function setupSlack({ asker, env, commands }: StepContext): Promise
 }
 
 export async function setupDiscord({ asker, env, commands }: StepContext): Promise<PlatformStep> {
-  const apiUrl = await asker.text("discord.apiUrl", "Discord API URL", { initial: DISCORD_API });
+  const apiUrl = await asker.text("discord.apiUrl", "Discord API URL", { initial: DISCORD_API, quiet: true });
   asker.show(
     "Create the Discord application",
     [

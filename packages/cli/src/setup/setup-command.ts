@@ -79,7 +79,12 @@ export async function setupCommand(
       );
       return 2;
     }
-    asker = terminalAsker({ input: context.stdin, output: context.stdout });
+    // Flags answer their questions in the terminal too (an API URL is only ever a flag).
+    const { SWITCHBOARD_MATRIX_PASSWORD: _password, ...flagged } = scriptedValues(options, context);
+    const presets = Object.fromEntries(
+      Object.entries(flagged).filter(([key]) => !["add", "platforms", "model.provider", "matrix.e2ee"].includes(key)),
+    );
+    asker = terminalAsker({ input: context.stdin, output: context.stdout }, presets);
   }
   return runSetup(asker, { config: options.config }, { env: context.env, cwd: context.cwd });
 }
