@@ -50,7 +50,9 @@ describe("switchboard doctor --fix", () => {
     expect(before.code).toBe(1);
     expect(before.text).toContain("switchboard.env holds secrets but others may read it (mode 644)");
     expect(before.text).toContain("the data folder data does not exist yet");
-    expect(before.text).toMatch(/problem +discord: slash commands missing: server \d+ lacks \/supervisor.*\/help/);
+    expect(before.text).toMatch(
+      /problem +discord: slash commands missing: server \d+ lacks \/supervisor.*\/help/,
+    );
     expect(discord.desk.commands.get(discord.world.guildId)).toBeUndefined();
 
     await rm(join(cwd, "data"), { recursive: true, force: true }); // doctor's store check made it
@@ -74,7 +76,9 @@ describe("switchboard doctor --fix", () => {
     await writeConfig("", discord.token);
     await mkdir(join(cwd, "data"));
     await chmod(join(cwd, "data"), 0o777);
-    expect((await doctor()).text).toContain("everyone on this machine may read the data folder data (mode 777)");
+    expect((await doctor()).text).toContain(
+      "everyone on this machine may read the data folder data (mode 777)",
+    );
     expect((await doctor("--fix")).text).toContain("fixed: the data folder data was mode 777, now 700");
     expect(await modeOf(join(cwd, "data"))).toBe("700");
   }, 60_000);
@@ -93,7 +97,11 @@ describe("switchboard doctor --fix", () => {
     );
     const loaded = await loadConfig({ cwd, env: { SWITCHBOARD_MATRIX_ACCESS_TOKEN: "token" } });
     expect(notFixed(loaded)).toEqual([
-      expect.objectContaining({ name: "matrix", status: "skipped", detail: expect.stringContaining("does not re-upload Matrix device keys") }),
+      expect.objectContaining({
+        name: "matrix",
+        status: "skipped",
+        detail: expect.stringContaining("does not re-upload Matrix device keys"),
+      }),
     ]);
   }, 60_000);
 });

@@ -166,9 +166,12 @@ describe.skipIf(missing !== undefined)("switchboard setup", () => {
     expect(discord.desk.commands.get("global")?.length).toBeGreaterThan(5);
 
     // A second run adds Matrix; Discord's section and token stay.
-    const second = await run(["--platforms", "matrix", "--homeserver", synapse.url, "--matrix-user", "switchboard"], {
-      SWITCHBOARD_MATRIX_PASSWORD: bot.password,
-    });
+    const second = await run(
+      ["--platforms", "matrix", "--homeserver", synapse.url, "--matrix-user", "switchboard"],
+      {
+        SWITCHBOARD_MATRIX_PASSWORD: bot.password,
+      },
+    );
     expect(second.code).toBe(0);
     config = parse(await readFile(join(cwd, "switchboard.yaml"), "utf8")) as Record<string, unknown>;
     expect(config.discord).toEqual({ globalCommands: true, apiUrl: discord.apiUrl });
@@ -193,7 +196,9 @@ describe.skipIf(missing !== undefined)("switchboard setup", () => {
         SWITCHBOARD_SLACK_APP_TOKEN: APP_TOKEN,
       });
       expect(fifth.code).toBe(1);
-      expect(fifth.stdout.text).toContain("missing the scopes app_mentions:read, channels:history, im:history");
+      expect(fifth.stdout.text).toContain(
+        "missing the scopes app_mentions:read, channels:history, im:history",
+      );
     } finally {
       await narrow.close();
     }

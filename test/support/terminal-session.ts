@@ -49,7 +49,9 @@ export class TerminalSession {
       },
       timeoutMs,
     ).catch((error: Error) => {
-      throw new Error(`${error.message}\n--- terminal since the last answer ---\n${this.#screen.slice(this.#cursor)}`);
+      throw new Error(
+        `${error.message}\n--- terminal since the last answer ---\n${this.#screen.slice(this.#cursor)}`,
+      );
     });
     this.#cursor = at + text.length;
   }

@@ -5,7 +5,7 @@ import { initCommand } from "./commands/init.ts";
 import { serviceCommand } from "./commands/service.ts";
 import { startCommand } from "./commands/start.ts";
 import { usageCommand } from "./commands/usage.ts";
-import { environmentWithFile, envFilePath } from "./config/env-file.ts";
+import { envFilePath, environmentWithFile } from "./config/env-file.ts";
 import { inviteCommand, manifestCommand, setupCommand } from "./setup/setup-command.ts";
 import { cliVersion } from "./version.ts";
 
@@ -146,7 +146,10 @@ export async function runCli(argv: readonly string[], given: CliContext): Promis
     return 2;
   }
   // The secrets `setup` wrote, beneath whatever the environment sets.
-  context = { ...context, env: await environmentWithFile(context.env, envFilePath(context.cwd, values.config)) };
+  context = {
+    ...context,
+    env: await environmentWithFile(context.env, envFilePath(context.cwd, values.config)),
+  };
   const common = { config: values.config, role: values.role };
   switch (command) {
     case "setup":
@@ -184,7 +187,10 @@ export async function runCli(argv: readonly string[], given: CliContext): Promis
     case "init":
       return initCommand({ ...common, force: values.force ?? false }, context);
     case "doctor":
-      return doctorCommand({ ...common, offline: values.offline ?? false, fix: values.fix ?? false }, context);
+      return doctorCommand(
+        { ...common, offline: values.offline ?? false, fix: values.fix ?? false },
+        context,
+      );
     case "usage": {
       const days = positiveInteger(values.days, 7);
       const top = positiveInteger(values.top, 10);

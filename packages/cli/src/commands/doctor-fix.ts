@@ -27,7 +27,11 @@ export async function checkFiles(
   const envMode = await modeOf(envPath);
   if (envMode !== undefined) {
     if ((envMode & 0o077) === 0) {
-      results.push({ name: "files", status: "ok", detail: `${envLabel} is private (mode ${octal(envMode)})` });
+      results.push({
+        name: "files",
+        status: "ok",
+        detail: `${envLabel} is private (mode ${octal(envMode)})`,
+      });
     } else if (fix) {
       await chmod(envPath, ENV_FILE_MODE);
       results.push({
@@ -79,7 +83,8 @@ export async function checkFiles(
           detail: `everyone on this machine may read the data folder ${label} (mode ${octal(mode)}): conversations are in it`,
           fix: `chmod 700 ${label} (or switchboard doctor --fix)`,
         });
-    } else results.push({ name: "files", status: "ok", detail: `data folder ${label} (mode ${octal(mode)})` });
+    } else
+      results.push({ name: "files", status: "ok", detail: `data folder ${label} (mode ${octal(mode)})` });
   }
   return results;
 }
@@ -101,7 +106,13 @@ export async function checkDiscordCommands(
   try {
     const { applicationId } = await setup.inspectDiscordBot(discord.token, discord.apiUrl);
     const commands = await registeredCommands(loaded, cwd);
-    const found = await setup.missingSlashCommands(discord.token, discord.apiUrl, applicationId, places, commands);
+    const found = await setup.missingSlashCommands(
+      discord.token,
+      discord.apiUrl,
+      applicationId,
+      places,
+      commands,
+    );
     const missing = found.filter((place) => place.missing.length > 0);
     if (missing.length === 0)
       return [{ name: "discord", status: "ok", detail: `slash commands registered (${commands.length})` }];

@@ -30,7 +30,12 @@ export interface Asker {
   /** Not echoed; an empty answer means "none" when `optional`. */
   secret(key: string, message: string, options?: { optional?: boolean }): Promise<string>;
   confirm(key: string, message: string, initial: boolean): Promise<boolean>;
-  select<T extends string>(key: string, message: string, choices: readonly Choice<T>[], initial: T): Promise<T>;
+  select<T extends string>(
+    key: string,
+    message: string,
+    choices: readonly Choice<T>[],
+    initial: T,
+  ): Promise<T>;
   multiselect<T extends string>(key: string, message: string, choices: readonly Choice<T>[]): Promise<T[]>;
   /** A block of text to read or copy (a manifest, a link, the next step). */
   show(title: string, body: string): void;
@@ -202,4 +207,3 @@ export async function secretFromEnvOrAsked(
   }
   return asker.secret(variable, message, options);
 }
-

@@ -7,7 +7,9 @@ import { runCli } from "../run-cli.ts";
 describe("switchboard invite discord", () => {
   it("prints the link for a given application id, and the intent to switch on", async () => {
     const run = testContext({ cwd: process.cwd(), env: {} });
-    expect(await runCli(["invite", "discord", "--application-id", "123456789012345678"], run.context)).toBe(0);
+    expect(await runCli(["invite", "discord", "--application-id", "123456789012345678"], run.context)).toBe(
+      0,
+    );
     expect(run.stdout.text).toContain(
       "https://discord.com/oauth2/authorize?client_id=123456789012345678&scope=bot+applications.commands&permissions=309237746688",
     );

@@ -37,7 +37,9 @@ async function call<T>(
     });
   } catch (error) {
     const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    throw new MatrixSetupError(`cannot reach the homeserver at ${homeserverUrl} (${cause})`, { cause: error });
+    throw new MatrixSetupError(`cannot reach the homeserver at ${homeserverUrl} (${cause})`, {
+      cause: error,
+    });
   }
   const text = await response.text();
   let body: Record<string, unknown> = {};
@@ -107,4 +109,3 @@ export async function setDisplayName(
     body: { displayname: displayName },
   });
 }
-

@@ -114,7 +114,9 @@ export async function setupSlack({ asker, env, commands }: StepContext): Promise
       secrets.SWITCHBOARD_SLACK_SIGNING_SECRET = signingSecret;
       // Slack's signing secrets are 32 hex digits; whether it is this app's shows on Slack's first request.
       if (!/^[0-9a-f]{32}$/.test(signingSecret))
-        throw new Error("a Slack signing secret is 32 hexadecimal digits (Basic Information → App Credentials)");
+        throw new Error(
+          "a Slack signing secret is 32 hexadecimal digits (Basic Information → App Credentials)",
+        );
     }
     if (!botToken.startsWith("xoxb-"))
       throw new Error("the bot token starts with xoxb- (OAuth & Permissions → Bot User OAuth Token)");
@@ -199,7 +201,13 @@ export async function setupDiscord({ asker, env, commands }: StepContext): Promi
     secrets: { SWITCHBOARD_DISCORD_TOKEN: token },
     afterWrite: async () => {
       try {
-        const count = await registerSlashCommandsOverRest(token, apiUrl, facts.applicationId, places, commands);
+        const count = await registerSlashCommandsOverRest(
+          token,
+          apiUrl,
+          facts.applicationId,
+          places,
+          commands,
+        );
         asker.ok(
           `Discord: ${count} slash commands registered in ${describeCommandScope(places.global ? undefined : guild)}`,
         );
@@ -222,14 +230,21 @@ export function inviteText(applicationId: string): string {
 }
 
 export async function setupMatrix({ asker, env }: StepContext): Promise<PlatformStep> {
-  const homeserverUrl = (await asker.text("matrix.homeserver", "Homeserver URL (https://…)")).replace(/\/+$/, "");
+  const homeserverUrl = (await asker.text("matrix.homeserver", "Homeserver URL (https://…)")).replace(
+    /\/+$/,
+    "",
+  );
   const user = await asker.text("matrix.user", "The bot account (user name or @user:server)");
   const login = await untilAccepted(asker, "the Matrix login", async () => {
     const kept = env.SWITCHBOARD_MATRIX_ACCESS_TOKEN?.trim();
     if (
       kept &&
       (!asker.interactive ||
-        (await asker.confirm("env.SWITCHBOARD_MATRIX_ACCESS_TOKEN", "Use SWITCHBOARD_MATRIX_ACCESS_TOKEN from the environment?", true)))
+        (await asker.confirm(
+          "env.SWITCHBOARD_MATRIX_ACCESS_TOKEN",
+          "Use SWITCHBOARD_MATRIX_ACCESS_TOKEN from the environment?",
+          true,
+        )))
     ) {
       const who = await whoAmI(homeserverUrl, kept);
       return { userId: who.userId, accessToken: kept, deviceId: who.deviceId ?? "" };

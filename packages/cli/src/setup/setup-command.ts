@@ -1,9 +1,9 @@
 import { inspectDiscordBot, privilegedIntents } from "@switchboard/discord/setup";
 import { DEFAULT_SLASH_COMMAND } from "@switchboard/slack/setup";
 import type { CliContext, CommonOptions } from "../cli-context.ts";
+import { reportStartupFailure } from "../commands/startup-failure.ts";
 import { envValue } from "../config/env-overrides.ts";
 import { loadConfig } from "../config/load-config.ts";
-import { reportStartupFailure } from "../commands/startup-failure.ts";
 import { type Asker, scriptedAsker, terminalAsker } from "./asker.ts";
 import { inviteText } from "./platform-steps.ts";
 import { registeredCommands } from "./registered-commands.ts";
@@ -35,7 +35,8 @@ const SOURCES: Record<string, string> = {
   "slack.requestUrl": "--slack-request-url",
   "matrix.homeserver": "--homeserver or SWITCHBOARD_MATRIX_HOMESERVER",
   "matrix.user": "--matrix-user or SWITCHBOARD_MATRIX_USER",
-  SWITCHBOARD_MATRIX_PASSWORD: "SWITCHBOARD_MATRIX_PASSWORD (or SWITCHBOARD_MATRIX_ACCESS_TOKEN) in the environment",
+  SWITCHBOARD_MATRIX_PASSWORD:
+    "SWITCHBOARD_MATRIX_PASSWORD (or SWITCHBOARD_MATRIX_ACCESS_TOKEN) in the environment",
 };
 
 function scriptedValues(flags: SetupFlags, context: CliContext): Record<string, string | undefined> {
@@ -69,7 +70,10 @@ export async function setupCommand(
   let asker: Asker;
   if (options.yes) {
     asker = scriptedAsker(
-      { values: scriptedValues(options, context), source: (key) => SOURCES[key] ?? `${key} in the environment` },
+      {
+        values: scriptedValues(options, context),
+        source: (key) => SOURCES[key] ?? `${key} in the environment`,
+      },
       context.stdout,
     );
   } else {
@@ -82,7 +86,9 @@ export async function setupCommand(
     // Flags answer their questions in the terminal too (an API URL is only ever a flag).
     const { SWITCHBOARD_MATRIX_PASSWORD: _password, ...flagged } = scriptedValues(options, context);
     const presets = Object.fromEntries(
-      Object.entries(flagged).filter(([key]) => !["add", "platforms", "model.provider", "matrix.e2ee"].includes(key)),
+      Object.entries(flagged).filter(
+        ([key]) => !["add", "platforms", "model.provider", "matrix.e2ee"].includes(key),
+      ),
     );
     asker = terminalAsker({ input: context.stdin, output: context.stdout }, presets);
   }
@@ -102,7 +108,9 @@ export async function manifestCommand(
       return 2;
     }
     if (mode === "http" && options.slackRequestUrl === undefined) {
-      context.stderr.write("switchboard: an HTTP-mode manifest needs --slack-request-url https://…/slack/events\n");
+      context.stderr.write(
+        "switchboard: an HTTP-mode manifest needs --slack-request-url https://…/slack/events\n",
+      );
       return 2;
     }
     const manifest = slackManifest({

@@ -54,8 +54,12 @@ describe("the Slack app manifest", () => {
       ].sort(),
     );
     for (const scope of scopes)
-      expect(checkScopes(scopes.filter((other) => other !== scope), { directMessages: true, reactions: true }))
-        .not.toEqual({ missingRequired: [], missingRecommended: [] });
+      expect(
+        checkScopes(
+          scopes.filter((other) => other !== scope),
+          { directMessages: true, reactions: true },
+        ),
+      ).not.toEqual({ missingRequired: [], missingRecommended: [] });
     // The listeners take app_mention and message; message arrives per kind of place subscribed.
     expect(manifest.settings.event_subscriptions.bot_events).toEqual([
       "app_mention",
@@ -69,7 +73,9 @@ describe("the Slack app manifest", () => {
     const [command] = manifest.features.slash_commands;
     expect(command?.command).toBe("/switchboard");
     // Every chat command the engine registers is named in the hint, from the registry itself.
-    expect(commands.map((c) => c.name)).toEqual(expect.arrayContaining(["help", "reset", "approve", "memory"]));
+    expect(commands.map((c) => c.name)).toEqual(
+      expect.arrayContaining(["help", "reset", "approve", "memory"]),
+    );
     for (const { name } of commands) expect(command?.usage_hint).toContain(name);
 
     const link = new URL(manifestLink(manifest));

@@ -30,7 +30,11 @@ const DEFAULT_MODELS = { openai: "gpt-4o-mini", anthropic: "claude-sonnet-4-5" }
  * the credentials live, then writes switchboard.yaml (adding to an existing one, never replacing a
  * section without asking) and switchboard.env (mode 0600, the only place secrets go).
  */
-export async function runSetup(asker: Asker, options: SetupOptions, outside: SetupEnvironment): Promise<number> {
+export async function runSetup(
+  asker: Asker,
+  options: SetupOptions,
+  outside: SetupEnvironment,
+): Promise<number> {
   const label = options.config ?? DEFAULT_CONFIG_PATH;
   const configPath = resolve(outside.cwd, label);
   const envPath = envFilePath(outside.cwd, options.config);
@@ -95,7 +99,9 @@ export async function runSetup(asker: Asker, options: SetupOptions, outside: Set
 
     await writeConfig(configPath, doc, existingText !== undefined);
     await writeEnvFile(envPath, { ...existingEnv, ...secrets });
-    asker.ok(`wrote ${label}${Object.keys(secrets).length > 0 ? ` and its secrets to ${relativeEnv(label)} (mode 600)` : ""}`);
+    asker.ok(
+      `wrote ${label}${Object.keys(secrets).length > 0 ? ` and its secrets to ${relativeEnv(label)} (mode 600)` : ""}`,
+    );
 
     const written = await loadConfig({
       ...(options.config === undefined ? {} : { path: options.config }),
@@ -178,7 +184,11 @@ async function modelStep(
     "Which model should the agents use?",
     [
       { value: "keep", label: "keep the configured one" },
-      { value: "offline", label: "offline", hint: "built in, no key: routes by matching words (for trying out)" },
+      {
+        value: "offline",
+        label: "offline",
+        hint: "built in, no key: routes by matching words (for trying out)",
+      },
       { value: "openai", label: "OpenAI", hint: "needs OPENAI_API_KEY" },
       { value: "anthropic", label: "Anthropic", hint: "needs ANTHROPIC_API_KEY" },
     ] as const,
@@ -188,7 +198,12 @@ async function modelStep(
   if (provider === "offline") return "offline";
   const name = await asker.text("model.name", "Model name", { initial: DEFAULT_MODELS[provider] });
   const variable = PROVIDER_KEYS[provider];
-  const key = await secretFromEnvOrAsked(asker, env, variable, `${variable} (stored only in switchboard.env)`);
+  const key = await secretFromEnvOrAsked(
+    asker,
+    env,
+    variable,
+    `${variable} (stored only in switchboard.env)`,
+  );
   secrets[variable] = key;
   return `${provider}:${name}`;
 }

@@ -26,7 +26,12 @@ export function neededScopes(needs: ScopeNeeds): { required: string[]; recommend
  * as the subscriptions an app manifest names: messages in public and private channels, and DMs.
  */
 export function subscribedEvents(needs: Pick<ScopeNeeds, "directMessages">): string[] {
-  return ["app_mention", "message.channels", "message.groups", ...(needs.directMessages ? ["message.im"] : [])];
+  return [
+    "app_mention",
+    "message.channels",
+    "message.groups",
+    ...(needs.directMessages ? ["message.im"] : []),
+  ];
 }
 
 export function checkScopes(granted: readonly string[], needs: ScopeNeeds): ScopeCheck {
