@@ -277,7 +277,8 @@ export async function setupMatrix({ asker, env }: StepContext): Promise<Platform
     afterWrite: async () => {
       asker.show(
         "Invite the bot",
-        `Invite ${who.userId} to a room (or start a DM with it); it joins and answers when mentioned.`,
+        `Invite ${who.userId} to a room (or start a DM with it); it joins and answers when mentioned. ` +
+          "People of its own homeserver may invite it; for others, list them under inviters: in matrix:.",
       );
       return true;
     },
