@@ -19,7 +19,7 @@ import { slashCommandBodies, slashCommandsFor } from "./commands/slash-commands.
 import { GATEWAY_INTENTS } from "./connect/client.ts";
 import { explainStartupError } from "./connect/startup-errors.ts";
 
-export { DiscordStartupError } from "./connect/startup-errors.ts";
+export { DiscordStartupError, type StartupFailure } from "./connect/startup-errors.ts";
 
 /** The permissions the bot asks for when invited, each with what it is for. */
 export const BOT_PERMISSIONS: readonly {
@@ -69,10 +69,15 @@ export function privilegedIntents(): string[] {
 const MESSAGE_CONTENT_FLAGS =
   ApplicationFlags.GatewayMessageContent | ApplicationFlags.GatewayMessageContentLimited;
 
+/** Who the token belongs to, from `/users/@me` and `/applications/@me`. */
 export interface DiscordBotFacts {
+  /** The bot user's id. */
   readonly botId: string;
+  /** The bot user's name. */
   readonly botName: string;
+  /** The application's id: the invite link's `client_id`. */
   readonly applicationId: string;
+  /** The application's name in the Developer Portal. */
   readonly applicationName: string;
   /** Whether the Message Content intent is switched on (the application's flags). */
   readonly messageContent: boolean;
@@ -99,8 +104,11 @@ export async function inspectDiscordBot(token: string, apiUrl: string): Promise<
   }
 }
 
+/** Where slash commands are registered (as `commandGuildIds` and `globalCommands` say). */
 export interface CommandPlaces {
+  /** Servers that get them at once. */
   readonly guildIds: readonly string[];
+  /** Every server and DMs (Discord may take a while to show them). */
   readonly global: boolean;
 }
 
