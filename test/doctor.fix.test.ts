@@ -49,7 +49,7 @@ describe("switchboard doctor --fix", () => {
     const before = await doctor();
     expect(before.code).toBe(1);
     expect(before.text).toContain("switchboard.env holds secrets but others may read it (mode 644)");
-    expect(before.text).toContain("the data folder data does not exist yet");
+    expect(before.text).toContain("ok       files: the data folder data does not exist yet");
     expect(before.text).toMatch(
       /problem +discord: slash commands missing: server \d+ lacks \/supervisor.*\/help/,
     );

@@ -64,9 +64,8 @@ export async function checkFiles(
       } else
         results.push({
           name: "files",
-          status: "warning",
-          detail: `the data folder ${label} does not exist yet (start creates it)`,
-          fix: "switchboard doctor --fix creates it",
+          status: "ok",
+          detail: `the data folder ${label} does not exist yet: start creates it (doctor --fix now)`,
         });
     } else if ((mode & 0o007) !== 0 && label !== ".") {
       if (fix) {
