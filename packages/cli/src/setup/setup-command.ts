@@ -5,7 +5,7 @@ import { reportStartupFailure } from "../commands/startup-failure.ts";
 import { envValue } from "../config/env-overrides.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { type Asker, scriptedAsker, terminalAsker } from "./asker.ts";
-import { inviteText } from "./platform-steps.ts";
+import { inviteText } from "./discord-step.ts";
 import { registeredCommands } from "./registered-commands.ts";
 import { manifestLink, slackManifest } from "./slack-manifest.ts";
 import { runSetup } from "./wizard.ts";

@@ -9,8 +9,11 @@ import { readExampleConfig } from "../config/example-config.ts";
 import { ConfigError, DEFAULT_CONFIG_PATH, type LoadedConfig, loadConfig } from "../config/load-config.ts";
 import { PLATFORM_TITLES, type Platform } from "../config/platform-sections.ts";
 import { type Asker, SetupStopped, secretFromEnvOrAsked } from "./asker.ts";
-import { type PlatformStep, setupDiscord, setupMatrix, setupSlack } from "./platform-steps.ts";
+import { setupDiscord } from "./discord-step.ts";
+import { setupMatrix } from "./matrix-step.ts";
+import type { PlatformStep } from "./platform-step.ts";
 import { registeredCommands } from "./registered-commands.ts";
+import { setupSlack } from "./slack-step.ts";
 
 export interface SetupOptions {
   /** --config as given. */
