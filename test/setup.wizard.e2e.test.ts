@@ -206,6 +206,30 @@ describe.skipIf(missing !== undefined)("switchboard setup", () => {
     expect(config.slack).toBeUndefined();
   }, 90_000);
 
+  it("writes nothing when the person cancels, or when Discord's Message Content intent is off", async () => {
+    const cwd = await folder();
+    const session = new TerminalSession(setupCommand(), { cwd, env: childEnv() });
+    sessions.push(session);
+    await session.answer("Which platforms", "\u0003"); // Ctrl-C
+    await session.expect("setup cancelled");
+    expect(await session.exited).toBe(1);
+
+    const closed = await FakeDiscord.start({ messageContentIntent: false });
+    try {
+      const run = testContext({ cwd, env: { SWITCHBOARD_DISCORD_TOKEN: closed.token } });
+      const code = await runCli(
+        ["setup", "--yes", "--platforms", "discord", "--discord-api-url", closed.apiUrl],
+        run.context,
+      );
+      expect(code).toBe(1);
+      expect(run.stdout.text).toContain("MESSAGE CONTENT INTENT is off for Switchboard");
+    } finally {
+      await closed.close();
+    }
+    await expect(stat(join(cwd, "switchboard.yaml"))).rejects.toThrow(/ENOENT/);
+    await expect(stat(join(cwd, "switchboard.env"))).rejects.toThrow(/ENOENT/);
+  }, 60_000);
+
   it("refuses to run the questions without a terminal, and names --yes", async () => {
     const context = testContext({ cwd: await folder(), env: {} });
     expect(await runCli(["setup"], context.context)).toBe(2);

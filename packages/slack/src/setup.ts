@@ -6,7 +6,13 @@
 import { WebClient } from "@slack/web-api";
 import type { Logger } from "@switchboard/core/adapter";
 import { DEFAULT_SLASH_COMMAND } from "./config.ts";
-import { checkScopes, neededScopes, type ScopeNeeds, subscribedEvents } from "./connect/scopes.ts";
+import {
+  checkScopes,
+  neededScopes,
+  type ScopeCheck,
+  type ScopeNeeds,
+  subscribedEvents,
+} from "./connect/scopes.ts";
 import { type BotIdentity, verifyAppToken, verifyBotToken } from "./connect/verify-credentials.ts";
 
 export {
@@ -15,7 +21,14 @@ export {
   SlackScopeError,
   SlackUnreachableError,
 } from "./connect/verify-credentials.ts";
-export { checkScopes, DEFAULT_SLASH_COMMAND, neededScopes, type ScopeNeeds, subscribedEvents };
+export {
+  checkScopes,
+  DEFAULT_SLASH_COMMAND,
+  neededScopes,
+  type ScopeCheck,
+  type ScopeNeeds,
+  subscribedEvents,
+};
 
 export interface SlackTokens {
   readonly botToken: string;
