@@ -21,7 +21,7 @@ describe("switchboard arguments", () => {
       "stderr",
       `switchboard: Unknown option '--verbose'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "--verbose"\n\n${USAGE}`,
     ],
-    [["doctor", "--force"], 2, "stderr", "switchboard: --force only applies to init\n"],
+    [["doctor", "--force"], 2, "stderr", "switchboard: --force only applies to init and setup\n"],
   ] as const)("%j → exit %i", async (argv, code, stream, text) => {
     const run = testContext({ cwd: process.cwd() });
     expect(await runCli(argv, run.context)).toBe(code);

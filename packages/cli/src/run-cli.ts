@@ -6,24 +6,45 @@ import { pairingCommand } from "./commands/pairing.ts";
 import { serviceCommand } from "./commands/service.ts";
 import { startCommand } from "./commands/start.ts";
 import { usageCommand } from "./commands/usage.ts";
+import { envFilePath, environmentWithFile } from "./config/env-file.ts";
+import { inviteCommand, manifestCommand, setupCommand } from "./setup/setup-command.ts";
 import { cliVersion } from "./version.ts";
 
 export const USAGE = `Usage: switchboard <command> [options]
 
 Commands:
+  setup     guided setup: pick platforms, create the apps, check the tokens live; writes
+            switchboard.yaml and switchboard.env (--yes: from flags and the environment)
   start     start Switchboard on the platforms the configuration enables;
             with none, chat with the agents in this terminal (or pipe lines in)
   init      write a commented switchboard.yaml to edit (the built-in defaults)
   doctor    check Node, the configuration, storage, the model (one-token request), the team's
-            tools and platform credentials
+            tools and platform credentials (--fix: repair what it can)
+  manifest slack   print the Slack app manifest (JSON) and the link that creates the app
+  invite discord   print the Discord bot invite link (scopes, permissions) and intents to switch on
   usage     top conversations, users, agents and models by token cost (--days N, --top N)
   pairing   direct-message pairing: list, approve <code>, revoke <platform> <user>
   service   print a systemd unit that runs start with this configuration (--write <path> to write it)
 
 Options:
   -c, --config <path>   configuration file (default: ./switchboard.yaml; absent: built-in defaults)
-  -f, --force           init: overwrite an existing file
+  -f, --force           init: overwrite an existing file; setup --yes: replace existing platform sections
   --offline             doctor: do not contact the model provider (keys are still checked)
+  --fix                 doctor: repair what it can (data folder, file modes, slash commands)
+  -y, --yes             setup: no questions; answers from the flags below and the environment
+  --platforms <list>    setup: slack,discord,matrix (any of them)
+  --model <model>       setup: offline | openai:<model> | anthropic:<model> (key from the environment)
+  --slack-mode <mode>   setup, manifest: socket (default) | http
+  --slack-request-url <url>  setup, manifest: HTTP mode's public URL (…/slack/events)
+  --slack-api-url <url>      setup: Slack Web API URL (GovSlack)
+  --discord-guild <id>  setup: register slash commands in this server (default: globally)
+  --discord-api-url <url>    setup, invite: Discord API URL
+  --application-id <id> invite: the Discord application id (else looked up with the bot token)
+  --homeserver <url>    setup: Matrix homeserver (or SWITCHBOARD_MATRIX_HOMESERVER)
+  --matrix-user <user>  setup: the bot account (or SWITCHBOARD_MATRIX_USER; password from
+                        SWITCHBOARD_MATRIX_PASSWORD, used once, never stored)
+  --e2ee                setup: turn on Matrix end-to-end encryption
+  --display-name <name> setup: the Matrix display name (default Switchboard)
   --role <role>         start, doctor: all (default) | ingress | worker (see docs/how-to/scale-out.md)
   --days <n>            usage: the last n days, today included (default 7)
   --top <n>             usage: rows per table (default 10)
@@ -34,14 +55,43 @@ Options:
   -v, --version         show the version
 
 Configuration reference: docs/reference/configuration.md in the Switchboard repository; secrets come from the environment
-(OPENAI_API_KEY, ANTHROPIC_API_KEY, SWITCHBOARD_DISCORD_TOKEN, …).
+(OPENAI_API_KEY, ANTHROPIC_API_KEY, SWITCHBOARD_DISCORD_TOKEN, …) or switchboard.env beside the configuration file.
 `;
 
-const COMMANDS = ["start", "init", "doctor", "service", "usage", "pairing"] as const;
+const COMMANDS = [
+  "start",
+  "init",
+  "doctor",
+  "service",
+  "usage",
+  "pairing",
+  "setup",
+  "manifest",
+  "invite",
+] as const;
+
+/** The one thing `manifest` and `invite` print. */
+const TARGETS: Partial<Record<CommandName, string>> = { manifest: "slack", invite: "discord" };
+
+const SETUP_FLAGS = [
+  "yes",
+  "platforms",
+  "model",
+  "slack-mode",
+  "slack-request-url",
+  "slack-api-url",
+  "discord-guild",
+  "discord-api-url",
+  "homeserver",
+  "matrix-user",
+  "e2ee",
+  "display-name",
+] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 /** Parses the arguments and runs one command; resolves with the process exit code. */
-export async function runCli(argv: readonly string[], context: CliContext): Promise<number> {
+export async function runCli(argv: readonly string[], given: CliContext): Promise<number> {
+  let context = given;
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -63,16 +113,36 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     context.stderr.write(`switchboard: unknown command "${command}"\n\n${USAGE}`);
     return 2;
   }
-  if (extra.length > 0 && command !== "pairing") {
-    context.stderr.write(`switchboard: unexpected argument "${extra[0]}" after ${command}\n\n${USAGE}`);
+  const target = TARGETS[command];
+  if (target !== undefined && extra[0] !== target) {
+    context.stderr.write(`switchboard: ${command} takes "${target}" (switchboard ${command} ${target})\n`);
     return 2;
   }
-  if (values.force && command !== "init") {
-    context.stderr.write(`switchboard: --force only applies to init\n`);
+  const unexpected = target === undefined ? extra[0] : extra[1];
+  // `pairing` takes its own arguments (list, approve <code>, revoke <platform> <user>).
+  if (unexpected !== undefined && command !== "pairing") {
+    context.stderr.write(`switchboard: unexpected argument "${unexpected}" after ${command}\n\n${USAGE}`);
     return 2;
   }
-  if (values.offline && command !== "doctor") {
-    context.stderr.write(`switchboard: --offline only applies to doctor\n`);
+  if (values.force && command !== "init" && command !== "setup") {
+    context.stderr.write(`switchboard: --force only applies to init and setup\n`);
+    return 2;
+  }
+  if ((values.offline || values.fix) && command !== "doctor") {
+    context.stderr.write(`switchboard: --offline and --fix only apply to doctor\n`);
+    return 2;
+  }
+  const setupFlag = SETUP_FLAGS.find((flag) => values[flag] !== undefined);
+  const setupFlagFits =
+    command === "setup" ||
+    (command === "manifest" && (setupFlag === "slack-mode" || setupFlag === "slack-request-url")) ||
+    (command === "invite" && setupFlag === "discord-api-url");
+  if (setupFlag !== undefined && !setupFlagFits) {
+    context.stderr.write(`switchboard: --${setupFlag} does not apply to ${command}\n`);
+    return 2;
+  }
+  if (values["application-id"] !== undefined && command !== "invite") {
+    context.stderr.write(`switchboard: --application-id only applies to invite\n`);
     return 2;
   }
   if ((values.days !== undefined || values.top !== undefined) && command !== "usage") {
@@ -88,14 +158,52 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     context.stderr.write(`switchboard: --role only applies to start and doctor\n`);
     return 2;
   }
+  // The secrets `setup` wrote, beneath whatever the environment sets.
+  context = {
+    ...context,
+    env: await environmentWithFile(context.env, envFilePath(context.cwd, values.config)),
+  };
   const common = { config: values.config, role: values.role };
   switch (command) {
+    case "setup":
+      return setupCommand(
+        {
+          ...common,
+          yes: values.yes ?? false,
+          force: values.force ?? false,
+          platforms: values.platforms,
+          model: values.model,
+          slackMode: values["slack-mode"],
+          slackRequestUrl: values["slack-request-url"],
+          slackApiUrl: values["slack-api-url"],
+          discordGuild: values["discord-guild"],
+          discordApiUrl: values["discord-api-url"],
+          homeserver: values.homeserver,
+          matrixUser: values["matrix-user"],
+          e2ee: values.e2ee,
+          displayName: values["display-name"],
+        },
+        context,
+      );
+    case "manifest":
+      return manifestCommand(
+        { ...common, slackMode: values["slack-mode"], slackRequestUrl: values["slack-request-url"] },
+        context,
+      );
+    case "invite":
+      return inviteCommand(
+        { ...common, applicationId: values["application-id"], discordApiUrl: values["discord-api-url"] },
+        context,
+      );
     case "start":
       return startCommand(common, context);
     case "init":
       return initCommand({ ...common, force: values.force ?? false }, context);
     case "doctor":
-      return doctorCommand({ ...common, offline: values.offline ?? false }, context);
+      return doctorCommand(
+        { ...common, offline: values.offline ?? false, fix: values.fix ?? false },
+        context,
+      );
     case "usage": {
       const days = positiveInteger(values.days, 7);
       const top = positiveInteger(values.top, 10);
@@ -125,6 +233,20 @@ function parse(argv: readonly string[]) {
       role: { type: "string" },
       force: { type: "boolean", short: "f" },
       offline: { type: "boolean" },
+      fix: { type: "boolean" },
+      yes: { type: "boolean", short: "y" },
+      platforms: { type: "string" },
+      model: { type: "string" },
+      "slack-mode": { type: "string" },
+      "slack-request-url": { type: "string" },
+      "slack-api-url": { type: "string" },
+      "discord-guild": { type: "string" },
+      "discord-api-url": { type: "string" },
+      "application-id": { type: "string" },
+      homeserver: { type: "string" },
+      "matrix-user": { type: "string" },
+      e2ee: { type: "boolean" },
+      "display-name": { type: "string" },
       write: { type: "string" },
       user: { type: "string" },
       "env-file": { type: "string" },

@@ -7,6 +7,9 @@ import { z } from "zod";
  */
 export const DEFAULT_COMMAND_WORDS = ["help", "stop", "supervisor", "reset", "agents", "status"] as const;
 
+/** The slash command an app is created with, unless `slashCommand` names another. */
+export const DEFAULT_SLASH_COMMAND = "/switchboard";
+
 /**
  * The `slack:` section of switchboard.yaml. Tokens are plain fields; the CLI fills them from
  * SWITCHBOARD_SLACK_* environment variables.
@@ -61,7 +64,7 @@ export const slackAdapterConfigSchema = z.object({
   slashCommand: z
     .string()
     .regex(/^\/[a-z0-9_-]+$/, "slashCommand looks like /switchboard")
-    .default("/switchboard")
+    .default(DEFAULT_SLASH_COMMAND)
     .describe("The slash command configured in the Slack app for channel-level use."),
   commandWords: z
     .array(z.string().regex(/^[a-z][a-z0-9_-]*$/))

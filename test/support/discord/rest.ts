@@ -103,6 +103,13 @@ export function createRestHandler(world: DiscordWorld, desk: InteractionDesk, ga
       world.typing.push({ channelId: world.requireChannel(id).id, at: Date.now() });
       return undefined;
     }),
+    route("GET", "/applications/:application/commands", true, () => desk.commands.get("global") ?? []),
+    route(
+      "GET",
+      "/applications/:application/guilds/:guild/commands",
+      true,
+      ([_app = "", guild = ""]) => desk.commands.get(guild) ?? [],
+    ),
     route("PUT", "/applications/:application/commands", true, ([app = ""], body) =>
       registerCommands(desk, app, "global", body),
     ),

@@ -4,6 +4,7 @@ import { openTools } from "../app/tools.ts";
 import type { CliContext, CommonOptions } from "../cli-context.ts";
 import { ConfigError, type LoadedConfig, loadConfig } from "../config/load-config.ts";
 import { checkCheckpoints, checkNode, checkPlatforms, checkStore } from "./doctor-checks.ts";
+import { checkDiscordCommands, checkFiles, notFixed } from "./doctor-fix.ts";
 import { checkMcpServers } from "./doctor-mcp.ts";
 import { checkModels } from "./doctor-model.ts";
 import type { CheckResult } from "./doctor-result.ts";
@@ -12,6 +13,8 @@ import { checkTeam } from "./doctor-team.ts";
 export interface DoctorOptions extends CommonOptions {
   /** Send nothing to the model provider (keys are still checked). */
   readonly offline: boolean;
+  /** Repair what can be repaired (data folder, file modes, slash commands) and say what cannot. */
+  readonly fix?: boolean;
 }
 
 import { checkScaleOut } from "./doctor-scale-out.ts";
@@ -57,11 +60,15 @@ export async function doctorCommand(options: DoctorOptions, context: CliContext)
     // Background failures (a Redis reconnect) would interleave with the report; only errors matter here.
     const logger = createStreamLogger("error", (line) => context.stderr.write(line));
     for (const result of await checkModels(loaded, { offline: options.offline })) report(result);
+    const fix = options.fix ?? false;
+    for (const result of await checkFiles(loaded, context.cwd, options.config, fix)) report(result);
     const { result: storeResult, store } = await checkStore(loaded.config.store, context.cwd, logger);
     report(storeResult);
     try {
       report(await checkCheckpoints(loaded.config.checkpoints, context.cwd, logger));
       for (const result of await checkPlatforms(loaded, logger, store)) report(result);
+      for (const result of await checkDiscordCommands(loaded, context.cwd, fix)) report(result);
+      if (fix) for (const result of notFixed(loaded)) report(result);
       // The catalog start builds, on a scratch store: doctor attaches no tool to any conversation.
       const scratch = await openStore("memory://", { cwd: context.cwd, logger });
       const tools = await openTools(loaded.config, { store: scratch, logger });
@@ -83,6 +90,10 @@ export async function doctorCommand(options: DoctorOptions, context: CliContext)
   }
 
   const problems = results.filter((result) => result.status === "problem").length;
+  if (options.fix && problems > 0)
+    context.stdout.write(
+      `--fix could not repair ${problems === 1 ? "the problem" : `the ${problems} problems`} above: each says what to do\n`,
+    );
   const warnings = results.filter((result) => result.status === "warning").length;
   const warned = warnings === 0 ? "" : ` (${warnings} warning${warnings === 1 ? "" : "s"})`;
   context.stdout.write(

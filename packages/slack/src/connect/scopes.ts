@@ -25,6 +25,19 @@ export function neededScopes(needs: ScopeNeeds): { required: string[]; recommend
   return { required, recommended };
 }
 
+/**
+ * The bot events the adapter listens to (`app_mention` and `message`, see receive/bolt-listeners.ts),
+ * as the subscriptions an app manifest names: messages in public and private channels, and DMs.
+ */
+export function subscribedEvents(needs: Pick<ScopeNeeds, "directMessages">): string[] {
+  return [
+    "app_mention",
+    "message.channels",
+    "message.groups",
+    ...(needs.directMessages ? ["message.im"] : []),
+  ];
+}
+
 export function checkScopes(granted: readonly string[], needs: ScopeNeeds): ScopeCheck {
   const have = new Set(granted);
   const { required, recommended } = neededScopes(needs);

@@ -1,0 +1,124 @@
+import { createStreamLogger } from "@switchboard/core/host";
+import { checkSlackTokens, DEFAULT_SLASH_COMMAND } from "@switchboard/slack/setup";
+import { secretFromEnvOrAsked } from "./asker.ts";
+import { type PlatformStep, type StepContext, untilAccepted } from "./platform-step.ts";
+import { manifestLink, manifestYaml, slackManifest } from "./slack-manifest.ts";
+
+const SLACK_API = "https://slack.com/api/";
+
+/** Setup's checks report through the asker; the adapter's own log lines are not wanted here. */
+const quiet = createStreamLogger("error", () => {});
+
+/**
+ * Slack: the manifest and the link that creates the app from it, the tokens checked live
+ * (auth.test and its scopes, apps.connections.open), and the channel invite step.
+ */
+export async function setupSlack({ asker, env, commands }: StepContext): Promise<PlatformStep> {
+  const mode = await asker.select(
+    "slack.mode",
+    "How should Slack reach Switchboard?",
+    [
+      { value: "socket", label: "Socket Mode", hint: "an outbound connection: no public URL needed" },
+      { value: "http", label: "HTTP events", hint: "Slack calls a public HTTPS URL of yours" },
+    ] as const,
+    "socket",
+  );
+  const requestUrl =
+    mode === "http"
+      ? await asker.text("slack.requestUrl", "The public HTTPS URL Slack should call (ends in /slack/events)")
+      : undefined;
+  const apiUrl = await asker.text("slack.apiUrl", "Slack Web API URL", { initial: SLACK_API, quiet: true });
+  const manifest = slackManifest({
+    name: "Switchboard",
+    slashCommand: DEFAULT_SLASH_COMMAND,
+    commands,
+    directMessages: true,
+    connection: requestUrl === undefined ? { mode: "socket" } : { mode: "http", requestUrl },
+  });
+  asker.show("Slack app manifest", manifestYaml(manifest));
+  asker.show(
+    "Create the Slack app",
+    [
+      "Open this link, pick the workspace and create the app from the manifest above:",
+      manifestLink(manifest),
+      "Then: Install to Workspace, and copy the Bot User OAuth Token (xoxb-…, OAuth & Permissions).",
+      mode === "socket"
+        ? "Socket Mode: Basic Information → App-Level Tokens → Generate, scope connections:write (xapp-…)."
+        : "HTTP: Basic Information → App Credentials → Signing Secret.",
+    ].join("\n"),
+  );
+  const secrets: Record<string, string> = {};
+  const identity = await untilAccepted(asker, "the Slack tokens", async () => {
+    const botToken = await secretFromEnvOrAsked(
+      asker,
+      env,
+      "SWITCHBOARD_SLACK_BOT_TOKEN",
+      "Bot User OAuth Token (xoxb-…)",
+    );
+    secrets.SWITCHBOARD_SLACK_BOT_TOKEN = botToken;
+    if (mode === "socket") {
+      const appToken = await secretFromEnvOrAsked(
+        asker,
+        env,
+        "SWITCHBOARD_SLACK_APP_TOKEN",
+        "App-Level Token (xapp-…)",
+      );
+      secrets.SWITCHBOARD_SLACK_APP_TOKEN = appToken;
+      if (!appToken.startsWith("xapp-"))
+        throw new Error("the app-level token starts with xapp- (Basic Information → App-Level Tokens)");
+    } else {
+      const signingSecret = await secretFromEnvOrAsked(
+        asker,
+        env,
+        "SWITCHBOARD_SLACK_SIGNING_SECRET",
+        "Signing Secret",
+      );
+      secrets.SWITCHBOARD_SLACK_SIGNING_SECRET = signingSecret;
+      // Slack's signing secrets are 32 hex digits; whether it is this app's shows on Slack's first request.
+      if (!/^[0-9a-f]{32}$/.test(signingSecret))
+        throw new Error(
+          "a Slack signing secret is 32 hexadecimal digits (Basic Information → App Credentials)",
+        );
+    }
+    if (!botToken.startsWith("xoxb-"))
+      throw new Error("the bot token starts with xoxb- (OAuth & Permissions → Bot User OAuth Token)");
+    return checkSlackTokens(
+      {
+        botToken,
+        ...(secrets.SWITCHBOARD_SLACK_APP_TOKEN ? { appToken: secrets.SWITCHBOARD_SLACK_APP_TOKEN } : {}),
+        apiUrl,
+      },
+      { directMessages: true, reactions: true },
+      quiet,
+    );
+  });
+  asker.ok(
+    `Slack: the bot is @${identity.name} in workspace ${identity.teamId}; the required scopes are granted` +
+      (mode === "socket" ? "; Socket Mode connects" : ""),
+  );
+  if (identity.missingScopes.length > 0)
+    asker.warn(
+      `Slack: the token lacks ${identity.missingScopes.join(", ")} (some features stay off): add them under OAuth & Permissions and reinstall the app`,
+    );
+  if (mode === "http")
+    asker.warn(
+      "Slack: the signing secret is checked on Slack's first signed request (Request URL verification) once Switchboard runs",
+    );
+  return {
+    section: {
+      ...(mode === "http" ? { mode: "http" } : {}),
+      ...(apiUrl === SLACK_API ? {} : { apiUrl }),
+    },
+    secrets,
+    afterWrite: async () => {
+      asker.show(
+        "Invite the bot to its channels",
+        [
+          `In each channel it should serve, write: /invite @${identity.name}`,
+          `People reach it by mentioning it, by DM (App Home → Messages), or with ${DEFAULT_SLASH_COMMAND}.`,
+        ].join("\n"),
+      );
+      return true;
+    },
+  };
+}
