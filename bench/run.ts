@@ -3,10 +3,10 @@
  * state and timers never colour another's), prints one table and writes bench/results.json.
  *
  *   pnpm bench                      every group, writes results.json
- *   pnpm bench --only sticky,heap   some groups, prints only
+ *   pnpm bench --only sticky,heap   some groups; their figures replace theirs in results.json
  */
 import { fork } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GROUPS, type Group, type GroupName } from "./groups.ts";
@@ -116,15 +116,38 @@ async function main(args: readonly string[]): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  const fresh = resultsDocument(results, totalSeconds);
   if (groups.length < Object.keys(GROUPS).length) {
-    process.stdout.write("\n(partial run: results.json not written)\n");
+    // A partial run updates its groups' figures in place; every figure keeps its own date and machine.
+    const written = mergedResults(fresh, groups);
+    writeFileSync(join(here, "results.json"), `${JSON.stringify(written, null, 2)}\n`);
+    process.stdout.write(
+      `\n(partial run: the figures of ${groups.join(", ")} updated in bench/results.json)\n`,
+    );
     return;
   }
-  writeFileSync(
-    join(here, "results.json"),
-    `${JSON.stringify(resultsDocument(results, totalSeconds), null, 2)}\n`,
-  );
+  writeFileSync(join(here, "results.json"), `${JSON.stringify(fresh, null, 2)}\n`);
   process.stdout.write("\nwritten to bench/results.json\n");
+}
+
+type ResultsDocument = ReturnType<typeof resultsDocument>;
+
+/** The stored results with the groups just run replaced (their figures and timings); the rest as they were. */
+function mergedResults(fresh: ResultsDocument, groups: readonly GroupName[]): ResultsDocument {
+  let stored: ResultsDocument | undefined;
+  try {
+    stored = JSON.parse(readFileSync(join(here, "results.json"), "utf8")) as ResultsDocument;
+  } catch {
+    return fresh;
+  }
+  const ran = new Set<string>(groups);
+  return {
+    command: stored.command,
+    date: fresh.date,
+    totalSeconds: stored.totalSeconds,
+    groups: [...stored.groups.filter((entry) => !ran.has(entry.group)), ...fresh.groups],
+    figures: { ...stored.figures, ...fresh.figures },
+  };
 }
 
 /** Every figure with its machine and date, as the issue asks; `groups` keeps how long each took. */
