@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type Keyv from "keyv";
 import type { AccessGate } from "../access/access-gate.ts";
 import type { EndpointState } from "../capacity/endpoint-limiter.ts";
@@ -394,8 +395,18 @@ export class Engine {
   async #stop(key: string, message: InboundMessage): Promise<void> {
     let reply = "Stopped the current answer.";
     // A retry waiting for the model is cancelled too (its countdown says so).
-    const waitingRetry = (await this.#options.laterRetries?.cancel(key)) ?? false;
-    if (!this.#serializer.cancel(key, "stopped by user")) {
+    let waitingRetry = (await this.#options.laterRetries?.cancel(key)) ?? false;
+    if (this.#serializer.cancel(key, "stopped by user")) {
+      // The turn may have just planned a retry (its countdown is posted before the turn ends):
+      // once it has ended, that retry is cancelled too.
+      if (this.#options.laterRetries) {
+        // Bounded: the platform waits for this message's acknowledgement.
+        await Promise.race([this.#serializer.settled(key), sleep(STOP_SETTLE_MS, undefined, { ref: false })]);
+        waitingRetry = (await this.#options.laterRetries.cancel(key)) || waitingRetry;
+        if (waitingRetry)
+          reply = "Stopped: the answer that was waiting for the model will not be tried again.";
+      }
+    } else {
       const probe = await this.#options.store.atomic.acquireLock(`lock:${key}`, 1_000);
       if (probe) {
         await this.#options.store.atomic.releaseLock(`lock:${key}`, probe);
@@ -421,6 +432,9 @@ export class Engine {
     return true;
   }
 }
+
+/** How long `/stop` waits for the turn it cancelled to end before it answers. */
+const STOP_SETTLE_MS = 1_000;
 
 /** The adapter's own prefix when the engine accepts it, else the engine's first. */
 function commandPrefixFor(

@@ -39,6 +39,8 @@ export class ConversationSerializer {
   readonly #dirty = new Set<string>();
   /** Units admitted or waiting to be: cancelling one cancels its turn, started or not. */
   readonly #running = new Map<string, AbortController>();
+  /** Told when the unit running for a conversation ends (`settled`). */
+  readonly #settledWaiters = new Map<string, (() => void)[]>();
   readonly #retries = new Map<string, { timer: NodeJS.Timeout; attempt: number }>();
   readonly #admission: TurnAdmission;
   readonly #stopping = new AbortController();
@@ -117,6 +119,16 @@ export class ConversationSerializer {
     const controller = this.#running.get(key);
     controller?.abort(new Error(reason));
     return controller !== undefined;
+  }
+
+  /** Resolves when the unit running here for this conversation has ended (at once when none runs). */
+  settled(key: string): Promise<void> {
+    if (!this.#running.has(key)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.#settledWaiters.get(key) ?? [];
+      waiters.push(resolve);
+      this.#settledWaiters.set(key, waiters);
+    });
   }
 
   /** A turn of this conversation is in progress here (or admitted and about to start). */
@@ -366,6 +378,8 @@ export class ConversationSerializer {
     } finally {
       clearTimeout(overrun);
       this.#running.delete(key);
+      for (const settle of this.#settledWaiters.get(key) ?? []) settle();
+      this.#settledWaiters.delete(key);
     }
     // Whatever the work made of it: without the lock this unit is no longer ours to acknowledge.
     // The items stay queued for the instance that holds the lock now.
