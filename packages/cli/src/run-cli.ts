@@ -1,13 +1,11 @@
 import { parseArgs } from "node:util";
 import type { CliContext } from "./cli-context.ts";
-import { doctorCommand } from "./commands/doctor.ts";
 import { initCommand } from "./commands/init.ts";
 import { pairingCommand } from "./commands/pairing.ts";
 import { serviceCommand } from "./commands/service.ts";
 import { startCommand } from "./commands/start.ts";
 import { usageCommand } from "./commands/usage.ts";
 import { envFilePath, environmentWithFile } from "./config/env-file.ts";
-import { inviteCommand, manifestCommand, setupCommand } from "./setup/setup-command.ts";
 import { cliVersion } from "./version.ts";
 
 export const USAGE = `Usage: switchboard <command> [options]
@@ -166,7 +164,8 @@ export async function runCli(argv: readonly string[], given: CliContext): Promis
   const common = { config: values.config, role: values.role };
   switch (command) {
     case "setup":
-      return setupCommand(
+      // Loaded only here: the setup pieces load every platform library, which `start` must not.
+      return (await import("./setup/setup-command.ts")).setupCommand(
         {
           ...common,
           yes: values.yes ?? false,
@@ -186,12 +185,12 @@ export async function runCli(argv: readonly string[], given: CliContext): Promis
         context,
       );
     case "manifest":
-      return manifestCommand(
+      return (await import("./setup/setup-command.ts")).manifestCommand(
         { ...common, slackMode: values["slack-mode"], slackRequestUrl: values["slack-request-url"] },
         context,
       );
     case "invite":
-      return inviteCommand(
+      return (await import("./setup/setup-command.ts")).inviteCommand(
         { ...common, applicationId: values["application-id"], discordApiUrl: values["discord-api-url"] },
         context,
       );
@@ -200,7 +199,7 @@ export async function runCli(argv: readonly string[], given: CliContext): Promis
     case "init":
       return initCommand({ ...common, force: values.force ?? false }, context);
     case "doctor":
-      return doctorCommand(
+      return (await import("./commands/doctor.ts")).doctorCommand(
         { ...common, offline: values.offline ?? false, fix: values.fix ?? false },
         context,
       );
