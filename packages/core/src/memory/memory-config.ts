@@ -64,7 +64,7 @@ export const memoryConfigSchema = z.strictObject({
   learnings: learningsConfigSchema
     .prefault({})
     .describe(
-      "Short facts agents keep on purpose (`remember`, `forget_learning`), per person, conversation or place; listed with /learnings, deleted with /forget <id>.",
+      "Short facts agents keep on purpose (`remember`, `forget_learning`), per person, conversation or place; listed with `/learnings`, deleted with `/forget <id>`.",
     ),
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ENV_OVERRIDES } from "../env-overrides.ts";
 import { CONFIG_SECTIONS } from "../schema.ts";
 import {
+  cell,
   configReferenceRows,
   type JsonSchema,
   renderConfigReference,
@@ -64,6 +65,14 @@ describe("the configuration reference", () => {
     expect(page).toContain('| `store` | `"sqlite://./data/switchboard.db"` | *string* — ');
     expect(page).toContain("Env: `SWITCHBOARD_STORE_URL`.");
     expect(page).toContain("## Environment variables\n");
+  });
+});
+
+describe("cell", () => {
+  it("keeps `<` inside code and escapes it outside, where it would open a tag on the docs site", () => {
+    expect(cell("delete with /forget <id> or `/forget <id>`")).toBe(
+      "delete with /forget &lt;id> or `/forget <id>`",
+    );
   });
 });
 

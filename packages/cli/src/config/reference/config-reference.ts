@@ -312,9 +312,16 @@ function tableRow(row: ReferenceRow): string {
   return `| \`${row.key}\` | ${cell(defaultText)} | ${cell(meaning + env)} |`;
 }
 
-/** Table cells cannot hold a bare `|` or a line break. */
-function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+/**
+ * Table cells cannot hold a bare `|` or a line break; a `<` outside code would open an HTML tag
+ * (the docs site compiles pages as Vue templates), so it is written as `&lt;` there.
+ */
+export function cell(text: string): string {
+  const escaped = text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return escaped
+    .split(/(`[^`]*`)/)
+    .map((part) => (part.startsWith("`") ? part : part.replace(/</g, "&lt;")))
+    .join("");
 }
 
 /** Keys whose meaning the schema does not say: the reference would show them bare. */
