@@ -50,7 +50,7 @@ import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
 import type { Role, SwitchboardConfig } from "../config/schema.ts";
 import { ConsoleAdapter } from "../console/console-adapter.ts";
-import { differs, sectionsNeedingRestart } from "../reload/config-diff.ts";
+import { applyConfig, type Reconfigured } from "../reload/apply-config.ts";
 import type { ScaleOut } from "../scale-out/index.ts";
 import { createConfiguredAccess } from "./access.ts";
 import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts";
@@ -112,12 +112,6 @@ export interface App {
    * needs a restart. Queued and running work goes on.
    */
   reconfigure(next: SwitchboardConfig): Promise<Reconfigured>;
-}
-
-/** What a reload changed, and what it kept because only a restart can change it. */
-export interface Reconfigured {
-  readonly changed: readonly string[];
-  readonly needsRestart: readonly string[];
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
@@ -496,22 +490,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         }
       },
       async reconfigure(next) {
-        const team = builtTeam;
-        if (!team) throw new Error("the team is not built yet");
-        const result = team.reconfigure({ config: next.team, limits: next.limits });
-        const changed = [...result.changed];
-        const needsRestart = [...result.needsRestart];
-        if (differs(next.access, current.access) || differs(next.requests.admins, current.requests.admins)) {
-          access.gate.reconfigure(next.access, next.requests.admins);
-          changed.push("access");
-        }
-        if (differs(next.schedules.declared, current.schedules.declared)) {
-          await schedules.syncDeclared(next.schedules.declared);
-          changed.push("schedules.declared");
-        }
-        needsRestart.push(...sectionsNeedingRestart(next, current));
+        const result = await applyConfig({ team, access: access.gate, schedules }, current, next);
         current = next;
-        return { changed, needsRestart };
+        return result;
       },
       async idle() {
         await schedules.idle();

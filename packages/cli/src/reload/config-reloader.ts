@@ -1,9 +1,9 @@
 import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { Logger } from "@switchboard/core";
-import type { Reconfigured } from "../app/build-app.ts";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { SwitchboardConfig } from "../config/schema.ts";
+import type { Reconfigured } from "./apply-config.ts";
 
 export type ReloadResult =
   | ({ readonly outcome: "reloaded" } & Reconfigured)
