@@ -2,7 +2,9 @@
  * The public API of every package, one report per entry point (`.` and each subpath of its
  * `exports`), written by API Extractor into packages/<package>/api/<entry>.api.md and kept in git, so
  * a change to what a package offers shows up as a diff in review. Reads the compiled declarations:
- * run `pnpm build` first (the `api:check` and `api:update` scripts do).
+ * run `pnpm build` first (the `api:check` and `api:update` scripts rebuild everything with `--force`:
+ * an incremental build keeps declarations emitted in an earlier order, and TypeScript prints union
+ * members in the order it met them, so only a whole build gives the report a clean clone gets).
  *
  *   node api-reports/api-reports.ts           check: fails when a report differs from the code (CI)
  *   node api-reports/api-reports.ts --update  rewrites the reports

@@ -26,7 +26,7 @@ function serializerWith(options: Pick<SerializerOptions, "work" | "maxConcurrent
 
 /** A promise the test resolves when it wants. */
 function gate() {
-  let open = () => undefined as void;
+  let open: () => void = () => {};
   const opened = new Promise<void>((resolve) => {
     open = resolve;
   });

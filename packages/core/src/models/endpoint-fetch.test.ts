@@ -118,7 +118,7 @@ describe("models built by one factory share their endpoint's limit", () => {
       },
     );
     await vi.advanceTimersByTimeAsync(0);
-    let firstToken = () => undefined as void;
+    let firstToken: () => void = () => {};
     const queued = invokeWithRetry((_attempt, signal, token) => {
       firstToken = token;
       return model.invoke([new HumanMessage("queued one")], { signal });
