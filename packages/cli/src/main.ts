@@ -1,4 +1,9 @@
 #!/usr/bin/env -S node --disable-warning=ExperimentalWarning
+import { restartWithAsyncContextFrame } from "./process/async-context-frame.ts";
+
+// The long-running command on Node 22 runs again at once with AsyncContextFrame (see that module).
+if (process.argv[2] === "start") restartWithAsyncContextFrame(process);
+
 const shutdown = new AbortController();
 let signals = 0;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
