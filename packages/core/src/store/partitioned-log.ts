@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type Keyv from "keyv";
+import { LRUCache } from "lru-cache";
 import type { AtomicStore, Store } from "./types.ts";
 
 export interface PartitionedLogOptions {
@@ -31,9 +32,14 @@ export class PartitionedLog<Item> {
   readonly #counts: Keyv<number>;
   readonly #items: Keyv<Item>;
   readonly #ttlMs: number;
-  readonly #cacheSize: number;
   /** Own count per bucket, so an append costs two writes and no read. */
-  readonly #ownCounts = new Map<string, number>();
+  readonly #ownCounts: LRUCache<string, number>;
+  /**
+   * True while this writer's every count is in `#ownCounts`: its id was drawn by this process (no
+   * other process or earlier run wrote under it) and no count has been dropped from the cache yet.
+   * Then a bucket it has no count for is one it never wrote to, and its first append reads nothing.
+   */
+  #knowsEveryCount: boolean;
   readonly #pending = new Map<string, Promise<unknown>>();
 
   constructor(store: Store, options: PartitionedLogOptions) {
@@ -44,14 +50,28 @@ export class PartitionedLog<Item> {
     this.#counts = store.namespace<number>(`${options.name}-counts`);
     this.#items = store.namespace<Item>(`${options.name}-items`);
     this.#ttlMs = options.ttlMs;
-    this.#cacheSize = options.cacheSize ?? 10_000;
+    this.#knowsEveryCount = options.writerId === undefined;
+    this.#ownCounts = new LRUCache<string, number>({
+      max: options.cacheSize ?? 10_000,
+      dispose: (_count, _bucket, reason) => {
+        if (reason === "evict") this.#knowsEveryCount = false;
+      },
+    });
+  }
+
+  /** True while every count this writer ever wrote is known here (see `#knowsEveryCount`). */
+  get knowsEveryCount(): boolean {
+    return this.#knowsEveryCount;
   }
 
   /** Appends `item` to `bucket`; appends to one bucket from one process keep their order. */
   append(bucket: string, item: Item): Promise<void> {
     return this.#serialized(bucket, async () => {
       let count = this.#ownCounts.get(bucket);
-      if (count === undefined) count = (await this.#counts.get(partitionKey(bucket, this.writerId))) ?? 0;
+      if (count === undefined)
+        count = this.#knowsEveryCount
+          ? 0
+          : ((await this.#counts.get(partitionKey(bucket, this.writerId))) ?? 0);
       // The slot, the item and the count go out together (one commit on SQLite): a reader that
       // sees the count before the item, or the partition before its slot, skips what is not there yet.
       const slot = count === 0 ? await this.#join(bucket) : undefined;
@@ -60,7 +80,7 @@ export class PartitionedLog<Item> {
         this.#items.set(itemKey(bucket, this.writerId, count), item, this.#ttlMs),
         this.#counts.set(partitionKey(bucket, this.writerId), count + 1, this.#ttlMs),
       ]);
-      this.#remember(bucket, count + 1);
+      this.#ownCounts.set(bucket, count + 1);
     });
   }
 
@@ -107,15 +127,6 @@ export class PartitionedLog<Item> {
       for (const writer of found) if (writer !== undefined) writers.push(writer);
       // Slots fill in order; a batch with a gap is the last (a slot claimed this instant shows up next read).
       if (found.some((writer) => writer === undefined)) return [...new Set(writers)];
-    }
-  }
-
-  #remember(bucket: string, count: number): void {
-    this.#ownCounts.delete(bucket);
-    this.#ownCounts.set(bucket, count);
-    if (this.#ownCounts.size > this.#cacheSize) {
-      const oldest = this.#ownCounts.keys().next().value;
-      if (oldest !== undefined) this.#ownCounts.delete(oldest);
     }
   }
 

@@ -1,4 +1,5 @@
 import type Keyv from "keyv";
+import { LRUCache } from "lru-cache";
 import type { Clock } from "../runtime/clock.ts";
 import { NO_TOKENS, type TokenCounts } from "../steps/run-step.ts";
 import { PartitionedLog } from "../store/partitioned-log.ts";
@@ -64,7 +65,13 @@ export class UsageBook {
   readonly #ttlMs: number;
   readonly #writerId: string;
   readonly #known = new Set<string>();
-  readonly #ownTotals = new Map<string, UsageTotals>();
+  /**
+   * This process's own partition of each total it wrote lately. While no total has been dropped
+   * and the writer id is this process's own (the ids log's `knowsEveryCount`), a total missing here
+   * was never written, and adding to it reads nothing.
+   */
+  readonly #ownTotals: LRUCache<string, UsageTotals>;
+  #knowsEveryTotal: boolean;
   #chain: Promise<unknown> = Promise.resolve();
 
   constructor(store: Store, options: { retentionDays: number; clock: Clock; writerId?: string }) {
@@ -75,6 +82,13 @@ export class UsageBook {
       ...(options.writerId ? { writerId: options.writerId } : {}),
     });
     this.#writerId = this.#ids.writerId;
+    this.#knowsEveryTotal = this.#ids.knowsEveryCount;
+    this.#ownTotals = new LRUCache<string, UsageTotals>({
+      max: 20_000,
+      dispose: (_totals, _key, reason) => {
+        if (reason === "evict") this.#knowsEveryTotal = false;
+      },
+    });
     this.#totals = store.namespace<UsageTotals>("usage-totals");
   }
 
@@ -130,7 +144,10 @@ export class UsageBook {
         if (id === undefined) return;
         await this.#register(day, dimension, id);
         const key = totalKey(day, dimension, id, this.#writerId);
-        const before = this.#ownTotals.get(key) ?? (await this.#totals.get(key)) ?? NO_USAGE;
+        const before =
+          this.#ownTotals.get(key) ??
+          (this.#knowsEveryTotal ? NO_USAGE : await this.#totals.get(key)) ??
+          NO_USAGE;
         const after = addUsage(before, {
           ...event,
           calls: 1,
@@ -138,7 +155,7 @@ export class UsageBook {
           unpricedCalls: event.costUsd === undefined ? 1 : 0,
         });
         await this.#totals.set(key, after, this.#ttlMs);
-        this.#cache(key, after);
+        this.#ownTotals.set(key, after);
       }),
     );
   }
@@ -157,15 +174,6 @@ export class UsageBook {
 
   async #writersOf(day: string, dimension: UsageDimension, id: string): Promise<string[]> {
     return [...new Set((await this.#ids.read(`${day}|${dimension}|${id}`)).flat())];
-  }
-
-  #cache(key: string, totals: UsageTotals): void {
-    this.#ownTotals.delete(key);
-    this.#ownTotals.set(key, totals);
-    if (this.#ownTotals.size > 20_000) {
-      const oldest = this.#ownTotals.keys().next().value;
-      if (oldest !== undefined) this.#ownTotals.delete(oldest);
-    }
   }
 }
 

@@ -1,0 +1,64 @@
+import type Keyv from "keyv";
+import { describe, expect, it } from "vitest";
+import { fakeClock, testStoreBackends } from "../store/test-backends.ts";
+import type { Store } from "../store/types.ts";
+import { UsageBook, type UsageEvent, usageDay } from "./usage-book.ts";
+
+const AT = Date.UTC(2026, 10, 26, 9);
+
+const call = (conversationKey: string, costUsd: number): UsageEvent => ({
+  at: AT,
+  conversationKey,
+  userId: "U1",
+  agent: "supervisor",
+  model: "gpt-4o-mini",
+  inputTokens: 100,
+  outputTokens: 20,
+  cachedTokens: 0,
+  costUsd,
+});
+
+/** Counts reads of the stored totals (`usage-totals`). */
+function countTotalReads(store: Store): { readonly reads: () => number } {
+  let reads = 0;
+  // A store may hand out the same keyv for the same prefix: each is counted once.
+  const counted = new WeakSet<object>();
+  const namespace = store.namespace.bind(store);
+  store.namespace = <Value>(prefix: string): Keyv<Value> => {
+    const keyv = namespace<Value>(prefix);
+    if (prefix !== "usage-totals" || counted.has(keyv)) return keyv;
+    counted.add(keyv);
+    const get = keyv.get.bind(keyv);
+    keyv.get = ((...args: Parameters<typeof get>) => {
+      reads += 1;
+      return get(...args);
+    }) as typeof keyv.get;
+    return keyv;
+  };
+  return { reads: () => reads };
+}
+
+describe.each(testStoreBackends("usage-book"))("UsageBook on %s", (_name, open) => {
+  it("adds a process's own calls without reading its totals back, and sums what two writers added", async () => {
+    const { store, cleanup } = await open();
+    try {
+      const counted = countTotalReads(store);
+      const clock = fakeClock(AT);
+      const book = new UsageBook(store, { retentionDays: 7, clock });
+      await book.record(call("c1", 0.5));
+      await book.record(call("c2", 0.25));
+      await book.record(call("c1", 0.5));
+      expect(counted.reads()).toBe(0);
+      // A writer whose id is given (its totals may be stored already) reads them first.
+      const again = new UsageBook(store, { retentionDays: 7, clock, writerId: "w-given" });
+      await again.record(call("c1", 1));
+      expect(counted.reads()).toBe(4);
+      const total = await book.total("conversation", "c1", [usageDay(AT)]);
+      expect(total).toMatchObject({ calls: 3, inputTokens: 300, costUsd: 2 });
+      expect((await book.total("user", "U1", [usageDay(AT)])).calls).toBe(4);
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
+});
