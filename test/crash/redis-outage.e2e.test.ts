@@ -7,11 +7,13 @@
  *
  * Outages of 5 s and 20 s with a 3 s lock TTL: both outlast the running turns' lock leases, the
  * second by many TTLs (the compressed form of a minutes-long outage with the default 30 s TTL).
+ * SWITCHBOARD_TEST_OUTAGE_SECONDS=60,600 runs other lengths (../support/crash/outage-lengths.ts).
  */
 import { waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { RestartableRedis } from "../services/restartable-redis.ts";
 import { CrashWorld } from "../support/crash/crash-world.ts";
+import { outageLabel, outageLengthsMs } from "../support/crash/outage-lengths.ts";
 import { answerWith, shortAnswer, shortParts } from "../support/crash/scripted-answers.ts";
 import { describeReport, exactlyOnce, pause, settleAnswers } from "../support/crash/settle.ts";
 import type { Origin } from "../support/crash/slack-traffic.ts";
@@ -24,6 +26,8 @@ afterEach(async () => {
   world = undefined;
   redis = undefined;
 });
+
+const OUTAGES_MS = outageLengthsMs([5, 20]);
 
 const settleOptions = { deadlineMs: 180_000, stallMs: 60_000, quietMs: 2_000 };
 
@@ -53,14 +57,9 @@ function mentions(cluster: CrashWorld, batch: number, count: number): Origin[] {
 }
 
 describe("the Redis store goes away (single process)", () => {
-  it.each([
-    ["5 s", 5_000],
-    ["20 s", 20_000],
-  ])(
+  it.each(OUTAGES_MS.map((ms) => [outageLabel(ms), ms] as const))(
     "an outage of %s: intake refuses meanwhile, everything is answered once afterwards",
-    {
-      timeout: 300_000,
-    },
+    { timeout: Math.max(...OUTAGES_MS) + 300_000 },
     async (_label, outageMs) => {
       const { world: cluster, redis: server } = await startWorld(true);
       const before = mentions(cluster, 0, 8);

@@ -52,8 +52,10 @@ import { skipUnreadablePackets } from "./library-patches.ts";
 import { discordPlaceNames } from "./places/channel-names.ts";
 import { isAllowed } from "./receive/allowlist.ts";
 import { discordAttachmentDownloads, discordFileOrigins } from "./receive/attachment-downloads.ts";
+import { messagesAfter } from "./receive/channel-history.ts";
 import { toInboundMessage } from "./receive/inbound-message.ts";
 import { messageFacts } from "./receive/message-facts.ts";
+import { MissedMessages } from "./receive/missed-messages.ts";
 import { conversationOf, DM_SPACE, PLATFORM, placeOf } from "./receive/places.ts";
 import { AgentPosts } from "./send/agent-posts.ts";
 import { AgentWebhooks, valuesInMemory } from "./send/agent-webhooks.ts";
@@ -106,6 +108,10 @@ export class DiscordAdapter implements Adapter {
   readonly #agentWebhooks: AgentWebhooks;
   /** Some agent has a `display`: its messages go through the channel's webhook under its name. */
   #identities = false;
+  /** Messages the engine refused (store down), read back from the channels' history once it takes them. */
+  readonly #missed: MissedMessages<Message>;
+  /** Where received messages go while the gateway is connected. */
+  #sink: InboundSink | undefined;
 
   constructor(config: DiscordAdapterConfig, deps: DiscordAdapterDeps = {}) {
     this.#config = config;
@@ -128,6 +134,7 @@ export class DiscordAdapter implements Adapter {
       apiUrl: config.apiUrl,
     });
     this.#agentPosts = new AgentPosts(this.#agentWebhooks, kept);
+    this.#missed = this.#readingBack();
   }
 
   /** Agents with a `display` post through a channel webhook under their name and avatar. */
@@ -167,6 +174,7 @@ export class DiscordAdapter implements Adapter {
       commands: () => this.#slashCommands,
     });
     skipUnreadablePackets(client, this.#logger);
+    this.#sink = sink;
     client.on(Events.MessageCreate, (message) => void this.#receive(client, sink, message, false));
     client.on(Events.MessageUpdate, (before, after) => {
       // Only a change of text is an edit; thread creation, embeds unfurling etc. also send updates.
@@ -194,6 +202,8 @@ export class DiscordAdapter implements Adapter {
     );
     this.#connection = { client: ready, poster, sendOnly: false };
     await registerSlashCommands(ready, this.#config, this.#logger, this.#slashCommands);
+    // Connected again in this process (a cluster ingress leading again): read back what it missed.
+    this.#missed.resume();
   }
 
   /**
@@ -214,6 +224,8 @@ export class DiscordAdapter implements Adapter {
   }
 
   async stop(): Promise<void> {
+    this.#missed.pause();
+    this.#sink = undefined;
     this.#typing.stopAll();
     await this.#agentWebhooks.close();
     const connection = this.#connection;
@@ -369,23 +381,100 @@ export class DiscordAdapter implements Adapter {
     isEdit: boolean,
   ): Promise<void> {
     try {
-      const facts = await messageFacts(message, isEdit);
-      if (!facts || !client.user || !isAllowed(facts.location, this.#config)) return;
-      const botRole = message.guild?.members.me?.roles.botRole;
-      const inbound = toInboundMessage(facts, {
-        userId: client.user.id,
-        roleIds: botRole ? [botRole.id] : [],
-      });
-      if (!inbound) return;
-      if (facts.location.kind === "channel" && !isEdit) {
-        this.#threadNames.remember(facts.id, threadNameFor(inbound.text, facts.author.displayName));
-      }
-      await sink(inbound);
+      await this.#handOver(client, sink, message, isEdit);
+      if (!isEdit) this.#missed.taken(message.channelId, message.id);
     } catch (error) {
+      if (error instanceof SinkRefusedError) {
+        // The gateway never delivers it again: read back from the channel's history later. An
+        // edit is not: the message's first text was taken or is read back with its new text.
+        if (!isEdit) this.#missed.refused(message.channelId, message.id);
+        this.#logger.warn(
+          isEdit
+            ? "could not hand a Discord edit to the engine; the edit is not answered"
+            : "could not hand a Discord message to the engine; it is read back from the channel once the engine takes messages again",
+          { id: message.id, error: error.cause },
+        );
+        return;
+      }
       this.#logger.error("could not hand a Discord message to the engine", { id: message.id, error });
     }
   }
+
+  /** Resolves once the engine took the message (or it is not one to take); SinkRefusedError otherwise. */
+  async #handOver(
+    client: Client,
+    sink: InboundSink,
+    message: Message | PartialMessage,
+    isEdit: boolean,
+  ): Promise<void> {
+    const facts = await messageFacts(message, isEdit);
+    if (!facts || !client.user || !isAllowed(facts.location, this.#config)) return;
+    const botRole = message.guild?.members.me?.roles.botRole;
+    const inbound = toInboundMessage(facts, {
+      userId: client.user.id,
+      roleIds: botRole ? [botRole.id] : [],
+    });
+    if (!inbound) return;
+    if (facts.location.kind === "channel" && !isEdit) {
+      this.#threadNames.remember(facts.id, threadNameFor(inbound.text, facts.author.displayName));
+    }
+    try {
+      await sink(inbound);
+    } catch (error) {
+      throw new SinkRefusedError(error);
+    }
+  }
+
+  #readingBack(): MissedMessages<Message> {
+    const logger = this.#logger;
+    const receiving = () => {
+      const connection = this.#connection;
+      const sink = this.#sink;
+      if (!connection || connection.sendOnly || !sink)
+        throw new Error("the Discord gateway is not connected in this process");
+      return { client: connection.client, sink };
+    };
+    return new MissedMessages<Message>({
+      read: (channelId, afterId, limit) => messagesAfter(receiving().client, channelId, afterId, limit),
+      handOver: (message) => {
+        const { client, sink } = receiving();
+        return this.#handOver(client, sink, message, false);
+      },
+      onCaughtUp: (channelId, handedOver) =>
+        logger.info("read back Discord messages the engine had not taken", { channelId, handedOver }),
+      onGivenUp: (channelId, reason) =>
+        logger.error(
+          "gave up reading back Discord messages the engine had not taken; they are not answered",
+          {
+            channelId,
+            reason,
+          },
+        ),
+      onRoundFailed: (channelId, error) =>
+        logger.warn("could not read back refused Discord messages yet; trying again", { channelId, error }),
+      retryEveryMs: READ_BACK_EVERY_MS,
+      windowMs: READ_BACK_WINDOW_MS,
+      maxChannels: READ_BACK_MAX_CHANNELS,
+    });
+  }
 }
+
+/** The engine did not take a message (store unreachable, stopping): nothing of it was kept. */
+class SinkRefusedError extends Error {
+  constructor(cause: unknown) {
+    super("the engine did not take the message", { cause });
+    this.name = "SinkRefusedError";
+  }
+}
+
+/**
+ * Reading back what the engine refused: a round every 5 s while any channel is behind, for up to an
+ * hour after a channel's first refused message (the store outages worth waiting out; a longer one
+ * is an incident whose messages people send again), at most 1,000 channels at once.
+ */
+const READ_BACK_EVERY_MS = 5_000;
+const READ_BACK_WINDOW_MS = 60 * 60_000;
+const READ_BACK_MAX_CHANNELS = 1_000;
 
 /** The Approve / Deny row goes on the last message of a prompt, under the whole question. */
 function buttonsOn(approval: ApprovalPrompt | undefined, last: boolean) {

@@ -17,13 +17,29 @@ export interface BullConnection {
   readonly keyPrefix: string;
 }
 
+/**
+ * BullMQ's own reconnect backoff grows to 20 s, so after a Redis outage of a minute its workers
+ * and queues came back up to 20 s after the store (whose backoff stops at 5 s): queued drains and
+ * announcements waited that long for nothing. A reconnect attempt costs one refused connection.
+ */
+const MAX_RECONNECT_DELAY_MS = 2_000;
+
+export function reconnectDelayMs(attempt: number): number {
+  return Math.min(50 * 2 ** attempt, MAX_RECONNECT_DELAY_MS);
+}
+
 export function bullConnectionFor(storeUrl: string, cwd: string): BullConnection {
   const location = parseStoreUrl(storeUrl, cwd);
   if (location.kind !== "redis")
     throw new Error(`the ingress and worker roles need a Redis store; got ${location.kind}`);
   return {
     // Workers block on Redis; BullMQ requires commands to wait for a reconnect instead of failing.
-    connection: { url: location.clientUrl, maxRetriesPerRequest: null, connectionName: "switchboard-bullmq" },
+    connection: {
+      url: location.clientUrl,
+      maxRetriesPerRequest: null,
+      connectionName: "switchboard-bullmq",
+      retryStrategy: reconnectDelayMs,
+    },
     prefix: `${location.keyPrefix}bull`,
     host: location.host,
     url: location.clientUrl,
