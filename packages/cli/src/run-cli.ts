@@ -35,6 +35,9 @@ Options:
   --slack-mode <mode>   setup, manifest: socket (default) | http
   --slack-request-url <url>  setup, manifest: HTTP mode's public URL (…/slack/events)
   --slack-api-url <url>      setup: Slack Web API URL (GovSlack)
+  --slack-port <port>   setup: HTTP mode's port on this machine (default 3000)
+  --slack-verify        setup --yes: HTTP mode, wait up to 5 minutes for Slack's signed request
+                        (paste the Request URL in the app settings) to check the signing secret
   --discord-guild <id>  setup: register slash commands in this server (default: globally)
   --discord-api-url <url>    setup, invite: Discord API URL
   --application-id <id> invite: the Discord application id (else looked up with the bot token)
@@ -78,6 +81,8 @@ const SETUP_FLAGS = [
   "slack-mode",
   "slack-request-url",
   "slack-api-url",
+  "slack-port",
+  "slack-verify",
   "discord-guild",
   "discord-api-url",
   "homeserver",
@@ -175,6 +180,8 @@ export async function runCli(argv: readonly string[], given: CliContext): Promis
           slackMode: values["slack-mode"],
           slackRequestUrl: values["slack-request-url"],
           slackApiUrl: values["slack-api-url"],
+          slackPort: values["slack-port"],
+          slackVerify: values["slack-verify"],
           discordGuild: values["discord-guild"],
           discordApiUrl: values["discord-api-url"],
           homeserver: values.homeserver,
@@ -239,6 +246,8 @@ function parse(argv: readonly string[]) {
       "slack-mode": { type: "string" },
       "slack-request-url": { type: "string" },
       "slack-api-url": { type: "string" },
+      "slack-port": { type: "string" },
+      "slack-verify": { type: "boolean" },
       "discord-guild": { type: "string" },
       "discord-api-url": { type: "string" },
       "application-id": { type: "string" },

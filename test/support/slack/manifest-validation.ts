@@ -192,7 +192,10 @@ export function validateManifest(value: unknown): ManifestProblem[] {
     (Array.isArray(commands) ? commands : []).forEach((entry: unknown, index) => {
       const at = `/features/slash_commands/${index}`;
       const command = objectAt(entry);
-      if (!command) return problem(at, "Must be an object");
+      if (!command) {
+        problem(at, "Must be an object");
+        return;
+      }
       unknownKeys(command, SLASH_COMMAND_KEYS, at);
       const text = command.command;
       if (typeof text !== "string" || !/^\/\S{1,31}$/.test(text))
@@ -217,8 +220,10 @@ export function validateManifest(value: unknown): ManifestProblem[] {
     if (new Set(botEvents).size !== botEvents.length || botEvents.length > 100)
       problem(`${at}/bot_events`, "Must be at most 100 unique events");
     botEvents.forEach((event, index) => {
-      if (!BOT_EVENT_SCOPES.has(event))
-        return problem(`${at}/bot_events/${index}`, `Unknown event: ${event}`);
+      if (!BOT_EVENT_SCOPES.has(event)) {
+        problem(`${at}/bot_events/${index}`, `Unknown event: ${event}`);
+        return;
+      }
       const scope = BOT_EVENT_SCOPES.get(event);
       if (scope !== undefined && !botScopes.includes(scope))
         problem(`${at}/bot_events/${index}`, `Event ${event} needs the ${scope} scope`);
