@@ -120,12 +120,14 @@ describe.skipIf(missing !== undefined)("switchboard setup", () => {
     );
     await session.answer("Server id for the slash commands", `${discord.world.guildId}\r`);
 
-    // Matrix: a password login once, /whoami, no E2EE, a display name.
+    // Matrix: a password login once, /whoami, E2EE offered (it can run here, and Synapse takes
+    // device keys) and taken with its default, a display name.
     await session.answer("Homeserver URL", `${synapse.url}\r`);
     await session.answer("The bot account", "switchboard\r");
     await session.answer("Password", `${bot.password}\r`);
     await session.expect(`logged in as ${bot.userId}, device `);
-    await session.answer("Turn on end-to-end encryption?", "n");
+    await session.expect("end-to-end encryption can run (the WASM crypto runs here and");
+    await session.answer("Turn on end-to-end encryption?", KEY.enter); // the default: yes
     await session.answer("Display name people see", "\u0015Helpdesk\r"); // Ctrl-U clears the suggestion
     await session.expect("/invite @");
     await session.expect("slash commands registered in server");
@@ -138,7 +140,7 @@ describe.skipIf(missing !== undefined)("switchboard setup", () => {
     expect(config.model).toBe("offline");
     expect(config.slack).toEqual({ apiUrl: slack.api.apiUrl });
     expect(config.discord).toEqual({ commandGuildIds: [discord.world.guildId], apiUrl: discord.apiUrl });
-    expect(config.matrix).toEqual({ homeserverUrl: synapse.url, userId: bot.userId, encryption: false });
+    expect(config.matrix).toEqual({ homeserverUrl: synapse.url, userId: bot.userId, encryption: true });
     expect(config.team).toBeDefined(); // the commented defaults, kept
     const env = await readFile(join(cwd, "switchboard.env"), "utf8");
     expect(((await stat(join(cwd, "switchboard.env"))).mode & 0o777).toString(8)).toBe("600");
