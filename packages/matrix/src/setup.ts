@@ -6,13 +6,18 @@
  */
 import { loadWasmCrypto } from "./sdk/load-sdk.ts";
 
+/** Whether the bot can run end-to-end encryption here: what was found, or the one-line reason why not. */
 export type EncryptionSupport =
   | { readonly available: true; readonly detail: string }
   | { readonly available: false; readonly reason: string };
 
+/** The bot's account, as setup's login found it. */
 export interface EncryptionSupportCheck {
+  /** The client-server API's base URL. */
   readonly homeserverUrl: string;
+  /** The bot's access token (the key endpoints need it). */
   readonly accessToken: string;
+  /** The bot's MXID. */
   readonly userId: string;
   /** The device the access token belongs to (from the login or `/whoami`); keys belong to a device. */
   readonly deviceId: string | undefined;

@@ -16,15 +16,20 @@ export type RequestUrlVerdict =
   /** The signal ended the wait (the person skipped it). */
   | { readonly outcome: "stopped" };
 
+/** Where to listen, for how long, and the secret to check Slack's signature with. */
 export interface RequestUrlCheckOptions {
+  /** The secret as the person typed it. */
   readonly signingSecret: string;
+  /** The port Slack's requests reach on this machine (the adapter's `port`). */
   readonly port: number;
+  /** The interface to listen on (the adapter's `host`). */
   readonly host: string;
   /** The Request URL's path (the adapter's `eventsPath`). */
   readonly path: string;
+  /** How long to wait for Slack's request. */
   readonly timeoutMs: number;
+  /** Ends the wait early (the person skipped it). */
   readonly signal?: AbortSignal;
-  readonly now?: () => number;
 }
 
 /** The port to listen on is taken (Switchboard running already?) or not ours to take. */
@@ -93,7 +98,7 @@ export async function awaitSignedRequest(options: RequestUrlCheckOptions): Promi
         return answer(response, 404);
       const rawBody = await readBody(request);
       if (rawBody === undefined) return answer(response, 413);
-      const now = Math.floor((options.now?.() ?? Date.now()) / 1000);
+      const now = Math.floor(Date.now() / 1000);
       const checked = verifySignature(
         options.signingSecret,
         {
