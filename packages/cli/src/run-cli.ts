@@ -36,8 +36,9 @@ Options:
   --slack-request-url <url>  setup, manifest: HTTP mode's public URL (…/slack/events)
   --slack-api-url <url>      setup: Slack Web API URL (GovSlack)
   --slack-port <port>   setup: HTTP mode's port on this machine (default 3000)
-  --slack-verify        setup --yes: HTTP mode, wait up to 5 minutes for Slack's signed request
-                        (paste the Request URL in the app settings) to check the signing secret
+  --slack-verify        setup --yes, doctor: HTTP mode, wait up to 5 minutes for Slack's signed
+                        request (paste the Request URL in the app settings, or press Retry next to
+                        it) to check the signing secret
   --discord-guild <id>  setup: register slash commands in this server (default: globally)
   --discord-api-url <url>    setup, invite: Discord API URL
   --application-id <id> invite: the Discord application id (else looked up with the bot token)
@@ -139,7 +140,8 @@ export async function runCli(argv: readonly string[], given: CliContext): Promis
   const setupFlagFits =
     command === "setup" ||
     (command === "manifest" && (setupFlag === "slack-mode" || setupFlag === "slack-request-url")) ||
-    (command === "invite" && setupFlag === "discord-api-url");
+    (command === "invite" && setupFlag === "discord-api-url") ||
+    (command === "doctor" && setupFlag === "slack-verify");
   if (setupFlag !== undefined && !setupFlagFits) {
     context.stderr.write(`switchboard: --${setupFlag} does not apply to ${command}\n`);
     return 2;
@@ -207,7 +209,12 @@ export async function runCli(argv: readonly string[], given: CliContext): Promis
       return initCommand({ ...common, force: values.force ?? false }, context);
     case "doctor":
       return (await import("./commands/doctor.ts")).doctorCommand(
-        { ...common, offline: values.offline ?? false, fix: values.fix ?? false },
+        {
+          ...common,
+          offline: values.offline ?? false,
+          fix: values.fix ?? false,
+          slackVerify: values["slack-verify"] ?? false,
+        },
         context,
       );
     case "usage": {
