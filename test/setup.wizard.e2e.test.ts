@@ -14,9 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { testContext } from "../packages/cli/src/cli-test-context.ts";
 import { runCli } from "../packages/cli/src/run-cli.ts";
+import { freePort } from "./services/free-port.ts";
 import { PrivateSynapse, type RegisteredUser, synapseMissing } from "./services/synapse-service.ts";
 import { FakeDiscord } from "./support/discord/fake-discord.ts";
-import { FakeSlack } from "./support/slack/fake-slack.ts";
+import { FakeSlack, type RequestUrlCheck } from "./support/slack/fake-slack.ts";
 import { APP_TOKEN, BOT_TOKEN } from "./support/slack/web-api-stand-in.ts";
 import { KEY, TerminalSession } from "./support/terminal-session.ts";
 
@@ -27,6 +28,22 @@ if (missing) process.stderr.write(`setup wizard Matrix login skipped: ${missing}
 /** A clean environment: nothing of the developer's Switchboard settings leaks into the child. */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", TERM: "xterm-256color", ...extra };
+}
+
+/** The app's signing secret, as Slack shows it: 32 hexadecimal digits. */
+const APP_SIGNING_SECRET = "8f14e45fceea167a5a36dedd4bea2543";
+const OTHER_SIGNING_SECRET = "c9f0f895fb98ab9159f51fd0297e236d";
+
+/**
+ * The person pastes the Request URL into the app settings: the stand-in sends Slack's signed
+ * url_verification (again while setup is still opening its port, as a person would press Retry).
+ */
+async function enterRequestUrl(slack: FakeSlack, url: string): Promise<RequestUrlCheck> {
+  return waitFor(
+    "setup to listen for Slack's request",
+    () => slack.verifyRequestUrl(url).catch(() => undefined),
+    10_000,
+  );
 }
 
 function setupCommand(...flags: string[]): string[] {
@@ -103,12 +120,14 @@ describe.skipIf(missing !== undefined)("switchboard setup", () => {
     );
     await session.answer("Server id for the slash commands", `${discord.world.guildId}\r`);
 
-    // Matrix: a password login once, /whoami, no E2EE, a display name.
+    // Matrix: a password login once, /whoami, E2EE offered (it can run here, and Synapse takes
+    // device keys) and taken with its default, a display name.
     await session.answer("Homeserver URL", `${synapse.url}\r`);
     await session.answer("The bot account", "switchboard\r");
     await session.answer("Password", `${bot.password}\r`);
     await session.expect(`logged in as ${bot.userId}, device `);
-    await session.answer("Turn on end-to-end encryption?", "n");
+    await session.expect("end-to-end encryption can run (the WASM crypto runs here and");
+    await session.answer("Turn on end-to-end encryption?", KEY.enter); // the default: yes
     await session.answer("Display name people see", "\u0015Helpdesk\r"); // Ctrl-U clears the suggestion
     await session.expect("/invite @");
     await session.expect("slash commands registered in server");
@@ -121,7 +140,7 @@ describe.skipIf(missing !== undefined)("switchboard setup", () => {
     expect(config.model).toBe("offline");
     expect(config.slack).toEqual({ apiUrl: slack.api.apiUrl });
     expect(config.discord).toEqual({ commandGuildIds: [discord.world.guildId], apiUrl: discord.apiUrl });
-    expect(config.matrix).toEqual({ homeserverUrl: synapse.url, userId: bot.userId, encryption: false });
+    expect(config.matrix).toEqual({ homeserverUrl: synapse.url, userId: bot.userId, encryption: true });
     expect(config.team).toBeDefined(); // the commented defaults, kept
     const env = await readFile(join(cwd, "switchboard.env"), "utf8");
     expect(((await stat(join(cwd, "switchboard.env"))).mode & 0o777).toString(8)).toBe("600");
@@ -147,6 +166,117 @@ describe.skipIf(missing !== undefined)("switchboard setup", () => {
     await waitFor("start to run on three platforms", () => start.stderr.text.includes("running on"), 30_000);
     start.shutdown.abort(new Error("SIGTERM"));
     expect(await exit).toBe(0);
+  }, 120_000);
+
+  it("HTTP mode checks the signing secret against Slack's signed url_verification: a wrong one is named, the right one verifies the URL", async () => {
+    const app = await FakeSlack.start({ transport: "http", signingSecret: APP_SIGNING_SECRET });
+    try {
+      const cwd = await folder();
+      const port = await freePort();
+      const session = new TerminalSession(setupCommand("--slack-api-url", app.api.apiUrl), {
+        cwd,
+        env: childEnv(),
+      });
+      sessions.push(session);
+      await session.answer("Which platforms", `${KEY.space}${KEY.enter}`); // Slack
+      await session.answer("Which model", `${KEY.down}${KEY.enter}`); // offline
+      await session.answer("How should Slack reach Switchboard?", `${KEY.down}${KEY.enter}`); // HTTP
+      await session.answer(
+        "The public HTTPS URL Slack should call",
+        "https://bots.example.com/hooks/slack\r",
+      );
+      await session.answer("Port Switchboard listens on for Slack", `\u0015${port}\r`);
+      await session.expect("request_url: https://bots.example.com/hooks/slack");
+      await session.answer("Bot User OAuth Token", `${BOT_TOKEN}\r`);
+      await session.answer("Signing Secret", `${OTHER_SIGNING_SECRET}\r`);
+      await session.expect("the required scopes are granted");
+      await session.expect(`listens on port ${port} at /hooks/slack`);
+      await session.expect("◆  Waiting for Slack's signed request");
+      const local = `http://127.0.0.1:${port}/hooks/slack`;
+
+      // Signed with the app's secret, which is not the one typed: refused, and said so.
+      expect(await enterRequestUrl(app, local)).toEqual({ verified: false, status: 401 });
+      await session.expect(
+        "the request Slack sent is not signed with this secret: copy Basic Information → App Credentials → Signing Secret again",
+      );
+      await session.answer("Type the signing secret again?", KEY.enter);
+      await session.answer("Signing Secret", `${APP_SIGNING_SECRET}\r`);
+      await session.expect("◆  Waiting for Slack's signed request");
+      // Retry in the app settings: now the challenge comes back and Slack marks the URL verified.
+      expect(await enterRequestUrl(app, local)).toEqual({ verified: true, status: 200 });
+      await session.expect("the signing secret matches");
+      await session.expect("Done.");
+      expect(await session.exited).toBe(0);
+
+      const config = parse(await readFile(join(cwd, "switchboard.yaml"), "utf8")) as Record<string, unknown>;
+      expect(config.slack).toEqual({
+        mode: "http",
+        port,
+        eventsPath: "/hooks/slack",
+        apiUrl: app.api.apiUrl,
+      });
+      const env = await readFile(join(cwd, "switchboard.env"), "utf8");
+      expect(env).toContain(`SWITCHBOARD_SLACK_SIGNING_SECRET=${APP_SIGNING_SECRET}`);
+      expect(env).not.toContain(OTHER_SIGNING_SECRET);
+
+      // Skipping is said plainly: in the terminal (Enter), and with --yes unless --slack-verify.
+      const fresh = await folder();
+      const skipper = new TerminalSession(
+        setupCommand(
+          "--slack-api-url",
+          app.api.apiUrl,
+          "--slack-port",
+          String(port),
+          "--config",
+          "skipped.yaml",
+        ),
+        { cwd: fresh, env: childEnv() },
+      );
+      sessions.push(skipper);
+      await skipper.answer("Which platforms", `${KEY.space}${KEY.enter}`);
+      await skipper.answer("Which model", `${KEY.down}${KEY.enter}`);
+      await skipper.answer("How should Slack reach Switchboard?", `${KEY.down}${KEY.enter}`);
+      await skipper.answer(
+        "The public HTTPS URL Slack should call",
+        "https://bots.example.com/slack/events\r",
+      );
+      await skipper.answer("Bot User OAuth Token", `${BOT_TOKEN}\r`);
+      await skipper.answer("Signing Secret", `${OTHER_SIGNING_SECRET}\r`);
+      await skipper.answer("Waiting for Slack's signed request", KEY.enter);
+      await skipper.expect("skipped — the signing secret was NOT checked");
+      await skipper.expect("Done.");
+      expect(await skipper.exited).toBe(0);
+      const scripted = testContext({
+        cwd: fresh,
+        env: { SWITCHBOARD_SLACK_BOT_TOKEN: BOT_TOKEN, SWITCHBOARD_SLACK_SIGNING_SECRET: APP_SIGNING_SECRET },
+      });
+      const flags = ["--platforms", "slack", "--slack-mode", "http", "--slack-api-url", app.api.apiUrl];
+      const url = [
+        "--slack-request-url",
+        "https://bots.example.com/slack/events",
+        "--config",
+        "scripted.yaml",
+      ];
+      expect(await runCli(["setup", "--yes", ...flags, ...url], scripted.context)).toBe(0);
+      expect(scripted.stdout.text).toContain("skipped — the signing secret was NOT checked");
+      // --slack-verify waits for Slack's request, and checks it.
+      const verifying = testContext({
+        cwd: fresh,
+        env: { SWITCHBOARD_SLACK_BOT_TOKEN: BOT_TOKEN, SWITCHBOARD_SLACK_SIGNING_SECRET: APP_SIGNING_SECRET },
+      });
+      const verified = runCli(
+        ["setup", "--yes", "--force", ...flags, ...url, "--slack-port", String(port), "--slack-verify"],
+        verifying.context,
+      );
+      expect(await enterRequestUrl(app, `http://127.0.0.1:${port}/slack/events`)).toEqual({
+        verified: true,
+        status: 200,
+      });
+      expect(await verified).toBe(0);
+      expect(verifying.stdout.text).toContain("the signing secret matches");
+    } finally {
+      await app.close();
+    }
   }, 120_000);
 
   it("--yes sets up from flags and the environment, adds a platform to an existing file, and asks before replacing", async () => {

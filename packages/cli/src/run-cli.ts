@@ -35,6 +35,10 @@ Options:
   --slack-mode <mode>   setup, manifest: socket (default) | http
   --slack-request-url <url>  setup, manifest: HTTP mode's public URL (…/slack/events)
   --slack-api-url <url>      setup: Slack Web API URL (GovSlack)
+  --slack-port <port>   setup: HTTP mode's port on this machine (default 3000)
+  --slack-verify        setup --yes, doctor: HTTP mode, wait up to 5 minutes for Slack's signed
+                        request (paste the Request URL in the app settings, or press Retry next to
+                        it) to check the signing secret
   --discord-guild <id>  setup: register slash commands in this server (default: globally)
   --discord-api-url <url>    setup, invite: Discord API URL
   --application-id <id> invite: the Discord application id (else looked up with the bot token)
@@ -78,6 +82,8 @@ const SETUP_FLAGS = [
   "slack-mode",
   "slack-request-url",
   "slack-api-url",
+  "slack-port",
+  "slack-verify",
   "discord-guild",
   "discord-api-url",
   "homeserver",
@@ -134,7 +140,8 @@ export async function runCli(argv: readonly string[], given: CliContext): Promis
   const setupFlagFits =
     command === "setup" ||
     (command === "manifest" && (setupFlag === "slack-mode" || setupFlag === "slack-request-url")) ||
-    (command === "invite" && setupFlag === "discord-api-url");
+    (command === "invite" && setupFlag === "discord-api-url") ||
+    (command === "doctor" && setupFlag === "slack-verify");
   if (setupFlag !== undefined && !setupFlagFits) {
     context.stderr.write(`switchboard: --${setupFlag} does not apply to ${command}\n`);
     return 2;
@@ -175,6 +182,8 @@ export async function runCli(argv: readonly string[], given: CliContext): Promis
           slackMode: values["slack-mode"],
           slackRequestUrl: values["slack-request-url"],
           slackApiUrl: values["slack-api-url"],
+          slackPort: values["slack-port"],
+          slackVerify: values["slack-verify"],
           discordGuild: values["discord-guild"],
           discordApiUrl: values["discord-api-url"],
           homeserver: values.homeserver,
@@ -200,7 +209,12 @@ export async function runCli(argv: readonly string[], given: CliContext): Promis
       return initCommand({ ...common, force: values.force ?? false }, context);
     case "doctor":
       return (await import("./commands/doctor.ts")).doctorCommand(
-        { ...common, offline: values.offline ?? false, fix: values.fix ?? false },
+        {
+          ...common,
+          offline: values.offline ?? false,
+          fix: values.fix ?? false,
+          slackVerify: values["slack-verify"] ?? false,
+        },
         context,
       );
     case "usage": {
@@ -239,6 +253,8 @@ function parse(argv: readonly string[]) {
       "slack-mode": { type: "string" },
       "slack-request-url": { type: "string" },
       "slack-api-url": { type: "string" },
+      "slack-port": { type: "string" },
+      "slack-verify": { type: "boolean" },
       "discord-guild": { type: "string" },
       "discord-api-url": { type: "string" },
       "application-id": { type: "string" },

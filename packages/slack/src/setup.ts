@@ -1,6 +1,7 @@
 /**
  * What an operator's setup needs from the Slack adapter without starting it: the scopes and
- * events the adapter uses (for the app manifest), and the live checks of the tokens. A subpath of
+ * events the adapter uses (for the app manifest), the live checks of the tokens, and the check of
+ * the signing secret against the signed request Slack sends to a new Request URL. A subpath of
  * its own, so the package root stays cheap to load; @slack/web-api is loaded here.
  */
 import { WebClient } from "@slack/web-api";
@@ -21,6 +22,12 @@ export {
   SlackScopeError,
   SlackUnreachableError,
 } from "./connect/verify-credentials.ts";
+export {
+  awaitSignedRequest,
+  type RequestUrlCheckOptions,
+  RequestUrlListenError,
+  type RequestUrlVerdict,
+} from "./intake/request-url-check.ts";
 export {
   checkScopes,
   DEFAULT_SLASH_COMMAND,

@@ -27,9 +27,12 @@ export interface EventTransport {
 
 export class HttpEventTransport implements EventTransport {
   readonly #url: string;
+  readonly #secret: string;
 
-  constructor(url: string) {
+  /** `secret`: the app's signing secret, which Slack signs every request with. */
+  constructor(url: string, secret = SIGNING_SECRET) {
     this.#url = url;
+    this.#secret = secret;
   }
 
   deliverEvent(body: Record<string, unknown>, retryNum?: number): Promise<Delivery> {
@@ -61,7 +64,7 @@ export class HttpEventTransport implements EventTransport {
       ? {}
       : {
           "x-slack-request-timestamp": String(timestamp),
-          "x-slack-signature": slackSignature(signature.secret ?? SIGNING_SECRET, timestamp, body),
+          "x-slack-signature": slackSignature(signature.secret ?? this.#secret, timestamp, body),
         };
     const response = await fetch(this.#url, {
       method: "POST",

@@ -31,6 +31,15 @@ export interface FakeSlackOptions {
   readonly streaming?: boolean;
   /** Sees every message the bot posts, as the Web API stores it (benchmarks time answers by it). */
   readonly onBotMessage?: (message: StoredMessage) => void;
+  /** The app's signing secret (Basic Information → App Credentials); HTTP requests are signed with it. */
+  readonly signingSecret?: string;
+}
+
+/** What the app settings show after Slack's url_verification request to a Request URL. */
+export interface RequestUrlCheck {
+  /** Slack's "Verified": the answer was 200 and carried the challenge. */
+  readonly verified: boolean;
+  readonly status: number;
 }
 
 export interface SayOptions {
@@ -52,6 +61,7 @@ export class FakeSlack {
   readonly state = new WorkspaceState();
   readonly api: WebApiStandIn;
   readonly transport: Transport;
+  readonly signingSecret: string;
   socket: SocketModeStandIn | undefined;
   #events: EventTransport | undefined;
   #http: HttpEventTransport | undefined;
@@ -63,6 +73,7 @@ export class FakeSlack {
 
   private constructor(options: FakeSlackOptions) {
     this.transport = options.transport;
+    this.signingSecret = options.signingSecret ?? SIGNING_SECRET;
     this.api = new WebApiStandIn({
       state: this.state,
       ...(options.scopes ? { scopes: options.scopes } : {}),
@@ -95,7 +106,7 @@ export class FakeSlack {
     const common = { botToken: BOT_TOKEN, apiUrl: this.api.apiUrl };
     return this.transport === "socket"
       ? { ...common, appToken: APP_TOKEN }
-      : { ...common, signingSecret: SIGNING_SECRET, port: 0, host: "127.0.0.1" };
+      : { ...common, signingSecret: this.signingSecret, port: 0, host: "127.0.0.1" };
   }
 
   /** HTTP mode: where the app's events server listens (asked when the first event goes out). */
@@ -109,7 +120,7 @@ export class FakeSlack {
     if (!this.#http) {
       const port = this.#httpPort?.();
       if (port === undefined) throw new Error("the app's events server is not listening yet (connectHttp)");
-      this.#http = new HttpEventTransport(`http://127.0.0.1:${port}${this.#httpPath}`);
+      this.#http = new HttpEventTransport(`http://127.0.0.1:${port}${this.#httpPath}`, this.signingSecret);
     }
     return this.#http;
   }
@@ -170,6 +181,22 @@ export class FakeSlack {
   async redeliverLast(retryNum = 1): Promise<Delivery> {
     if (!this.#lastPersonDelivery) throw new Error("nothing delivered yet");
     return this.deliver(this.#lastPersonDelivery, retryNum);
+  }
+
+  /**
+   * Someone enters `url` as the Request URL in the app's Event Subscriptions (or presses Retry):
+   * Slack sends a `url_verification` request signed with the app's secret, and marks the URL
+   * verified only when the answer is HTTP 200 carrying the challenge (as plain text, or JSON).
+   */
+  async verifyRequestUrl(url: string): Promise<RequestUrlCheck> {
+    const challenge = randomBytes(24).toString("base64url");
+    const body = JSON.stringify({ token: "legacy-verification-token", challenge, type: "url_verification" });
+    const delivery = await new HttpEventTransport(url, this.signingSecret).send(body, "application/json");
+    const answered =
+      typeof delivery.body === "string"
+        ? delivery.body
+        : (delivery.body as { challenge?: unknown } | undefined)?.challenge;
+    return { verified: delivery.status === 200 && answered === challenge, status: delivery.status };
   }
 
   /** Someone runs the slash command. */

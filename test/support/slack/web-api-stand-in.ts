@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { validateManifest } from "./manifest-validation.ts";
 import { MESSAGE_METHODS, streamingMethods } from "./streaming-methods.ts";
 import {
   ALICE,
@@ -17,6 +18,8 @@ import {
 
 export const BOT_TOKEN = "xoxb-stand-in-bot-token";
 export const APP_TOKEN = "xapp-stand-in-app-token";
+/** An app configuration token (Your Apps → Your App Configuration Tokens): the apps.manifest.* methods take it. */
+export const CONFIG_TOKEN = "xoxe.xoxp-stand-in-config-token";
 
 type Args = Record<string, unknown>;
 type Reply = Record<string, unknown> & { ok: boolean };
@@ -409,6 +412,18 @@ export class WebApiStandIn {
         }));
         return { ok: true, messages, has_more: false };
       }),
+      // Checks a manifest as Slack does before creating an app from it (rules: manifest-validation.ts).
+      "apps.manifest.validate": (args, token) => {
+        if (token !== CONFIG_TOKEN) return fail(token ? "invalid_auth" : "not_authed");
+        let manifest: unknown;
+        try {
+          manifest = typeof args.manifest === "string" ? JSON.parse(args.manifest) : args.manifest;
+        } catch {
+          return fail("invalid_manifest");
+        }
+        const errors = validateManifest(manifest);
+        return errors.length === 0 ? { ok: true } : { ok: false, error: "invalid_manifest", errors };
+      },
       "apps.connections.open": (_args, token) => {
         if (token !== APP_TOKEN)
           return fail(token?.startsWith("xoxb-") ? "not_allowed_token_type" : "invalid_auth");

@@ -15,9 +15,12 @@ export interface DoctorOptions extends CommonOptions {
   readonly offline: boolean;
   /** Repair what can be repaired (data folder, file modes, slash commands) and say what cannot. */
   readonly fix?: boolean;
+  /** Slack in HTTP mode: wait for Slack's signed request and check the signing secret with it. */
+  readonly slackVerify?: boolean;
 }
 
 import { checkScaleOut } from "./doctor-scale-out.ts";
+import { checkSlackSigningSecret } from "./doctor-slack-signing.ts";
 
 /**
  * Checks everything start-up needs, one line per check on stdout, and exits 1 when any check
@@ -67,6 +70,12 @@ export async function doctorCommand(options: DoctorOptions, context: CliContext)
     try {
       report(await checkCheckpoints(loaded.config.checkpoints, context.cwd, logger));
       for (const result of await checkPlatforms(loaded, logger, store)) report(result);
+      const signing = await checkSlackSigningSecret(loaded, {
+        verify: options.slackVerify ?? false,
+        signal: context.shutdownSignal,
+        say: (line) => context.stdout.write(`${line}\n`),
+      });
+      for (const result of signing) report(result);
       for (const result of await checkDiscordCommands(loaded, context.cwd, fix)) report(result);
       if (fix) for (const result of notFixed(loaded)) report(result);
       // The catalog start builds, on a scratch store: doctor attaches no tool to any conversation.

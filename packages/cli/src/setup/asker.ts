@@ -37,6 +37,16 @@ export interface Asker {
     initial: T,
   ): Promise<T>;
   multiselect<T extends string>(key: string, message: string, choices: readonly Choice<T>[]): Promise<T[]>;
+  /**
+   * Runs `work` (a wait on something outside, bounded by its own timeout) while the person may
+   * press Enter to skip it: undefined when skipped (the signal told `work` to stop). A script waits
+   * only when its answer for `key` is "true"; otherwise the wait is skipped.
+   */
+  waitOrSkip<T>(
+    key: string,
+    message: string,
+    work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T | undefined>;
   /** A block of text to read or copy (a manifest, a link, the next step). */
   show(title: string, body: string): void;
   ok(line: string): void;
@@ -120,6 +130,23 @@ export function terminalAsker(
         }),
       ) as (typeof choices)[number]["value"][];
     },
+    async waitOrSkip(_key, message, work) {
+      const stop = new AbortController();
+      const prompt = new AbortController();
+      const working = work(stop.signal).finally(() => prompt.abort());
+      const typed = await clack.text({
+        ...common,
+        message,
+        placeholder: "press Enter to skip",
+        signal: prompt.signal,
+      });
+      // The prompt was ended by the work finishing (or failing): its result is the answer.
+      if (prompt.signal.aborted) return working;
+      stop.abort();
+      await working.catch(() => undefined);
+      answered(typed);
+      return undefined;
+    },
     show(title, body) {
       clack.note(body, title, { ...common, format: (line) => line });
     },
@@ -180,6 +207,9 @@ export function scriptedAsker(answers: ScriptedAnswers, output: NodeJS.WritableS
           `--yes: ${answers.source(key)} takes ${choices.map((c) => c.value).join(", ")} (got ${unknown.join(", ")})`,
         );
       return choices.filter((choice) => given.includes(choice.value)).map((choice) => choice.value);
+    },
+    async waitOrSkip(key, _message, work) {
+      return answers.values[key] === "true" ? work(new AbortController().signal) : undefined;
     },
     show(title, body) {
       write(`${title}:\n${body}\n`);

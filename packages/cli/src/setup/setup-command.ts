@@ -19,6 +19,8 @@ export interface SetupFlags {
   readonly slackMode?: string | undefined;
   readonly slackRequestUrl?: string | undefined;
   readonly slackApiUrl?: string | undefined;
+  readonly slackPort?: string | undefined;
+  readonly slackVerify?: boolean | undefined;
   readonly discordGuild?: string | undefined;
   readonly discordApiUrl?: string | undefined;
   readonly homeserver?: string | undefined;
@@ -52,6 +54,8 @@ function scriptedValues(flags: SetupFlags, context: CliContext): Record<string, 
     "slack.mode": flags.slackMode,
     "slack.requestUrl": flags.slackRequestUrl,
     "slack.apiUrl": flags.slackApiUrl,
+    "slack.port": flags.slackPort,
+    "slack.verify": String(flags.slackVerify ?? false),
     "discord.apiUrl": flags.discordApiUrl,
     "discord.guild": flags.discordGuild,
     "matrix.homeserver": flags.homeserver ?? env("SWITCHBOARD_MATRIX_HOMESERVER"),
@@ -87,7 +91,7 @@ export async function setupCommand(
     const { SWITCHBOARD_MATRIX_PASSWORD: _password, ...flagged } = scriptedValues(options, context);
     const presets = Object.fromEntries(
       Object.entries(flagged).filter(
-        ([key]) => !["add", "platforms", "model.provider", "matrix.e2ee"].includes(key),
+        ([key]) => !["add", "platforms", "model.provider", "matrix.e2ee", "slack.verify"].includes(key),
       ),
     );
     asker = terminalAsker({ input: context.stdin, output: context.stdout }, presets);

@@ -1,10 +1,14 @@
 import { createStreamLogger } from "@switchboard/core/host";
 import { checkSlackTokens, DEFAULT_SLASH_COMMAND } from "@switchboard/slack/setup";
-import { secretFromEnvOrAsked } from "./asker.ts";
+import { type Asker, SetupStopped, secretFromEnvOrAsked } from "./asker.ts";
 import { type PlatformStep, type StepContext, untilAccepted } from "./platform-step.ts";
 import { manifestLink, manifestYaml, slackManifest } from "./slack-manifest.ts";
+import { checkSigningSecret, type HttpEndpoint, httpEndpoint } from "./slack-signing-check.ts";
 
 const SLACK_API = "https://slack.com/api/";
+/** The adapter's defaults for `slack.port` and `slack.eventsPath` (written only when they differ). */
+const DEFAULT_PORT = 3000;
+const DEFAULT_EVENTS_PATH = "/slack/events";
 
 /** Setup's checks report through the asker; the adapter's own log lines are not wanted here. */
 const quiet = createStreamLogger("error", () => {});
@@ -23,10 +27,8 @@ export async function setupSlack({ asker, env, commands }: StepContext): Promise
     ] as const,
     "socket",
   );
-  const requestUrl =
-    mode === "http"
-      ? await asker.text("slack.requestUrl", "The public HTTPS URL Slack should call (ends in /slack/events)")
-      : undefined;
+  const endpoint = mode === "http" ? await askEndpoint(asker) : undefined;
+  const requestUrl = endpoint?.requestUrl;
   const apiUrl = await asker.text("slack.apiUrl", "Slack Web API URL", { initial: SLACK_API, quiet: true });
   const manifest = slackManifest({
     name: "Switchboard",
@@ -100,13 +102,23 @@ export async function setupSlack({ asker, env, commands }: StepContext): Promise
     asker.warn(
       `Slack: the token lacks ${identity.missingScopes.join(", ")} (some features stay off): add them under OAuth & Permissions and reinstall the app`,
     );
-  if (mode === "http")
-    asker.warn(
-      "Slack: the signing secret is checked on Slack's first signed request (Request URL verification) once Switchboard runs",
+  if (endpoint !== undefined) {
+    const signingSecret = await checkSigningSecret(
+      asker,
+      endpoint,
+      secrets.SWITCHBOARD_SLACK_SIGNING_SECRET ?? "",
     );
+    secrets.SWITCHBOARD_SLACK_SIGNING_SECRET = signingSecret;
+  }
   return {
     section: {
-      ...(mode === "http" ? { mode: "http" } : {}),
+      ...(endpoint === undefined
+        ? {}
+        : {
+            mode: "http",
+            ...(endpoint.port === DEFAULT_PORT ? {} : { port: endpoint.port }),
+            ...(endpoint.path === DEFAULT_EVENTS_PATH ? {} : { eventsPath: endpoint.path }),
+          }),
       ...(apiUrl === SLACK_API ? {} : { apiUrl }),
     },
     secrets,
@@ -121,4 +133,23 @@ export async function setupSlack({ asker, env, commands }: StepContext): Promise
       return true;
     },
   };
+}
+
+/** HTTP mode: where Slack's requests arrive on this machine (the Request URL's path, a local port). */
+async function askEndpoint(asker: Asker): Promise<HttpEndpoint> {
+  for (;;) {
+    const requestUrl = await asker.text(
+      "slack.requestUrl",
+      "The public HTTPS URL Slack should call (ends in /slack/events)",
+    );
+    const port = await asker.text(
+      "slack.port",
+      "Port Switchboard listens on for Slack (your public URL forwards to it)",
+      { initial: String(DEFAULT_PORT) },
+    );
+    const endpoint = httpEndpoint(requestUrl, port);
+    if (typeof endpoint !== "string") return endpoint;
+    asker.problem(endpoint);
+    if (!asker.interactive) throw new SetupStopped(endpoint);
+  }
 }
