@@ -54,16 +54,17 @@ export function prepareStatements(db: DatabaseSync) {
       `DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' AND root_checkpoint_id < (
          SELECT min(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '')`,
     ),
+    // The kept checkpoints' keys and versions are read once (a list subquery), not once per row:
+    // correlated, the blob check unpacked every kept checkpoint's versions for every blob, a cost
+    // of blobs × checkpoints × channels paid at each step of a long conversation.
     deleteOrphanWrites: prepare(
-      `DELETE FROM checkpoint_writes WHERE thread_id = ? AND NOT EXISTS (
-         SELECT 1 FROM checkpoints AS c WHERE c.thread_id = checkpoint_writes.thread_id
-           AND c.checkpoint_ns = checkpoint_writes.checkpoint_ns AND c.checkpoint_id = checkpoint_writes.checkpoint_id)`,
+      `DELETE FROM checkpoint_writes WHERE thread_id = ?1 AND (checkpoint_ns, checkpoint_id) NOT IN (
+         SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = ?1)`,
     ),
     deleteOrphanBlobs: prepare(
-      `DELETE FROM checkpoint_blobs WHERE thread_id = ? AND NOT EXISTS (
-         SELECT 1 FROM checkpoints AS c, json_each(c.channel_versions) AS v
-         WHERE c.thread_id = checkpoint_blobs.thread_id AND c.checkpoint_ns = checkpoint_blobs.checkpoint_ns
-           AND v.key = checkpoint_blobs.channel AND v.value = checkpoint_blobs.version)`,
+      `DELETE FROM checkpoint_blobs WHERE thread_id = ?1 AND (checkpoint_ns, channel, version) NOT IN (
+         SELECT c.checkpoint_ns, v.key, v.value FROM checkpoints AS c, json_each(c.channel_versions) AS v
+         WHERE c.thread_id = ?1)`,
     ),
     deleteThread: [
       prepare("DELETE FROM checkpoint_writes WHERE thread_id = ?"),

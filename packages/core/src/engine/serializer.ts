@@ -1,5 +1,6 @@
 import { SHUTDOWN_REASON, TurnCancelledError } from "../runtime/errors.ts";
 import { runAsBackground } from "../runtime/event-loop.ts";
+import { linkSignals } from "../runtime/linked-signal.ts";
 import type { QueueEntry } from "../store/types.ts";
 import { EngineStoppingError } from "./errors.ts";
 import { LOCK_LOST_REASON, LockHeartbeat, lockWasLost } from "./lock-heartbeat.ts";
@@ -393,13 +394,18 @@ export class ConversationSerializer {
    * stopping serializer leaves the items queued.
    */
   async #admit(key: string, signal: AbortSignal) {
+    // Linked, not AbortSignal.any: `#stopping` lives as long as the serializer, and any() would
+    // leave a registration with it for every turn.
+    const waiting = linkSignals([signal, this.#stopping.signal]);
     try {
-      return await this.#admission.admit(key, AbortSignal.any([signal, this.#stopping.signal]));
+      return await this.#admission.admit(key, waiting.signal);
     } catch (error) {
       if (lockWasLost(signal)) throw new TurnCancelledError(LOCK_LOST_REASON);
       if (this.#stopping.signal.aborted) throw this.#stopping.signal.reason;
       if (signal.aborted) return undefined;
       throw error;
+    } finally {
+      waiting.unlink();
     }
   }
 }
