@@ -395,18 +395,20 @@ export class Engine {
   async #stop(key: string, message: InboundMessage): Promise<void> {
     let reply = "Stopped the current answer.";
     // A retry waiting for the model is cancelled too (its countdown says so).
-    let waitingRetry = (await this.#options.laterRetries?.cancel(key)) ?? false;
+    let waitingRetry = false;
     if (this.#serializer.cancel(key, "stopped by user")) {
-      // The turn may have just planned a retry (its countdown is posted before the turn ends):
-      // once it has ended, that retry is cancelled too.
+      // The turn may have just planned a retry and be posting its countdown: the retry is cancelled
+      // once the turn has ended, when the countdown's delivery is recorded and can be edited to say
+      // so (cancelled earlier, the countdown would go on promising a retry that never comes).
       if (this.#options.laterRetries) {
         // Bounded: the platform waits for this message's acknowledgement.
         await Promise.race([this.#serializer.settled(key), sleep(STOP_SETTLE_MS, undefined, { ref: false })]);
-        waitingRetry = (await this.#options.laterRetries.cancel(key)) || waitingRetry;
+        waitingRetry = await this.#options.laterRetries.cancel(key);
         if (waitingRetry)
           reply = "Stopped: the answer that was waiting for the model will not be tried again.";
       }
     } else {
+      waitingRetry = (await this.#options.laterRetries?.cancel(key)) ?? false;
       const probe = await this.#options.store.atomic.acquireLock(`lock:${key}`, 1_000);
       if (probe) {
         await this.#options.store.atomic.releaseLock(`lock:${key}`, probe);

@@ -139,6 +139,24 @@ for (const backend of backends) {
       await retry.deliver({ conversation: thread, text: "the answer" }, { answer: true });
       expect(adapter.posts.map((post) => post.text)).toEqual(["found three options", "the answer"]);
     });
+
+    it("knows a post that landed while its work was being cancelled (abandoned, so never recorded)", async () => {
+      const adapter = new LandingAdapter();
+      adapter.swallowNext = 1;
+      const outbox = await outboxOn(adapter);
+      const cancel = new AbortController();
+      const cancelled = await outbox.open("work-4", cancel.signal);
+      const delivering = cancelled.deliver(
+        { conversation: thread, text: "trying again in 60 s" },
+        { answer: true },
+      );
+      await waitUntil(() => adapter.posts.length === 1);
+      cancel.abort(new Error("stopped by user"));
+      await expect(delivering).rejects.toThrow("stopped by user");
+      const after = await outbox.open("work-4");
+      expect(after.recordedDeliveries()[0]?.posted).toEqual([]);
+      expect(await after.landed(0)).toEqual([{ id: adapter.posts[0]?.id, conversation: thread }]);
+    });
   });
 }
 

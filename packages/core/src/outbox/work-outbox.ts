@@ -81,6 +81,24 @@ export class WorkOutbox {
   }
 
   /**
+   * The messages the recorded delivery at `index` posted — with the one whose post was under way
+   * when its work was cancelled (the post is abandoned, not called back, and may have landed):
+   * that one is looked up on the platform by its idempotency key, as a retry would before posting.
+   */
+  async landed(index: number): Promise<PostedMessage[]> {
+    const delivery = this.#record.deliveries[index];
+    if (!delivery) return [];
+    const posted = delivery.posted.map((id) => ({ id, conversation: delivery.conversation }));
+    const next = delivery.posted.length;
+    if (next >= delivery.chunks.length || delivery.failed !== undefined) return posted;
+    const found = await this.#deps.deliverer.findPosted(
+      delivery.conversation,
+      idempotencyKeyOf(this.workId, index, next),
+    );
+    return found ? [...posted, found] : posted;
+  }
+
+  /**
    * Records the delivery (first attempt) or finds it (retry), then posts whatever is not posted yet.
    * With a `key`, a recorded delivery of that key is the one (its text is not recorded again).
    * Resolves with whether it is posted, or why it was given up after its retries.

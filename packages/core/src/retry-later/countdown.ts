@@ -21,9 +21,11 @@ export async function countdownOf(
   record: RetryRecord,
 ): Promise<readonly PostedMessage[] | undefined> {
   const origin = await outbox.open(record.id);
-  const last = origin.recordedDeliveries().at(-1);
+  const deliveries = origin.recordedDeliveries();
+  const last = deliveries.at(-1);
   if (!last || last.chunks[0] !== record.firstNotice) return undefined;
-  return last.posted;
+  // A /stop that cancelled the turn while it posted the countdown: the post landed, unrecorded.
+  return origin.landed(deliveries.length - 1);
 }
 
 /** Whether the retry's current try already has its answer recorded (a crash came before its record said so). */
