@@ -12,6 +12,13 @@ export interface AttemptClock {
   pause(): void;
   /** The request is on its way: the attempt's timers start again, from zero. */
   resume(): void;
+  /**
+   * The provider has answered (headers, a piece of the answer) and the turn waits for a CPU slot
+   * to handle it: the timers stand still, keeping the time already spent.
+   */
+  hold(): void;
+  /** The turn has its CPU slot again: the timers go on from where they stood. */
+  release(): void;
 }
 
 const storage = new AsyncLocalStorage<AttemptClock>();

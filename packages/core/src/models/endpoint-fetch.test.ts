@@ -1,5 +1,6 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { CpuSlots } from "../capacity/cpu-slots.ts";
 import { loadChatModelFactory } from "./create-model.ts";
 import { ModelEndpoints, modelEndpointsConfigSchema } from "./model-endpoints.ts";
 import { invokeWithRetry } from "./retry.ts";
@@ -133,6 +134,43 @@ describe("models built by one factory share their endpoint's limit", () => {
     firstToken();
     provider.requests[1]?.answer(completion("answered after waiting its turn"));
     expect((await queued).content).toBe("answered after waiting its turn");
+  });
+
+  it("does not count an answer's wait for this process's CPU against the model's timeouts", async () => {
+    vi.useFakeTimers();
+    const provider = heldProvider();
+    const endpoints = endpointsWith({ initialConcurrency: 4 });
+    const build = await loadChatModelFactory(["openai-compatible"], { endpoints });
+    const model = build({ ...spec, timeoutSeconds: 2 }, { fetch: provider.fetch });
+    const slots = new CpuSlots(1);
+    // Every slot handed out costs a turn of the event loop (a faked setImmediate here).
+    const leasingFirst = slots.lease("asking");
+    await vi.advanceTimersByTimeAsync(0);
+    const asking = await leasingFirst;
+    const answer = asking
+      .run(() =>
+        invokeWithRetry((_attempt, signal) => model.invoke([new HumanMessage("quick one")], { signal }), {
+          maxAttempts: 1,
+          firstTokenTimeoutMs: 1_000,
+          attemptTimeoutMs: 2_000,
+        }),
+      )
+      .catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(0);
+    // While its request is out, the turn holds no slot: another takes it and computes for 5 s.
+    const leasing = slots.lease("busy");
+    await vi.advanceTimersByTimeAsync(0);
+    const busy = await leasing;
+    expect(provider.requests).toHaveLength(1);
+    provider.requests[0]?.answer(completion("answered at once"));
+    await vi.advanceTimersByTimeAsync(5_000);
+    busy.end();
+    // The answer is read a piece at a time, a slot (and a turn of the loop) each: a few milliseconds.
+    for (let step = 0; step < 20; step++) await vi.advanceTimersByTimeAsync(1);
+    const settled = await answer;
+    asking.end();
+    expect(settled).toMatchObject({ content: "answered at once" });
+    expect(endpoints.states()[0]).toMatchObject({ inFlight: 0, congestion: { timeout: 0 } });
   });
 
   it("times a request out from the moment it is sent, and counts it as congestion", async () => {

@@ -16,6 +16,7 @@
 import { awayFromCpu, currentTurnKey } from "../capacity/cpu-slots.ts";
 import type { CallOutcome, EndpointLimiter } from "../capacity/endpoint-limiter.ts";
 import { currentAttemptClock } from "./attempt-clock.ts";
+import { HeldTimeout } from "./held-timeout.ts";
 import { retryAfterMsOf } from "./retry-policy.ts";
 
 export interface EndpointFetchOptions {
@@ -59,7 +60,7 @@ function limitedFetch(limiter: EndpointLimiter, options: EndpointFetchOptions): 
     const clock = currentAttemptClock();
     let paused = false;
     // Waiting for capacity and for the provider's first byte, a turn holds no CPU slot.
-    const call = await awayFromCpu(() =>
+    const call = await awayFromProvider([clock], () =>
       limiter.acquire({
         signal: callerSignal,
         tokens: estimateTokens(init?.body),
@@ -72,18 +73,20 @@ function limitedFetch(limiter: EndpointLimiter, options: EndpointFetchOptions): 
     );
     if (paused) clock?.resume();
     const timer = new AbortController();
-    const timeout = setTimeout(
-      () => timer.abort(requestTimeoutReason(options.requestTimeoutMs)),
-      options.requestTimeoutMs,
+    const timeout = new HeldTimeout(options.requestTimeoutMs, () =>
+      timer.abort(requestTimeoutReason(options.requestTimeoutMs)),
     );
+    const timers = [clock, timeout];
     const signal = callerSignal ? AbortSignal.any([callerSignal, timer.signal]) : timer.signal;
     const finish = (outcome: CallOutcome, retryAfterMs?: number) => {
-      clearTimeout(timeout);
+      timeout.clear();
       call.finish(outcome, { retryAfterMs });
     };
     let response: Response;
     try {
-      response = await awayFromCpu(() => (options.fetch ?? globalThis.fetch)(input, { ...init, signal }));
+      response = await awayFromProvider(timers, () =>
+        (options.fetch ?? globalThis.fetch)(input, { ...init, signal }),
+      );
     } catch (error) {
       finish(signal.aborted ? abortOutcome(signal) : "failed");
       throw error;
@@ -93,8 +96,31 @@ function limitedFetch(limiter: EndpointLimiter, options: EndpointFetchOptions): 
       finish(outcome, outcome === "failed" ? undefined : retryAfterMsOf({ headers: response.headers }, now));
       return response;
     }
-    return watchBody(response, signal, finish);
+    return watchBody(response, signal, finish, timers);
   };
+}
+
+/** Timers a wait for this process's CPU must not count: the attempt's and the request's own. */
+type ProviderTimers = ReadonlyArray<{ hold(): void; release(): void } | undefined>;
+
+/**
+ * Waits on the provider (or its endpoint's capacity) without the turn's CPU slot, then takes one
+ * again. Once the provider has answered, the timers stand still until the slot is back: under a
+ * busy process the wait for a slot can be long, and it is ours — counted, it would "time out" a
+ * provider that answered at once, and the turn would be retried or given up for it.
+ */
+async function awayFromProvider<T>(timers: ProviderTimers, work: () => Promise<T>): Promise<T> {
+  let held = false;
+  try {
+    return await awayFromCpu(async () => {
+      const result = await work();
+      held = true;
+      for (const timer of timers) timer?.hold();
+      return result;
+    });
+  } finally {
+    if (held) for (const timer of timers) timer?.release();
+  }
 }
 
 function statusOutcome(status: number): CallOutcome {
@@ -116,6 +142,7 @@ function watchBody(
   response: Response,
   signal: AbortSignal,
   finish: (outcome: CallOutcome) => void,
+  timers: ProviderTimers,
 ): Response {
   const source = response.body;
   if (!source) {
@@ -142,7 +169,7 @@ function watchBody(
     async pull(controller) {
       try {
         // Between pieces of the answer the turn holds no CPU slot; it takes one to handle each piece.
-        const chunk = await awayFromCpu(() => reader.read());
+        const chunk = await awayFromProvider(timers, () => reader.read());
         if (chunk.done) {
           end("ok");
           controller.close();

@@ -28,6 +28,7 @@ import { ModelCircuitOpenError } from "../capacity/endpoint-circuit.ts";
 import { abortableSleep, retryWithBackoff, untilAborted } from "../retry/retry-with-backoff.ts";
 import { UserFacingError } from "../runtime/errors.ts";
 import { type AttemptClock, runWithAttemptClock } from "./attempt-clock.ts";
+import { HeldTimeout } from "./held-timeout.ts";
 import {
   causeChain,
   classifyModelError,
@@ -212,37 +213,53 @@ function boundAttempt(
     return { signal, firstToken: () => undefined, clear: () => undefined, clock: IDLE_CLOCK };
   // Not AbortSignal.timeout: its timer would outlive a quick answer; these are cleared at once.
   const timer = new AbortController();
-  let whole: NodeJS.Timeout | undefined;
-  let first: NodeJS.Timeout | undefined;
+  let whole: HeldTimeout | undefined;
+  let first: HeldTimeout | undefined;
   let tokenSeen = false;
   const stop = () => {
-    clearTimeout(whole);
-    clearTimeout(first);
+    whole?.clear();
+    first?.clear();
     whole = undefined;
     first = undefined;
   };
   const start = () => {
     stop();
     if (timeoutMs !== undefined)
-      whole = setTimeout(() => timer.abort(attemptTimeoutReason(timeoutMs)), timeoutMs);
+      whole = new HeldTimeout(timeoutMs, () => timer.abort(attemptTimeoutReason(timeoutMs)));
     if (firstTokenMs !== undefined && !tokenSeen)
-      first = setTimeout(() => timer.abort(new FirstTokenTimeout(firstTokenMs)), firstTokenMs);
+      first = new HeldTimeout(firstTokenMs, () => timer.abort(new FirstTokenTimeout(firstTokenMs)));
   };
   start();
   const firstToken = () => {
     tokenSeen = true;
-    clearTimeout(first);
+    first?.clear();
     first = undefined;
   };
   return {
     signal: signal ? AbortSignal.any([signal, timer.signal]) : timer.signal,
     firstToken,
     clear: stop,
-    clock: { pause: stop, resume: () => (timer.signal.aborted ? undefined : start()) },
+    clock: {
+      pause: stop,
+      resume: () => (timer.signal.aborted ? undefined : start()),
+      hold: () => {
+        whole?.hold();
+        first?.hold();
+      },
+      release: () => {
+        whole?.release();
+        first?.release();
+      },
+    },
   };
 }
 
-const IDLE_CLOCK: AttemptClock = { pause: () => undefined, resume: () => undefined };
+const IDLE_CLOCK: AttemptClock = {
+  pause: () => undefined,
+  resume: () => undefined,
+  hold: () => undefined,
+  release: () => undefined,
+};
 
 type ChatModelCallOptions = BaseChatModelCallOptions;
 type ChatRunnable = Runnable<BaseLanguageModelInput, AIMessageChunk, ChatModelCallOptions>;
