@@ -111,8 +111,17 @@ describe.skipIf(!chromiumInstalled)("the operator console in Chromium", () => {
     await waiting.locator("button", { hasText: "Approve" }).click();
     await page.locator(".notice", { hasText: "Approved" }).waitFor();
 
-    await page.goto(url("/chat"));
-    await page.locator(".message.bot", { hasText: "Refund done" }).waitFor({ timeout: 10_000 });
+    // The approved run answers in the background (a model call and the tool): beside other test
+    // files it may take longer than a page load, so the chat is opened until the answer is there.
+    await expect
+      .poll(
+        async () => {
+          await page.goto(url("/chat"));
+          return page.locator(".message.bot", { hasText: "Refund done" }).count();
+        },
+        { timeout: 30_000, interval: 1_000 },
+      )
+      .toBeGreaterThan(0);
     expect(stack.refunds.calls).toEqual([{ amount: 42 }]);
     await stack.app.idle();
     await page.goto(url("/requests"));
