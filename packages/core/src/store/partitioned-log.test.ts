@@ -1,30 +1,8 @@
-import type Keyv from "keyv";
 import { describe, expect, it } from "vitest";
 import { PartitionedLog } from "./partitioned-log.ts";
-import { testStoreBackends } from "./test-backends.ts";
-import type { Store } from "./types.ts";
+import { countNamespaceGets, testStoreBackends } from "./test-backends.ts";
 
 const TTL = 60_000;
-
-/** Counts the reads of the log's per-writer counts (`<name>-counts`), the read a first append may skip. */
-function countReads(store: Store, name: string): { readonly reads: () => number } {
-  let reads = 0;
-  // A store may hand out the same keyv for the same prefix: each is counted once.
-  const counted = new WeakSet<object>();
-  const namespace = store.namespace.bind(store);
-  store.namespace = <Value>(prefix: string): Keyv<Value> => {
-    const keyv = namespace<Value>(prefix);
-    if (prefix !== `${name}-counts` || counted.has(keyv)) return keyv;
-    counted.add(keyv);
-    const get = keyv.get.bind(keyv);
-    keyv.get = ((...args: Parameters<typeof get>) => {
-      reads += 1;
-      return get(...args);
-    }) as typeof keyv.get;
-    return keyv;
-  };
-  return { reads: () => reads };
-}
 
 const flat = async (log: PartitionedLog<string>, bucket: string) => (await log.read(bucket)).flat();
 
@@ -32,7 +10,7 @@ describe.each(testStoreBackends("partitioned-log"))("PartitionedLog on %s", (_na
   it("a writer id drawn by this process appends to new buckets without reading a count first", async () => {
     const { store, cleanup } = await open();
     try {
-      const counted = countReads(store, "fresh");
+      const counted = countNamespaceGets(store, "fresh-counts");
       const log = new PartitionedLog<string>(store, { name: "fresh", ttlMs: TTL });
       for (const bucket of ["run-1", "run-2", "run-3"]) {
         await log.append(bucket, `${bucket} first`);
@@ -52,7 +30,7 @@ describe.each(testStoreBackends("partitioned-log"))("PartitionedLog on %s", (_na
       const before = new PartitionedLog<string>(store, { name: "given", ttlMs: TTL, writerId: "w1" });
       await before.append("run-1", "one");
       await before.append("run-1", "two");
-      const counted = countReads(store, "given");
+      const counted = countNamespaceGets(store, "given-counts");
       const after = new PartitionedLog<string>(store, { name: "given", ttlMs: TTL, writerId: "w1" });
       await after.append("run-1", "three");
       expect(counted.reads()).toBe(1);
@@ -66,7 +44,7 @@ describe.each(testStoreBackends("partitioned-log"))("PartitionedLog on %s", (_na
   it("once a count is dropped from its cache, a bucket it does not know is read before appending", async () => {
     const { store, cleanup } = await open();
     try {
-      const counted = countReads(store, "small");
+      const counted = countNamespaceGets(store, "small-counts");
       const log = new PartitionedLog<string>(store, { name: "small", ttlMs: TTL, cacheSize: 2 });
       await log.append("a", "a1");
       await log.append("b", "b1");

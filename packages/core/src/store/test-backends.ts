@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "@redis/client";
+import type Keyv from "keyv";
 import { describe, inject } from "vitest";
 import { silentLogger } from "../runtime/logger.ts";
 import { openStore } from "./open-store.ts";
@@ -107,4 +108,26 @@ export function testStoreBackends(label: string): Array<[string, () => Promise<T
     ],
   ];
   return TEST_REDIS_AVAILABLE ? backends : backends.filter(([name]) => name !== "redis");
+}
+
+/**
+ * Counts the `get`s on the keyv of one namespace from now on (what a write path reads back). A
+ * store may hand out the same keyv for the same prefix again: each is counted once.
+ */
+export function countNamespaceGets(store: Store, prefix: string): { readonly reads: () => number } {
+  let reads = 0;
+  const counted = new WeakSet<object>();
+  const namespace = store.namespace.bind(store);
+  store.namespace = <Value>(name: string): Keyv<Value> => {
+    const keyv = namespace<Value>(name);
+    if (name !== prefix || counted.has(keyv)) return keyv;
+    counted.add(keyv);
+    const get = keyv.get.bind(keyv);
+    keyv.get = ((...args: Parameters<typeof get>) => {
+      reads += 1;
+      return get(...args);
+    }) as typeof keyv.get;
+    return keyv;
+  };
+  return { reads: () => reads };
 }

@@ -1,7 +1,5 @@
-import type Keyv from "keyv";
 import { describe, expect, it } from "vitest";
-import { fakeClock, testStoreBackends } from "../store/test-backends.ts";
-import type { Store } from "../store/types.ts";
+import { countNamespaceGets, fakeClock, testStoreBackends } from "../store/test-backends.ts";
 import { UsageBook, type UsageEvent, usageDay } from "./usage-book.ts";
 
 const AT = Date.UTC(2026, 10, 26, 9);
@@ -18,31 +16,11 @@ const call = (conversationKey: string, costUsd: number): UsageEvent => ({
   costUsd,
 });
 
-/** Counts reads of the stored totals (`usage-totals`). */
-function countTotalReads(store: Store): { readonly reads: () => number } {
-  let reads = 0;
-  // A store may hand out the same keyv for the same prefix: each is counted once.
-  const counted = new WeakSet<object>();
-  const namespace = store.namespace.bind(store);
-  store.namespace = <Value>(prefix: string): Keyv<Value> => {
-    const keyv = namespace<Value>(prefix);
-    if (prefix !== "usage-totals" || counted.has(keyv)) return keyv;
-    counted.add(keyv);
-    const get = keyv.get.bind(keyv);
-    keyv.get = ((...args: Parameters<typeof get>) => {
-      reads += 1;
-      return get(...args);
-    }) as typeof keyv.get;
-    return keyv;
-  };
-  return { reads: () => reads };
-}
-
 describe.each(testStoreBackends("usage-book"))("UsageBook on %s", (_name, open) => {
   it("adds a process's own calls without reading its totals back, and sums what two writers added", async () => {
     const { store, cleanup } = await open();
     try {
-      const counted = countTotalReads(store);
+      const counted = countNamespaceGets(store, "usage-totals");
       const clock = fakeClock(AT);
       const book = new UsageBook(store, { retentionDays: 7, clock });
       await book.record(call("c1", 0.5));
