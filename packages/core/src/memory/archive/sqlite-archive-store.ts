@@ -15,7 +15,12 @@ import {
   transcriptText,
 } from "./archive-store.ts";
 
-/** Our own tables in the embedded store's file; the FTS5 index covers summaries and transcripts. */
+/**
+ * Our own tables in the embedded store's file; the FTS5 index covers summaries and transcripts.
+ * Each session keeps the rowid of its search row (`search_rowid`), so replacing or forgetting a
+ * session finds that row at once: `session_id` is UNINDEXED in FTS5, and deleting by it would scan
+ * the whole index — a cost that grew with every session ever archived.
+ */
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS memory_sessions (
     id               TEXT PRIMARY KEY,
@@ -28,7 +33,8 @@ const SCHEMA = `
     token_estimate   INTEGER NOT NULL,
     started_at       INTEGER NOT NULL,
     ended_at         INTEGER NOT NULL,
-    reason           TEXT NOT NULL
+    reason           TEXT NOT NULL,
+    search_rowid     INTEGER
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS memory_sessions_conversation ON memory_sessions (conversation_key, ended_at);
 
@@ -68,12 +74,14 @@ export class SqliteArchiveStore implements ArchiveStore {
   constructor(path: string) {
     this.#db = openSqliteDatabase(path);
     this.#db.exec(SCHEMA);
+    linkSearchRows(this.#db);
     this.#sql = prepareStatements(this.#db);
   }
 
   async add(session: ArchivedSession): Promise<void> {
     inImmediateTransaction(this.#db, () => {
       this.#delete(session.id);
+      const search = this.#sql.insertFts.run(session.summary, transcriptText(session.transcript), session.id);
       this.#sql.insertSession.run(
         session.id,
         session.conversationKey,
@@ -86,10 +94,10 @@ export class SqliteArchiveStore implements ArchiveStore {
         session.startedAt,
         session.endedAt,
         session.reason,
+        search.lastInsertRowid,
       );
       for (const userId of new Set(session.participants))
         this.#sql.insertParticipant.run(session.id, session.workspace, userId);
-      this.#sql.insertFts.run(session.summary, transcriptText(session.transcript), session.id);
     });
   }
 
@@ -137,10 +145,33 @@ export class SqliteArchiveStore implements ArchiveStore {
   }
 
   #delete(id: string): void {
-    this.#sql.deleteFts.run(id);
+    const searchRowid = this.#sql.searchRowidOf.get(id)?.search_rowid;
+    if (typeof searchRowid === "number" || typeof searchRowid === "bigint")
+      this.#sql.deleteFts.run(searchRowid);
     this.#sql.deleteParticipants.run(id);
     this.#sql.deleteSession.run(id);
   }
+}
+
+/**
+ * Files written before sessions kept their search row's rowid get the column and the links, once,
+ * in one pass over the index (not one scan per session); concurrent openers wait for the write lock
+ * and find the column there.
+ */
+function linkSearchRows(db: DatabaseSync): void {
+  const linked = () =>
+    db
+      .prepare("PRAGMA table_info(memory_sessions)")
+      .all()
+      .some((column) => column.name === "search_rowid");
+  if (linked()) return;
+  inImmediateTransaction(db, () => {
+    if (linked()) return;
+    db.exec("ALTER TABLE memory_sessions ADD COLUMN search_rowid INTEGER");
+    const link = db.prepare("UPDATE memory_sessions SET search_rowid = ? WHERE id = ?");
+    for (const row of db.prepare("SELECT rowid, session_id FROM memory_sessions_fts").all())
+      link.run(row.rowid as number | bigint, text(row.session_id));
+  });
 }
 
 function summaryOf(row: Record<string, SQLOutputValue>): ArchivedSessionSummary {
@@ -161,14 +192,19 @@ function summaryOf(row: Record<string, SQLOutputValue>): ArchivedSessionSummary 
 function prepareStatements(db: DatabaseSync) {
   const prepare = (sql: string): StatementSync => db.prepare(sql);
   return {
-    insertSession: prepare(`INSERT INTO memory_sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertSession: prepare(
+      `INSERT INTO memory_sessions (id, conversation_key, workspace, participants, summary, transcript,
+        message_count, token_estimate, started_at, ended_at, reason, search_rowid)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
     insertParticipant: prepare(
       "INSERT INTO memory_session_participants (session_id, workspace, user_id) VALUES (?, ?, ?)",
     ),
     insertFts: prepare("INSERT INTO memory_sessions_fts (summary, transcript, session_id) VALUES (?, ?, ?)"),
     deleteSession: prepare("DELETE FROM memory_sessions WHERE id = ?"),
     deleteParticipants: prepare("DELETE FROM memory_session_participants WHERE session_id = ?"),
-    deleteFts: prepare("DELETE FROM memory_sessions_fts WHERE session_id = ?"),
+    searchRowidOf: prepare("SELECT search_rowid FROM memory_sessions WHERE id = ?"),
+    deleteFts: prepare("DELETE FROM memory_sessions_fts WHERE rowid = ?"),
     idsOf: prepare("SELECT id FROM memory_sessions WHERE conversation_key = ?"),
     count: prepare("SELECT count(*) AS count FROM memory_sessions WHERE conversation_key = ?"),
     recent: prepare(
