@@ -15,6 +15,8 @@ const IN_FLIGHT = 32;
 const SAMPLE_EVERY_MS = 2_000;
 /** Memory's clock runs this much faster than the wall clock: a day of idle-archiving in ~6 minutes. */
 const MEMORY_TIME_FACTOR = 240;
+/** Memory's idle time (30 minutes, its default) on the wall clock, with a second to spare. */
+const IDLE_WALL_MS = (30 * 60_000) / MEMORY_TIME_FACTOR + 1_000;
 
 export interface SoakOptions {
   /** Stops starting new messages after this long and is judged on what it did. */
@@ -82,6 +84,8 @@ function fileBytes(path: string): number {
  * A day of traffic, compressed: up to 100,000 messages over 5,000 threads (each thread 20 turns,
  * round-robin so every thread keeps growing), 32 in flight, memory on with its clock running 240×
  * so sessions idle out and are archived by the sweep as in a day; SQLite store and checkpoints.
+ * Measured after a warm-up in which every thread gets its first message and that session is
+ * archived, so every measured message does what a workspace with history does.
  * RSS and heap are sampled every 2 s, after a full GC when the process runs with --expose-gc (as
  * `pnpm bench` does): without it the heap holds whatever garbage V8 has not collected yet, and its
  * growth says when V8 collects rather than what the process keeps. The figures are the RSS slope
@@ -90,7 +94,6 @@ function fileBytes(path: string): number {
  */
 export async function measureSoak(options: SoakOptions): Promise<Figure[]> {
   const dir = tempDir("soak");
-  const started = performance.now();
   const startedAt = Date.now();
   const memoryClock = { now: () => startedAt + (Date.now() - startedAt) * MEMORY_TIME_FACTOR };
   const memory = memoryExtension({ clock: memoryClock });
@@ -102,6 +105,37 @@ export async function measureSoak(options: SoakOptions): Promise<Figure[]> {
   const samples: Sample[] = [];
   const latencies: number[] = [];
   let next = 0;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  let sweepErrors = 0;
+  const sweeper = setInterval(() => {
+    sweeping = sweeping
+      .then(() => memory.memory().sweeper.sweep())
+      .catch(() => {
+        sweepErrors += 1;
+      });
+  }, 5_000);
+  // Warm-up, not measured: every thread's first message, then a quiet spell long enough (in
+  // memory's time) for each of those sessions to be archived. What follows is the steady state of a
+  // workspace with history — a new session per visit that starts from the last one's context and
+  // archives it after — so the first and the last tenth compare like with like; without it the first
+  // tenth would be threads' first messages ever, which carry no memory work at all.
+  const warmUpStarted = performance.now();
+  let warm = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (warm < THREADS) {
+        const thread = warm++;
+        await stack.adapter.ask(`soak-${thread}`, message200("question", thread));
+      }
+    }),
+  );
+  await stack.engine.idle();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_WALL_MS));
+  await sweeping;
+  await memory.memory().sweeper.sweep();
+  await memory.memory().idle();
+  const warmUpSeconds = (performance.now() - warmUpStarted) / 1000;
+  const started = performance.now();
   const collected = globalThis.gc !== undefined;
   const sample = () => {
     globalThis.gc?.();
@@ -118,22 +152,13 @@ export async function measureSoak(options: SoakOptions): Promise<Figure[]> {
   };
   sample();
   const sampler = setInterval(sample, SAMPLE_EVERY_MS);
-  let sweeping: Promise<unknown> = Promise.resolve();
-  let sweepErrors = 0;
-  const sweeper = setInterval(() => {
-    sweeping = sweeping
-      .then(() => memory.memory().sweeper.sweep())
-      .catch(() => {
-        sweepErrors += 1;
-      });
-  }, 5_000);
   const deadline = started + options.timeBoxMs;
   try {
     const worker = async () => {
       while (next < MESSAGES && performance.now() < deadline) {
         const index = next++;
         const thread = index % THREADS;
-        latencies.push(await stack.adapter.ask(`soak-${thread}`, message200("question", index)));
+        latencies.push(await stack.adapter.ask(`soak-${thread}`, message200("question", THREADS + index)));
       }
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -190,7 +215,7 @@ export async function measureSoak(options: SoakOptions): Promise<Figure[]> {
   const sampled = collected
     ? "RSS and heap sampled after a full GC"
     : "RSS and heap sampled without GC (no --expose-gc)";
-  const note = `${boxed} over ${THREADS} threads in ${round(seconds, 0)} s (${round(done / seconds, 1)}/s), ${IN_FLIGHT} in flight, memory on (clock ×${MEMORY_TIME_FACTOR}, idle sweep every 5 s), SQLite; ${unanswered} unanswered, ${sweepErrors} failed sweeps. ${sampled}. Over time: ${trail}`;
+  const note = `${boxed} over ${THREADS} threads in ${round(seconds, 0)} s (${round(done / seconds, 1)}/s) after an unmeasured warm-up (each thread's first message and its session archived, ${round(warmUpSeconds, 0)} s), ${IN_FLIGHT} in flight, memory on (clock ×${MEMORY_TIME_FACTOR}, idle sweep every 5 s), SQLite; ${unanswered} unanswered, ${sweepErrors} failed sweeps. ${sampled}. Over time: ${trail}`;
   // Flat within noise: the RSS slope after the warm-up, in MB per hour, against a tenth of the mean RSS per hour.
   const rssLimit = round(meanRss / 10, 0);
   return [
