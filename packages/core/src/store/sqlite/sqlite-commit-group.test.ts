@@ -3,7 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runAsIntake } from "../../runtime/event-loop.ts";
 import { tempDirectory } from "../test-backends.ts";
-import { SqliteCommitGroup } from "./sqlite-commit-group.ts";
+import { READS_AT_ONCE_PER_TURN, SqliteCommitGroup } from "./sqlite-commit-group.ts";
 import { inImmediateTransaction, openSqliteDatabase } from "./sqlite-database.ts";
 import { SqliteStore } from "./sqlite-store.ts";
 
@@ -68,6 +68,32 @@ describe("SqliteCommitGroup", () => {
     const read = group.run(() => db.prepare("SELECT count(*) AS n FROM kv_entries").get()?.n, false);
     await write;
     expect(await read).toBe(1);
+  });
+
+  it("runs a read at once when none of its writes waits, without waiting for the loop to turn", async () => {
+    await group.run(insert("a"));
+    const count = () =>
+      group.run(() => Number(db.prepare("SELECT count(*) AS n FROM kv_entries").get()?.n), false);
+    let loopTurned = false;
+    setImmediate(() => {
+      loopTurned = true;
+    });
+    expect(await count()).toBe(1);
+    expect(loopTurned).toBe(false);
+  });
+
+  it("lets the loop turn after a run of reads at once, so a loop of reads still lets I/O in", async () => {
+    let loopTurned = false;
+    setImmediate(() => {
+      loopTurned = true;
+    });
+    const seen: boolean[] = [];
+    for (let index = 0; index <= READS_AT_ONCE_PER_TURN; index++) {
+      await group.run(() => db.prepare("SELECT 1").get(), false);
+      seen.push(loopTurned);
+    }
+    expect(seen.slice(0, READS_AT_ONCE_PER_TURN).every((turned) => !turned)).toBe(true);
+    expect(seen.at(-1)).toBe(true);
   });
 
   it("fails only the operation that failed; the others in its group land", async () => {
