@@ -1,3 +1,4 @@
+import pLimit from "p-limit";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { LiveSessions } from "./active-sessions.ts";
@@ -6,10 +7,18 @@ import type { MemoryInvoker } from "./memory-invoker.ts";
 
 /** How many quiet sessions one read brings back. */
 const SWEEP_BATCH = 200;
+/**
+ * Sessions archived at once. Archiving is a memory run per session — a flush and a summary, each a
+ * model call of seconds with a real model — so one at a time, a thousand conversations going quiet
+ * together took over an hour to archive, and meanwhile their sessions stayed live and their
+ * histories (every later turn's checkpoint and prompt) kept growing. Each conversation's memory
+ * work stays in order (its own queue); the model endpoint's own limit still shapes the calls.
+ */
+export const SWEEP_CONCURRENCY = 8;
 
 export interface IdleSweeperOptions {
   readonly sessions: LiveSessions;
-  readonly invoker: MemoryInvoker;
+  readonly invoker: Pick<MemoryInvoker, "endIfIdle">;
   readonly idleMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -72,15 +81,20 @@ export class IdleSweeper {
         ([key]) => !tried.has(key),
       );
       if (quiet.length === 0) return archived;
-      for (const [key] of quiet) {
-        tried.add(key);
-        try {
-          const session = await invoker.endIfIdle(key);
-          if (session) archived.push(session);
-        } catch (error) {
-          logger.error("could not archive an idle session; the next sweep tries again", { key, error });
-        }
-      }
+      const limit = pLimit(SWEEP_CONCURRENCY);
+      await Promise.all(
+        quiet.map(([key]) => {
+          tried.add(key);
+          return limit(async () => {
+            try {
+              const session = await invoker.endIfIdle(key);
+              if (session) archived.push(session);
+            } catch (error) {
+              logger.error("could not archive an idle session; the next sweep tries again", { key, error });
+            }
+          });
+        }),
+      );
     }
   }
 }
