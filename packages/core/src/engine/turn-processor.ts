@@ -9,7 +9,7 @@ import type { Outbox } from "../outbox/outbox.ts";
 import type { WorkOutbox } from "../outbox/work-outbox.ts";
 import { abortedByShutdown, SHUTDOWN_REASON, TurnCancelledError, userMessageOf } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { StoreOutageError } from "../store/errors.ts";
+import { isStoreOutage } from "../store/errors.ts";
 import type { StreamingReply } from "../streaming/streaming-reply.ts";
 import type { LaterRetries } from "./later-retries.ts";
 import { decodeWork, groupWork, type WorkUnit } from "./queued-work.ts";
@@ -120,7 +120,7 @@ export class TurnProcessor {
         ),
       );
     } catch (error) {
-      if (error instanceof TurnCancelledError || error instanceof StoreOutageError) throw error;
+      if (error instanceof TurnCancelledError || isStoreOutage(error)) throw error;
       this.#options.logger.error("continuation failed", {
         key,
         type: continuation.type,
@@ -161,8 +161,9 @@ export class TurnProcessor {
     } catch (error) {
       // Left in the queue: the next start answers it, in the messages streamed so far.
       // A store or checkpointer that is down or full is not the turn's failure: the work stays
-      // queued and runs again, from the last checkpoint, once it is back.
-      if (error instanceof TurnCancelledError || error instanceof StoreOutageError) {
+      // queued and runs again, from the last checkpoint, once it is back. So is a Redis command
+      // that was on the wire when the server went away (the turn must not apologise for it).
+      if (error instanceof TurnCancelledError || isStoreOutage(error)) {
         await live.stream?.abandon();
         throw error;
       }

@@ -1,3 +1,5 @@
+import { isRedisConnectionError } from "./redis/redis-errors.ts";
+
 /**
  * The store URL was understood but the backend behind it could not be reached or opened.
  * `target` names the Redis host or the SQLite file so an operator knows where to look.
@@ -39,6 +41,19 @@ export class StoreFullError extends StoreOutageError {
     );
     this.name = "StoreFullError";
   }
+}
+
+/**
+ * True when `error`, or what caused it, says a dependency of the turn is out — a `StoreOutageError`
+ * or a Redis connection that dropped under a command — rather than the turn itself failing.
+ */
+export function isStoreOutage(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current instanceof StoreOutageError || isRedisConnectionError(current)) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 /** SQLITE_FULL (13): "database or disk is full", as node:sqlite reports it. */
