@@ -1,5 +1,3 @@
-import { isRedisConnectionError } from "./redis/redis-errors.ts";
-
 /**
  * The store URL was understood but the backend behind it could not be reached or opened.
  * `target` names the Redis host or the SQLite file so an operator knows where to look.
@@ -44,13 +42,26 @@ export class StoreFullError extends StoreOutageError {
 }
 
 /**
+ * How a backend tells its connection's failures from a command's own. Each backend adds its check
+ * when it connects (the Redis client's errors: `redis-connection.ts`), so the embedded store never
+ * loads a Redis library just to recognise its errors.
+ */
+const outageChecks = new Set<(error: Error) => boolean>();
+
+/** Adds a backend's check to `isStoreOutage` (once, however often its connections are made). */
+export function recognizeOutages(check: (error: Error) => boolean): void {
+  outageChecks.add(check);
+}
+
+/**
  * True when `error`, or what caused it, says a dependency of the turn is out — a `StoreOutageError`
- * or a Redis connection that dropped under a command — rather than the turn itself failing.
+ * or a backend's connection that dropped under a command — rather than the turn itself failing.
  */
 export function isStoreOutage(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    if (current instanceof StoreOutageError || isRedisConnectionError(current)) return true;
+    if (current instanceof StoreOutageError) return true;
+    for (const check of outageChecks) if (check(current)) return true;
     current = current.cause;
   }
   return false;

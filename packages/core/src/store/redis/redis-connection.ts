@@ -1,4 +1,6 @@
 import { createClient, type RedisClientType } from "@redis/client";
+import { recognizeOutages } from "../errors.ts";
+import { isRedisConnectionError } from "./redis-errors.ts";
 
 export type RedisConnection = RedisClientType;
 
@@ -25,6 +27,8 @@ export interface RedisConnectOptions {
  */
 export async function connectRedis(options: RedisConnectOptions): Promise<RedisConnection> {
   const { clientUrl, host, clientName, onBackgroundError } = options;
+  // A command on the wire when this connection drops fails the turn's step, not the turn.
+  recognizeOutages(isRedisConnectionError);
   let connected = false;
   const client: RedisConnection = createClient({
     url: clientUrl,
