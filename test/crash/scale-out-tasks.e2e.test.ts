@@ -80,7 +80,11 @@ describe("background tasks on a cluster", () => {
       "every task's result",
       () => origins.every((_, index) => resultsOf(index).length >= 1),
       180_000,
-    );
+    ).catch((error: unknown) => {
+      // Which tasks never answered, and what the processes said: a timeout alone explains nothing.
+      const missing = origins.flatMap((_, index) => (resultsOf(index).length === 0 ? [tokenOf(index)] : []));
+      throw new Error(`${String(error)}; no result for ${missing.join(", ")}\n${cluster.logs(80)}`);
+    });
     await pause(3_000);
     const counts = origins.map((_, index) => resultsOf(index).length);
     expect(
