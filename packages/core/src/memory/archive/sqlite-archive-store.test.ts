@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDirectory } from "../../store/test-backends.ts";
 import { archivedSession } from "./archive-store.suite.ts";
 import { transcriptText } from "./archive-store.ts";
-import { SqliteArchiveStore } from "./sqlite-archive-store.ts";
+import { SqliteArchiveStore, sessionColumns } from "./sqlite-archive-store.ts";
 
 const dm = "slack:T1:D9";
 
@@ -69,28 +69,13 @@ describe("SqliteArchiveStore's search rows", () => {
     for (const session of sessions)
       old
         .prepare("INSERT INTO memory_sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(
-          session.id,
-          session.conversationKey,
-          session.workspace,
-          JSON.stringify(session.participants),
-          session.summary,
-          JSON.stringify(session.transcript),
-          session.messageCount,
-          session.tokenEstimate,
-          session.startedAt,
-          session.endedAt,
-          session.reason,
-        );
+        .run(...sessionColumns(session));
     old.close();
 
     const archive = new SqliteArchiveStore(path);
     expect((await archive.search({ conversationKey: dm, text: "payroll", limit: 5 })).length).toBe(3);
-    const [first, second, third] = sessions as [
-      (typeof sessions)[0],
-      (typeof sessions)[0],
-      (typeof sessions)[0],
-    ];
+    const [first, second, third] = sessions;
+    if (!first || !second || !third) throw new Error("three sessions were made");
     await archive.add({ ...second, summary: "payroll question, answered" });
     expect(searchRows()).toEqual([first.id, second.id, third.id].sort());
     const hits = await archive.search({ conversationKey: dm, text: "answered", limit: 5 });

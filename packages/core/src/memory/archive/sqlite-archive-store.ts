@@ -1,4 +1,4 @@
-import type { DatabaseSync, SQLOutputValue, StatementSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
 import {
   inImmediateTransaction,
   openSqliteDatabase,
@@ -82,20 +82,7 @@ export class SqliteArchiveStore implements ArchiveStore {
     inImmediateTransaction(this.#db, () => {
       this.#delete(session.id);
       const search = this.#sql.insertFts.run(session.summary, transcriptText(session.transcript), session.id);
-      this.#sql.insertSession.run(
-        session.id,
-        session.conversationKey,
-        session.workspace,
-        JSON.stringify(session.participants),
-        session.summary,
-        JSON.stringify(session.transcript),
-        session.messageCount,
-        session.tokenEstimate,
-        session.startedAt,
-        session.endedAt,
-        session.reason,
-        search.lastInsertRowid,
-      );
+      this.#sql.insertSession.run(...sessionColumns(session), search.lastInsertRowid);
       for (const userId of new Set(session.participants))
         this.#sql.insertParticipant.run(session.id, session.workspace, userId);
     });
@@ -172,6 +159,23 @@ function linkSearchRows(db: DatabaseSync): void {
     for (const row of db.prepare("SELECT rowid, session_id FROM memory_sessions_fts").all())
       link.run(row.rowid as number | bigint, text(row.session_id));
   });
+}
+
+/** A session's values in the column order of `memory_sessions`, up to `search_rowid`. */
+export function sessionColumns(session: ArchivedSession): SQLInputValue[] {
+  return [
+    session.id,
+    session.conversationKey,
+    session.workspace,
+    JSON.stringify(session.participants),
+    session.summary,
+    JSON.stringify(session.transcript),
+    session.messageCount,
+    session.tokenEstimate,
+    session.startedAt,
+    session.endedAt,
+    session.reason,
+  ];
 }
 
 function summaryOf(row: Record<string, SQLOutputValue>): ArchivedSessionSummary {
