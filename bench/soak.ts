@@ -11,6 +11,11 @@ import { message200 } from "./support/text.ts";
 
 const MESSAGES = 100_000;
 const THREADS = 5_000;
+/**
+ * Messages one visit sends its thread, one after another (each waits for its answer): a session of
+ * this many turns, which goes quiet and is archived before the thread's next visit.
+ */
+const VISIT = 5;
 const IN_FLIGHT = 32;
 const SAMPLE_EVERY_MS = 2_000;
 /** Memory's clock runs this much faster than the wall clock: a day of idle-archiving in ~6 minutes. */
@@ -81,11 +86,12 @@ function fileBytes(path: string): number {
 }
 
 /**
- * A day of traffic, compressed: up to 100,000 messages over 5,000 threads (each thread 20 turns,
- * round-robin so every thread keeps growing), 32 in flight, memory on with its clock running 240×
- * so sessions idle out and are archived by the sweep as in a day; SQLite store and checkpoints.
- * Measured after a warm-up in which every thread gets its first message and that session is
- * archived, so every measured message does what a workspace with history does.
+ * A day of traffic, compressed: up to 100,000 messages over 5,000 threads, in visits of 5
+ * messages (a session of 5 turns), the threads visited round-robin so every thread keeps growing
+ * (4 sessions, 20 turns each), 32 visits at once; memory on with its clock running 240× so each
+ * visit's session goes quiet and is archived before the thread's next visit, as in a day; SQLite
+ * store and checkpoints. Measured after a warm-up in which every thread gets its first message and
+ * that session is archived, so every measured message does what a workspace with history does.
  * RSS and heap are sampled every 2 s, after a full GC when the process runs with --expose-gc (as
  * `pnpm bench` does): without it the heap holds whatever garbage V8 has not collected yet, and its
  * growth says when V8 collects rather than what the process keeps. The figures are the RSS slope
@@ -156,9 +162,11 @@ export async function measureSoak(options: SoakOptions): Promise<Figure[]> {
   try {
     const worker = async () => {
       while (next < MESSAGES && performance.now() < deadline) {
-        const index = next++;
-        const thread = index % THREADS;
-        latencies.push(await stack.adapter.ask(`soak-${thread}`, message200("question", THREADS + index)));
+        const first = next;
+        next += VISIT;
+        const thread = (first / VISIT) % THREADS;
+        for (let index = first; index < first + VISIT; index++)
+          latencies.push(await stack.adapter.ask(`soak-${thread}`, message200("question", THREADS + index)));
       }
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -215,7 +223,7 @@ export async function measureSoak(options: SoakOptions): Promise<Figure[]> {
   const sampled = collected
     ? "RSS and heap sampled after a full GC"
     : "RSS and heap sampled without GC (no --expose-gc)";
-  const note = `${boxed} over ${THREADS} threads in ${round(seconds, 0)} s (${round(done / seconds, 1)}/s) after an unmeasured warm-up (each thread's first message and its session archived, ${round(warmUpSeconds, 0)} s), ${IN_FLIGHT} in flight, memory on (clock ×${MEMORY_TIME_FACTOR}, idle sweep every 5 s), SQLite; ${unanswered} unanswered, ${sweepErrors} failed sweeps. ${sampled}. Over time: ${trail}`;
+  const note = `${boxed} over ${THREADS} threads in ${round(seconds, 0)} s (${round(done / seconds, 1)}/s) after an unmeasured warm-up (each thread's first message and its session archived, ${round(warmUpSeconds, 0)} s), visits of ${VISIT} messages, ${IN_FLIGHT} visits at once, memory on (clock ×${MEMORY_TIME_FACTOR}, idle sweep every 5 s), SQLite; ${unanswered} unanswered, ${sweepErrors} failed sweeps. ${sampled}. Over time: ${trail}`;
   // Flat within noise: the RSS slope after the warm-up, in MB per hour, against a tenth of the mean RSS per hour.
   const rssLimit = round(meanRss / 10, 0);
   return [

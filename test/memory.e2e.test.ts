@@ -154,6 +154,37 @@ describe("memory agent end to end", () => {
     await h.stop();
   });
 
+  it("a message after the idle time starts a new session even when no sweep has run: the quiet one is archived first", async () => {
+    const teamModel = scriptedTeamModel((messages) => `re: ${lastHuman(messages)}`);
+    const h = await start({ teamModel, memoryModel: scriptedMemoryModel() });
+    await h.say("my invoice 42 is wrong");
+    await h.settle();
+    const firstStartedAt = (await h.memory.agent.state(MEMORY_TEST_KEY))?.startedAt;
+
+    // Within the idle time the next message joins the session.
+    clock.advance(29 * MINUTE);
+    await h.say("still there?");
+    await h.settle();
+    expect((await h.memory.agent.state(MEMORY_TEST_KEY))?.startedAt).toBe(firstStartedAt);
+    expect(await h.memory.archive.recent(MEMORY_TEST_KEY, 5)).toEqual([]);
+
+    // Past it, with the sweep behind: the run archives the quiet session before reading the history.
+    clock.advance(31 * MINUTE);
+    const before = teamModel.callCount;
+    expect((await h.say("hello again")).join("\n")).toContain("re: hello again");
+    expect(teamModel.calls[before]?.messages.map((m) => m.getType())).toEqual(["system", "human"]);
+    const archived = await h.memory.archive.recent(MEMORY_TEST_KEY, 5);
+    expect(archived).toHaveLength(1);
+    expect(archived[0]).toMatchObject({ startedAt: firstStartedAt, messageCount: 4, reason: "idle" });
+    await h.settle();
+    const fresh = await h.memory.agent.state(MEMORY_TEST_KEY);
+    expect(fresh?.startedAt).toBeGreaterThan(firstStartedAt ?? Number.POSITIVE_INFINITY);
+    expect(fresh?.messageCount).toBe(2);
+    // The sweep then finds nothing left to archive.
+    expect(await h.memory.sweeper.sweep()).toEqual([]);
+    await h.stop();
+  });
+
   it("falls back to an extractive summary when the summary model fails", async () => {
     const summaryModel = fakeModel().respond(new Error("summary model is down"));
     const h = await start({

@@ -58,6 +58,7 @@ export async function startSwitchboardSlack(slack: FakeSlack, options: Switchboa
     describeModel: () => "bench:main",
     tools: { ...memory.tools },
     contextFor: memory.contextFor,
+    beforeRun: memory.beforeRun,
     statusLines: tracking.statusLines,
     logger: silentLogger,
   });

@@ -60,6 +60,7 @@ export function memoryExtension(options: {
     memory = created;
     return {
       contextFor: created.contextFor,
+      beforeRun: created.beforeRun,
       tools: created.tools,
       commands: created.commands,
       observers: [created.observer],

@@ -35,6 +35,8 @@ export interface StackOptions {
 
 export interface StackExtension {
   readonly contextFor?: (key: string) => Promise<string | undefined>;
+  /** Before each new message's run (memory closes a quiet session). */
+  readonly beforeRun?: (key: string) => Promise<void>;
   /** Tools agents have besides their named ones (start_task). */
   readonly builtInTools?: (agent: string) => readonly StructuredToolInterface[];
   /** Runs queued continuations (a task's ending). */
@@ -77,6 +79,7 @@ export async function openStack(options: StackOptions): Promise<Stack> {
     },
     describeModel: (name) => `bench:${name ?? "main"}`,
     ...(extension.contextFor ? { contextFor: extension.contextFor } : {}),
+    ...(extension.beforeRun ? { beforeRun: extension.beforeRun } : {}),
     ...(extension.tools ? { tools: extension.tools } : {}),
     ...(extension.builtInTools ? { builtInTools: extension.builtInTools } : {}),
   });

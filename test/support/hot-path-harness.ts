@@ -76,6 +76,7 @@ export async function startCountedHotPath(store: Store) {
     describeModel: () => "scripted",
     tools: { ...memory.tools },
     contextFor: memory.contextFor,
+    beforeRun: memory.beforeRun,
     learningsFor: (key, userId) => learnings.promptFor(key, userId),
     builtInTools: () => learnings.tools(),
     statusLines: tracking.statusLines,

@@ -147,6 +147,7 @@ export async function startMemoryHarness(options: MemoryHarnessOptions) {
     describeModel: () => "scripted",
     tools: { ...memory.tools },
     contextFor: memory.contextFor,
+    beforeRun: memory.beforeRun,
   });
   memory.attach(team);
   const { engine, printed, say } = await startConsoleEngine({

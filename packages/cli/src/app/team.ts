@@ -106,6 +106,7 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
     ],
     activeAgents: deps.activeAgents,
     contextFor: memory.contextFor,
+    beforeRun: memory.beforeRun,
     situationFor: (key, userId, now) => situation.lineFor(key, userId, now),
     learningsFor: (key, userId) => deps.learnings.promptFor(key, userId),
     // /new and /reset: memory archives the session; /reset also drops the conversation's learnings.

@@ -65,6 +65,11 @@ export interface Memory {
   readonly contextFor: (key: string) => Promise<string | undefined>;
   /** Merge into the Team's `tools` registry (`search_memory`). */
   readonly tools: Readonly<Record<string, StructuredToolInterface>>;
+  /**
+   * Team `beforeRun`: archives the conversation's session when it has been quiet for the idle time
+   * and the sweep has not archived it yet, so a session never spans a quiet spell.
+   */
+  readonly beforeRun: (key: string) => Promise<void>;
   /** Engine `commands` (/memory, /forget). */
   readonly commands: readonly Command[];
   readonly sweeper: IdleSweeper;
@@ -171,6 +176,9 @@ export function createMemory(options: CreateMemoryOptions): Memory {
     config,
     observer: enabled ? invoker : {},
     contextFor,
+    beforeRun: async (key) => {
+      if (enabled) await invoker.closeIfQuiet(key);
+    },
     tools: { [SEARCH_MEMORY]: createSearchMemoryTool(archive, config.scope, clock) },
     commands: enabled
       ? memoryCommands({

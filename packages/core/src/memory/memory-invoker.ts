@@ -106,6 +106,22 @@ export class MemoryInvoker implements TurnObserver {
     });
   }
 
+  /**
+   * Before a run in the conversation: a live session that has been quiet for the idle time is
+   * archived first, so the run starts a new session. The sweep archives such sessions on its own
+   * round; when it is behind (a busy process, a cluster's sweep between rounds) a session would
+   * otherwise take in the next visit's turns, and its history and every later prompt would keep
+   * growing. A session this process saw within the idle time costs no read.
+   */
+  async closeIfQuiet(key: string): Promise<void> {
+    const { clock, idleMs, sessions } = this.#options;
+    const seen = this.#seen.get(key);
+    if (seen !== undefined && clock.now() - seen < idleMs) return;
+    const live = await sessions.get(key);
+    if (!live || clock.now() - Math.max(live.lastActivityAt, seen ?? 0) < idleMs) return;
+    await this.endIfIdle(key);
+  }
+
   async isIdle(key: string): Promise<boolean> {
     const live = await this.#options.sessions.get(key);
     const last = Math.max(live?.lastActivityAt ?? 0, this.#seen.get(key) ?? 0);

@@ -66,6 +66,11 @@ export interface TeamOptions {
   readonly describeModel: (model: string | undefined) => string;
   /** Tools agents may name in their `tools:` list. */
   readonly tools?: Readonly<Record<string, StructuredToolInterface>>;
+  /**
+   * Runs before a run that answers a new message reads the conversation's history (memory starts a
+   * new session when the last one went quiet). A failure is logged and the run goes on.
+   */
+  readonly beforeRun?: (key: string) => Promise<void>;
   /** Extra system context per conversation (memory). */
   readonly contextFor?: (key: string) => Promise<string | undefined>;
   /**
@@ -233,6 +238,7 @@ export class Team implements Responder, TeamControls {
       if (input.text !== undefined) await this.#appendHuman(input.key, input.text);
       return { kind: "with-person", agent: HUMAN };
     }
+    if (input.resume === undefined && !input.resumed) await this.#beforeRun(input.key);
     const active = this.sticky ? holder : undefined;
     const wallSeconds = this.#limits.wallTimeSeconds;
     // Not AbortSignal.timeout: its timer, and the signals listening to it, would outlive the run
@@ -330,6 +336,15 @@ export class Team implements Responder, TeamControls {
       // A prompt without the date is better than no answer.
       this.#logger.warn("could not tell the agents the date and place", { key: input.key, error });
       return undefined;
+    }
+  }
+
+  async #beforeRun(key: string): Promise<void> {
+    try {
+      await this.#options.beforeRun?.(key);
+    } catch (error) {
+      // The last session stays live (the sweep archives it later); the message is answered meanwhile.
+      this.#logger.warn("could not close the conversation's quiet session before the run", { key, error });
     }
   }
 
