@@ -17,6 +17,8 @@ const THREADS = 5_000;
  */
 const VISIT = 5;
 const IN_FLIGHT = 32;
+/** Visits sent after the warm-up and before measuring, while archiving comes up to the visits' pace. */
+const SETTLE_MESSAGES = 5_000;
 const SAMPLE_EVERY_MS = 2_000;
 /** Memory's clock runs this much faster than the wall clock: a day of idle-archiving in ~6 minutes. */
 const MEMORY_TIME_FACTOR = 240;
@@ -91,7 +93,10 @@ function fileBytes(path: string): number {
  * (4 sessions, 20 turns each), 32 visits at once; memory on with its clock running 240× so each
  * visit's session goes quiet and is archived before the thread's next visit, as in a day; SQLite
  * store and checkpoints. Measured after a warm-up in which every thread gets its first message and
- * that session is archived, so every measured message does what a workspace with history does.
+ * that session is archived, so every measured message does what a workspace with history does, and
+ * 5,000 more messages in visits, so the sessions measured visits leave are archived at the visits'
+ * pace from the first measured message on (until the first visits' sessions have been quiet for the
+ * idle time, nothing is archived: a first tenth with that in it did less work than the rest).
  * RSS and heap are sampled every 2 s, after a full GC when the process runs with --expose-gc (as
  * `pnpm bench` does): without it the heap holds whatever garbage V8 has not collected yet, and its
  * growth says when V8 collects rather than what the process keeps. The figures are the RSS slope
@@ -140,6 +145,25 @@ export async function measureSoak(options: SoakOptions): Promise<Figure[]> {
   await sweeping;
   await memory.memory().sweeper.sweep();
   await memory.memory().idle();
+  /** Sends visits until `end` messages have been sent or the deadline passed, threads round-robin. */
+  const sendVisits = (end: number, deadline: number, record?: number[]) =>
+    Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < end && performance.now() < deadline) {
+          const first = next;
+          next += VISIT;
+          const thread = (first / VISIT) % THREADS;
+          for (let index = first; index < first + VISIT; index++) {
+            const ms = await stack.adapter.ask(`soak-${thread}`, message200("question", THREADS + index));
+            record?.push(ms);
+          }
+        }
+      }),
+    );
+  // Settling, not measured either: the first visits' sessions go quiet only the idle time after
+  // them, so for that long nothing is archived at all. Once these have, archiving runs at the pace
+  // of the visits, as it does to the end.
+  await sendVisits(SETTLE_MESSAGES, Number.POSITIVE_INFINITY);
   const warmUpSeconds = (performance.now() - warmUpStarted) / 1000;
   const started = performance.now();
   const collected = globalThis.gc !== undefined;
@@ -160,16 +184,7 @@ export async function measureSoak(options: SoakOptions): Promise<Figure[]> {
   const sampler = setInterval(sample, SAMPLE_EVERY_MS);
   const deadline = started + options.timeBoxMs;
   try {
-    const worker = async () => {
-      while (next < MESSAGES && performance.now() < deadline) {
-        const first = next;
-        next += VISIT;
-        const thread = (first / VISIT) % THREADS;
-        for (let index = first; index < first + VISIT; index++)
-          latencies.push(await stack.adapter.ask(`soak-${thread}`, message200("question", THREADS + index)));
-      }
-    };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    await sendVisits(SETTLE_MESSAGES + MESSAGES, deadline, latencies);
     await stack.engine.idle();
     await memory.memory().idle();
     sample();
@@ -223,7 +238,7 @@ export async function measureSoak(options: SoakOptions): Promise<Figure[]> {
   const sampled = collected
     ? "RSS and heap sampled after a full GC"
     : "RSS and heap sampled without GC (no --expose-gc)";
-  const note = `${boxed} over ${THREADS} threads in ${round(seconds, 0)} s (${round(done / seconds, 1)}/s) after an unmeasured warm-up (each thread's first message and its session archived, ${round(warmUpSeconds, 0)} s), visits of ${VISIT} messages, ${IN_FLIGHT} visits at once, memory on (clock ×${MEMORY_TIME_FACTOR}, idle sweep every 5 s), SQLite; ${unanswered} unanswered, ${sweepErrors} failed sweeps. ${sampled}. Over time: ${trail}`;
+  const note = `${boxed} over ${THREADS} threads in ${round(seconds, 0)} s (${round(done / seconds, 1)}/s) after an unmeasured warm-up (each thread's first message and its session archived, then ${SETTLE_MESSAGES} messages in visits; ${round(warmUpSeconds, 0)} s), visits of ${VISIT} messages, ${IN_FLIGHT} visits at once, memory on (clock ×${MEMORY_TIME_FACTOR}, idle sweep every 5 s), SQLite; ${unanswered} unanswered, ${sweepErrors} failed sweeps. ${sampled}. Over time: ${trail}`;
   // Flat within noise: the RSS slope after the warm-up, in MB per hour, against a tenth of the mean RSS per hour.
   const rssLimit = round(meanRss / 10, 0);
   return [
