@@ -114,17 +114,21 @@ export class MemoryInvoker implements TurnObserver {
    * growing. A session this process saw within the idle time costs no read.
    */
   async closeIfQuiet(key: string): Promise<void> {
-    const { clock, idleMs, sessions } = this.#options;
-    const seen = this.#seen.get(key);
-    if (seen !== undefined && clock.now() - seen < idleMs) return;
-    const live = await sessions.get(key);
-    if (!live || clock.now() - Math.max(live.lastActivityAt, seen ?? 0) < idleMs) return;
-    await this.endIfIdle(key);
+    // Seen by this process within the idle time: no read needed.
+    if (this.#seen.has(key) && !this.#quietSince(0, key)) return;
+    const live = await this.#options.sessions.get(key);
+    // No live session (archived already, or a new conversation): nothing to close.
+    if (live && this.#quietSince(live.lastActivityAt, key)) await this.endIfIdle(key);
   }
 
   async isIdle(key: string): Promise<boolean> {
     const live = await this.#options.sessions.get(key);
-    const last = Math.max(live?.lastActivityAt ?? 0, this.#seen.get(key) ?? 0);
+    return this.#quietSince(live?.lastActivityAt ?? 0, key);
+  }
+
+  /** Whether the conversation has been quiet for the idle time since `lastActivityAt` and since this process last saw it. */
+  #quietSince(lastActivityAt: number, key: string): boolean {
+    const last = Math.max(lastActivityAt, this.#seen.get(key) ?? 0);
     return this.#options.clock.now() - last >= this.#options.idleMs;
   }
 

@@ -238,7 +238,6 @@ export class Team implements Responder, TeamControls {
       if (input.text !== undefined) await this.#appendHuman(input.key, input.text);
       return { kind: "with-person", agent: HUMAN };
     }
-    if (input.resume === undefined && !input.resumed) await this.#beforeRun(input.key);
     const active = this.sticky ? holder : undefined;
     const wallSeconds = this.#limits.wallTimeSeconds;
     // Not AbortSignal.timeout: its timer, and the signals listening to it, would outlive the run
@@ -251,7 +250,24 @@ export class Team implements Responder, TeamControls {
     timer.unref();
     const signal = AbortSignal.any([input.signal, timeout.signal]);
     const graphInput = await this.#graphInput(input, active?.agent ?? null);
-    const [situation, learnings] = await Promise.all([this.#situation(input), this.#learnings(input)]);
+    const { key, userId } = input;
+    const [, situation, learnings] = await Promise.all([
+      // Only before a new message's run: a resumed run goes on with the history it stopped in.
+      input.resume === undefined && !input.resumed
+        ? // The last session stays live (the sweep archives it later); the message is answered meanwhile.
+          this.#bestEffort(key, "could not close the conversation's quiet session before the run", () =>
+            this.#options.beforeRun?.(key),
+          )
+        : undefined,
+      // A prompt without the date is better than no answer.
+      this.#bestEffort(key, "could not tell the agents the date and place", () =>
+        this.#options.situationFor?.(key, userId, Date.now()),
+      ),
+      // The store is down for a moment: the turn goes on without its learnings, and says so in the log.
+      this.#bestEffort(key, "could not read the learnings for the prompt", () =>
+        this.#options.learningsFor?.(key, userId),
+      ),
+    ]);
     let state: Record<string, unknown>;
     try {
       if (input.runId && input.resumed) await this.#journal.load(input.runId);
@@ -329,31 +345,16 @@ export class Team implements Responder, TeamControls {
     };
   }
 
-  async #situation(input: RunInput): Promise<string | undefined> {
+  /** What a run can do without: its failure is logged and the run goes on (undefined). */
+  async #bestEffort<T>(
+    key: string,
+    failure: string,
+    work: () => Promise<T> | undefined,
+  ): Promise<T | undefined> {
     try {
-      return await this.#options.situationFor?.(input.key, input.userId, Date.now());
+      return await work();
     } catch (error) {
-      // A prompt without the date is better than no answer.
-      this.#logger.warn("could not tell the agents the date and place", { key: input.key, error });
-      return undefined;
-    }
-  }
-
-  async #beforeRun(key: string): Promise<void> {
-    try {
-      await this.#options.beforeRun?.(key);
-    } catch (error) {
-      // The last session stays live (the sweep archives it later); the message is answered meanwhile.
-      this.#logger.warn("could not close the conversation's quiet session before the run", { key, error });
-    }
-  }
-
-  async #learnings(input: RunInput): Promise<string | undefined> {
-    try {
-      return await this.#options.learningsFor?.(input.key, input.userId);
-    } catch (error) {
-      // The store is down for a moment: the turn goes on without its learnings, and says so in the log.
-      this.#logger.warn("could not read the learnings for the prompt", { key: input.key, error });
+      this.#logger.warn(failure, { key, error });
       return undefined;
     }
   }
