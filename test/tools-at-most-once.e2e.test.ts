@@ -11,10 +11,12 @@ import { fakeModel } from "@langchain/core/testing";
 import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { createHttpTool, openStore, type Store } from "@switchboard/core";
+import { encodeConversationKey } from "@switchboard/core/adapter";
 import { httpToolConfigSchema } from "@switchboard/core/config";
 import { RecordingAdapter, UNKNOWN_OUTCOME, waitFor } from "@switchboard/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { StoreOutageError } from "../packages/core/src/store/errors.ts";
 import { tempDirectory } from "../packages/core/src/store/test-backends.ts";
 import { startCountingEndpoint } from "./support/tools/counting-endpoint.ts";
 import { startTrackingHarness } from "./support/tracking-harness.ts";
@@ -136,14 +138,7 @@ describe.each([
   });
 
   it("reuses a recorded result without calling the tool again", async () => {
-    let calls = 0;
-    const lookUp = tool(
-      async () => {
-        calls += 1;
-        return "invoice A-1: 40 EUR";
-      },
-      { name: "look_up", description: "look up an invoice", schema: z.object({}) },
-    );
+    const { lookUp, calls } = countedLookUp();
     let entered: () => void = () => {};
     const enteredAnswer = new Promise<void>((resolve) => {
       entered = resolve;
@@ -175,7 +170,105 @@ describe.each([
     });
     const answer = await waitFor("the answer after the restart", () => second.adapter.posts.at(-1));
     expect(answer.text).toBe("You owe invoice A-1: 40 EUR.");
-    expect(calls).toBe(1);
+    expect(calls()).toBe(1);
+    await second.stop();
+  });
+});
+
+/** `look_up`, counting its calls. */
+function countedLookUp() {
+  let calls = 0;
+  const lookUp = tool(
+    async () => {
+      calls += 1;
+      return "invoice A-1: 40 EUR";
+    },
+    { name: "look_up", description: "look up an invoice", schema: z.object({}) },
+  );
+  return { lookUp, calls: () => calls };
+}
+
+/**
+ * The store, with the outbox's write of a turn's answer held until `fail` is called, when it fails
+ * as an outage does: the run has ended (its request says so), its answer is not kept.
+ */
+function answerKeptNever(store: Store) {
+  let fail: (error: Error) => void = () => {};
+  const failed = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  let reached: () => void = () => {};
+  const reaching = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const held: Store = {
+    description: store.description,
+    atomic: store.atomic,
+    sortedSets: store.sortedSets,
+    close: () => store.close(),
+    namespace<Value>(name: string) {
+      const namespace = store.namespace<Value>(name);
+      if (name !== "outbox") return namespace;
+      // A view, not a change to the namespace: the store may hand the same one to the next process.
+      const set = (async (key: string, value: Value, ttl?: number) => {
+        if (!(value as { answered?: boolean }).answered) return namespace.set(key, value, ttl);
+        reached();
+        return failed;
+      }) as typeof namespace.set;
+      return new Proxy(namespace, {
+        get: (target, property) => {
+          if (property === "set") return set;
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    },
+  };
+  return { store: held, reaching, fail };
+}
+
+describe("a run that ended before its answer was kept (the store went away, the process stopped)", () => {
+  it("is not run again: the next process posts what it answered, the model is not asked and the tool not called again", async () => {
+    const { lookUp, calls } = countedLookUp();
+    const checkpointer = new MemorySaver();
+    const holding = answerKeptNever(store);
+    const first = await startTrackingHarness({
+      store: holding.store,
+      checkpointer,
+      model: fakeModel()
+        .respondWithTools([{ name: "look_up", args: {}, id: "call-3" }])
+        .respond(new AIMessage("You owe 40 EUR for invoice A-1.")),
+      catalog: [{ tool: lookUp, requiresApproval: false }],
+      supervisorTools: ["look_up"],
+    });
+    await first.adapter.send("what do I owe?", { conversation: thread });
+    await holding.reaching;
+    const stopping = first.stop();
+    holding.fail(new StoreOutageError("the store went away"));
+    await stopping;
+    const [request] = await first.tracking.tracker.inConversation(encodeConversationKey(thread));
+    expect(request?.runs.map((run) => run.status)).toEqual(["completed"]);
+
+    const secondModel = fakeModel()
+      .respondWithTools([{ name: "look_up", args: {}, id: "call-4" }])
+      .respond(new AIMessage("A second answer nobody should see."));
+    const second = await startTrackingHarness({
+      store,
+      checkpointer,
+      model: secondModel,
+      catalog: [{ tool: lookUp, requiresApproval: false }],
+      supervisorTools: ["look_up"],
+      adapter: new RecordingAdapter(),
+    });
+    const answer = await waitFor("the answer after the restart", () => second.adapter.posts.at(-1));
+    expect(answer.text).toBe("You owe 40 EUR for invoice A-1.");
+    expect(calls()).toBe(1);
+    expect(secondModel.callCount).toBe(0);
+    expect(first.adapter.posts).toHaveLength(0);
+    // The message is in the history once, with the one answer.
+    const state = await second.team.conversationState(encodeConversationKey(thread));
+    expect(state?.messages.map((message) => message.getType())).toEqual(["human", "ai", "tool", "ai"]);
+    expect(state?.messages.at(-1)?.content).toBe("You owe 40 EUR for invoice A-1.");
     await second.stop();
   });
 });

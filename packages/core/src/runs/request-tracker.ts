@@ -218,8 +218,10 @@ export class RequestTracker {
     const found = request.runs.find((candidate) => candidate.runId === runId);
     if (!found) throw new Error(`request ${requestId} has no run ${runId}`);
     const now = this.#clock.now();
+    // A run run again (after a crash) ends anew: what its earlier attempt ended with is replaced.
+    const { error: _error, closedByEvent: _closedByEvent, ...started } = found;
     const finished: RunRecord = {
-      ...found,
+      ...started,
       status: run.status,
       endedAt: now,
       ...(run.error ? { error: run.error } : {}),

@@ -202,24 +202,27 @@ export class TrackedTeam implements Responder, ContinuationHandler {
   }
 
   /**
-   * The run to execute: a run of the same kind that started and never finished (the process died
-   * or stopped under it) is run again under its own id, so what it recorded is reused.
+   * The run to execute. A request has one run per trigger and parent run, so one already recorded
+   * is this work done again: the process died or stopped under it, perhaps after it ended and
+   * before its answer was kept. It runs again under its own id: what it recorded is reused (the
+   * model's tool calls, their results, its answer), and no tool runs twice.
    */
   async #runFor(
     request: RequestRecord,
     triggeredBy: RunTrigger,
     parentRunId?: string,
   ): Promise<RunRecord & { resumed: boolean }> {
-    const unfinished = request.runs.find(
-      (run) => run.status === "running" && run.triggeredBy === triggeredBy && run.parentRunId === parentRunId,
+    const earlier = request.runs.findLast(
+      (run) => run.triggeredBy === triggeredBy && run.parentRunId === parentRunId,
     );
-    if (unfinished) {
+    if (earlier) {
       if (request.status !== "active") await this.#tracker.setStatus(request.id, "active");
-      this.#logger.info("running an unfinished run again", {
+      this.#logger.info("running a run again", {
         requestId: request.id,
-        runId: unfinished.runId,
+        runId: earlier.runId,
+        status: earlier.status,
       });
-      return { ...unfinished, resumed: true };
+      return { ...earlier, resumed: true };
     }
     const run = await this.#tracker.startRun(request.id, {
       triggeredBy,

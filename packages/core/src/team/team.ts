@@ -239,6 +239,10 @@ export class Team implements Responder, TeamControls {
       return { kind: "with-person", agent: HUMAN };
     }
     const active = this.sticky ? holder : undefined;
+    const start = await this.#startOf(input, active?.agent ?? null);
+    // Run again after it had ended (the process stopped before its answer was kept): what it
+    // answered then, without a second run that would ask the model and call its tools again.
+    if ("finished" in start) return this.#outcomeOf(input.key, active?.agent ?? null, start.finished);
     const wallSeconds = this.#limits.wallTimeSeconds;
     // Not AbortSignal.timeout: its timer, and the signals listening to it, would outlive the run
     // by the whole wall time (kilobytes per turn held for minutes); this one is cleared below.
@@ -249,7 +253,6 @@ export class Team implements Responder, TeamControls {
     );
     timer.unref();
     const signal = AbortSignal.any([input.signal, timeout.signal]);
-    const graphInput = await this.#graphInput(input, active?.agent ?? null);
     const { key, userId } = input;
     const [, situation, learnings] = await Promise.all([
       // Only before a new message's run: a resumed run goes on with the history it stopped in.
@@ -271,7 +274,7 @@ export class Team implements Responder, TeamControls {
     let state: Record<string, unknown>;
     try {
       if (input.runId && input.resumed) await this.#journal.load(input.runId);
-      state = await this.#graph.invoke(graphInput, {
+      state = await this.#graph.invoke(start.input, {
         configurable: {
           thread_id: input.key,
           user_id: input.userId,
@@ -301,8 +304,17 @@ export class Team implements Responder, TeamControls {
       clearTimeout(timer);
       if (input.runId) this.#journal.release(input.runId);
     }
+    return this.#outcomeOf(input.key, active?.agent ?? null, state);
+  }
+
+  /** What a run that ended left in the conversation's state: its answer, its question, or its stop. */
+  async #outcomeOf(
+    key: string,
+    activeAgent: string | null,
+    state: Record<string, unknown>,
+  ): Promise<RunOutcome> {
     const values = state as TeamStateValue;
-    await this.#persistActiveAgent(input.key, active?.agent ?? null, values.activeAgent ?? null);
+    await this.#persistActiveAgent(key, activeAgent, values.activeAgent ?? null);
     const agent = values.answeredBy ?? SUPERVISOR;
     if (isInterrupted<ApprovalRequest>(state)) {
       const approval = state[INTERRUPT][0]?.value;
@@ -321,27 +333,34 @@ export class Team implements Responder, TeamControls {
   }
 
   /**
-   * The user's text as a fresh turn, an approval decision, or — for a run stopped part-way (its
-   * checkpoint names it and still has steps to take) — nothing: the graph continues where it stopped
-   * instead of hearing the message twice.
+   * What the graph is given: the user's text as a fresh turn, an approval decision, or — for a run
+   * stopped part-way (its checkpoint names it and still has steps to take) — nothing, so the graph
+   * continues where it stopped instead of hearing the message twice. A run that is run again after
+   * it ended (its checkpoint names it and has no steps left) is not given anything: it is `finished`.
    */
-  async #graphInput(input: RunInput, activeAgent: string | null) {
-    if (input.resume !== undefined) return new LangGraphCommand({ resume: input.resume });
+  async #startOf(
+    input: RunInput,
+    activeAgent: string | null,
+  ): Promise<{ readonly input: GraphInput } | { readonly finished: Record<string, unknown> }> {
+    if (input.resume !== undefined) return { input: new LangGraphCommand({ resume: input.resume }) };
     if (input.resumed && input.runId) {
       const snapshot = await this.#graph.getState({ configurable: { thread_id: input.key } });
       const values = snapshot.values as Partial<TeamStateValue>;
-      if (snapshot.next.length > 0 && values.runId === input.runId) return null;
+      if (values.runId === input.runId)
+        return snapshot.next.length > 0 ? { input: null } : { finished: snapshot.values };
     }
     const text = [input.text ?? "", input.attachments?.modelText ?? ""]
       .filter((part) => part !== "")
       .join("\n\n");
     return {
-      messages: [humanTurn(text, input.attachments?.images ?? [])],
-      activeAgent,
-      answeredBy: null,
-      stoppedBy: null,
-      runId: input.runId ?? null,
-      turn: FRESH_TURN,
+      input: {
+        messages: [humanTurn(text, input.attachments?.images ?? [])],
+        activeAgent,
+        answeredBy: null,
+        stoppedBy: null,
+        runId: input.runId ?? null,
+        turn: FRESH_TURN,
+      },
     };
   }
 
@@ -573,6 +592,9 @@ export class Team implements Responder, TeamControls {
     return names.flatMap((name) => registry[name] ?? []);
   }
 }
+
+/** What the team's graph is invoked with: a fresh turn, an approval decision, or null (go on). */
+type GraphInput = Parameters<ReturnType<typeof buildTeamGraph>["invoke"]>[0];
 
 /** Files the tools of the run's latest turn returned (artifacts of the tool results after the user's message). */
 function filesOfTurn(messages: readonly BaseMessage[]): OutboundFile[] {
