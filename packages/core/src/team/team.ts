@@ -235,7 +235,7 @@ export class Team implements Responder, TeamControls {
     // A person has the thread: what was said joins its history (the bot reads it when it is back),
     // and nobody else answers.
     if (holder?.agent === HUMAN) {
-      if (input.text !== undefined) await this.#appendHuman(input.key, input.text);
+      if (input.text !== undefined) await this.#appendHuman(input.key, input.text, input.runId);
       return { kind: "with-person", agent: HUMAN };
     }
     const active = this.sticky ? holder : undefined;
@@ -438,12 +438,11 @@ export class Team implements Responder, TeamControls {
     await this.#graph.updateState({ configurable: { thread_id: key } }, update);
   }
 
-  async #appendHuman(key: string, text: string): Promise<void> {
+  /** Adds a message to the history; named by its run, so the same run again (a crash) adds it once. */
+  async #appendHuman(key: string, text: string, runId: string | undefined): Promise<void> {
     if (!(await this.conversationState(key))) return;
-    await this.#graph.updateState(
-      { configurable: { thread_id: key } },
-      { messages: [new HumanMessage(text)] },
-    );
+    const message = new HumanMessage(runId ? { content: text, id: `human:${runId}` } : text);
+    await this.#graph.updateState({ configurable: { thread_id: key } }, { messages: [message] });
   }
 
   /** Replaces the conversation's model history (memory compaction and archiving); the active agent stays. */

@@ -1,0 +1,71 @@
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { MemorySaver } from "@langchain/langgraph";
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../runtime/logger.ts";
+import { openStore } from "../store/open-store.ts";
+import type { Store } from "../store/types.ts";
+import { Team } from "./team.ts";
+import { HUMAN } from "./team-config.ts";
+
+const KEY = "slack:T1:C1:1700000000.000100";
+const opened: Store[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
+
+async function teamAnswering(...answers: string[]) {
+  const store = await openStore("memory:", { logger: silentLogger });
+  opened.push(store);
+  const model = fakeModel();
+  for (const answer of answers) model.respond(new AIMessage(answer));
+  const team = new Team({
+    config: { supervisor: { prompt: "You help.", tools: [] }, specialists: [] },
+    routing: { sticky: true },
+    limits: { maxIterations: 20, maxRepeatedToolCalls: 5, wallTimeSeconds: 600 },
+    checkpointer: new MemorySaver(),
+    store,
+    modelFor: () => model,
+    describeModel: () => "scripted",
+    tools: {},
+  });
+  const run = (text: string, runId: string, resumed = false) =>
+    team.run({ key: KEY, userId: "U1", signal: new AbortController().signal, text, runId, resumed });
+  const history = async () =>
+    ((await team.conversationState(KEY))?.messages ?? []).map((message: BaseMessage) => [
+      message.getType(),
+      String(message.content),
+    ]);
+  return { team, model, run, history };
+}
+
+describe("a run run again under its own id", () => {
+  it("after it ended: answers what it answered, without asking the model or adding the message again", async () => {
+    const { model, run, history } = await teamAnswering("Hello!", "A second answer.");
+    expect(await run("hi", "run-1")).toEqual(expect.objectContaining({ kind: "answered", text: "Hello!" }));
+    expect(await run("hi", "run-1", true)).toEqual(
+      expect.objectContaining({ kind: "answered", text: "Hello!", agent: "supervisor" }),
+    );
+    expect(model.callCount).toBe(1);
+    expect(await history()).toEqual([
+      ["human", "hi"],
+      ["ai", "Hello!"],
+    ]);
+  });
+
+  it("in a thread a person has: the message joins the history once", async () => {
+    const { team, run, history } = await teamAnswering("Hello!");
+    await run("hi", "run-1");
+    await team.activeAgents.set(KEY, HUMAN);
+    for (let attempt = 0; attempt < 2; attempt++)
+      expect(await run("can a person help?", "run-2", attempt > 0)).toEqual({
+        kind: "with-person",
+        agent: HUMAN,
+      });
+    expect(await history()).toEqual([
+      ["human", "hi"],
+      ["ai", "Hello!"],
+      ["human", "can a person help?"],
+    ]);
+  });
+});
