@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { silentLogger } from "../runtime/logger.ts";
 import { openStore } from "../store/open-store.ts";
 import { fakeClock, testStoreBackends } from "../store/test-backends.ts";
 import type { Store } from "../store/types.ts";
 import type { StepDetail } from "./run-step.ts";
 import { RunStepsLog } from "./run-steps-log.ts";
+import { StepRecorder } from "./step-recorder.ts";
 
 const KEY = "slack:T1:C1:1700.1";
 const HOUR = 3_600_000;
@@ -135,6 +137,34 @@ describe("RunStepsLog retention", () => {
       expect(await log.run("old")).toBeUndefined();
       expect(await log.steps("old")).toEqual([]);
       expect(await log.runsOfConversation(KEY)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("a team run run again (a crash, a later try)", () => {
+  it("goes on with the totals its first attempt recorded, and is listed once", async () => {
+    const store = await openStore("memory:");
+    try {
+      const clock = fakeClock(Date.UTC(2026, 10, 23, 10));
+      const log = new RunStepsLog(store, { retentionDays: 14, clock });
+      const recorder = new StepRecorder({ log, clock, logger: silentLogger });
+      const context = { key: KEY, userId: "U1", runId: "r1", trigger: "user_message" };
+      const run = { runId: "r1", conversationKey: KEY, userId: "U1", trigger: "user_message" };
+      recorder.teamCallbacks(context);
+      recorder.record(run, modelCall("supervisor", 100, 0));
+      await recorder.flushed();
+      await log.finishRun("r1", "failed", { error: "the provider is down" });
+      recorder.teamCallbacks({ ...context, resumed: true });
+      recorder.record(run, modelCall("supervisor", 120, 10));
+      await recorder.flushed();
+      await log.finishRun("r1", "completed");
+      const [listed, ...more] = await log.runsOfConversation(KEY);
+      expect(more).toEqual([]);
+      expect(listed).toEqual(
+        expect.objectContaining({ runId: "r1", status: "completed", modelCalls: 2, inputTokens: 220 }),
+      );
     } finally {
       await store.close();
     }

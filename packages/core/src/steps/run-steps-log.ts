@@ -53,6 +53,8 @@ export class RunStepsLog implements RunStepsReader {
   readonly #index: PartitionedLog<string>;
   readonly #summaries: Keyv<RunSummary>;
   readonly #active = new Map<string, RunSummary>();
+  /** Runs being resumed: their stored totals are read before steps add to them. */
+  readonly #resuming = new Map<string, Promise<void>>();
   readonly #summaryWrites = new Map<string, Promise<void>>();
   /** Runs whose totals changed since their last write, and the timer that writes them. */
   readonly #unsaved = new Map<string, NodeJS.Timeout>();
@@ -102,13 +104,21 @@ export class RunStepsLog implements RunStepsReader {
    */
   async resumeRun(identity: RunIdentity, at: number = this.#clock.now()): Promise<void> {
     if (this.#active.has(identity.runId)) return;
-    const stored = await this.#summaries.get(identity.runId);
-    if (stored) this.#track({ ...stored, status: "running" });
-    else await this.startRun(identity, at);
+    const pending = this.#resuming.get(identity.runId);
+    if (pending) return pending;
+    const resuming = (async () => {
+      const stored = await this.#summaries.get(identity.runId);
+      // What the earlier attempt ended with is not how this one ends.
+      if (stored) this.#track({ ...withoutEnding(stored), status: "running" });
+      else await this.startRun(identity, at);
+    })().finally(() => this.#resuming.delete(identity.runId));
+    this.#resuming.set(identity.runId, resuming);
+    return resuming;
   }
 
   /** Appends one step to the run's history (and its totals, while the run is open here). */
   async record(runId: string, detail: StepDetail, at: number = this.#clock.now()): Promise<void> {
+    await this.#resuming.get(runId)?.catch(() => undefined);
     // Totals first, synchronously: a finishRun that starts while the step is written still sees it.
     const active = this.#active.get(runId);
     const updated = active ? summaryAfter(active, detail) : undefined;
@@ -122,6 +132,7 @@ export class RunStepsLog implements RunStepsReader {
     status: Exclude<RunStatus, "running">,
     options: { at?: number; error?: string } = {},
   ): Promise<RunSummary | undefined> {
+    await this.#resuming.get(runId)?.catch(() => undefined);
     clearTimeout(this.#unsaved.get(runId));
     this.#unsaved.delete(runId);
     const open = this.#active.get(runId) ?? (await this.#summaries.get(runId));
@@ -236,3 +247,8 @@ export class RunStepsLog implements RunStepsReader {
 const newestFirst = (a: RunSummary, b: RunSummary) => b.startedAt - a.startedAt;
 const conversationBucket = (key: string) => `conversation:${key}`;
 const hourBucket = (at: number) => `hour:${Math.floor(at / HOUR_MS)}`;
+
+function withoutEnding(summary: RunSummary): RunSummary {
+  const { endedAt: _endedAt, error: _error, ...rest } = summary;
+  return rest;
+}

@@ -34,6 +34,8 @@ export interface TeamRunContext {
   readonly requestId?: string;
   readonly runId?: string;
   readonly trigger?: string;
+  /** The run was started before (a crash, a later try): its recorded totals go on growing. */
+  readonly resumed?: boolean;
 }
 
 /** One run being recorded by hand (memory work, a command). */
@@ -66,13 +68,16 @@ export class StepRecorder {
 
   /** Callbacks for one team run (the Team's `callbacksFor` hook): the run ends when its graph does. */
   teamCallbacks(context: TeamRunContext): Callbacks {
-    const recording = this.begin({
-      runId: context.runId ?? newRunId(),
-      conversationKey: context.key,
-      userId: context.userId,
-      ...(context.requestId ? { requestId: context.requestId } : {}),
-      trigger: context.trigger ?? "user_message",
-    });
+    const recording = this.begin(
+      {
+        runId: context.runId ?? newRunId(),
+        conversationKey: context.key,
+        userId: context.userId,
+        ...(context.requestId ? { requestId: context.requestId } : {}),
+        trigger: context.trigger ?? "user_message",
+      },
+      { resume: context.resumed === true },
+    );
     return recording.callbacks;
   }
 

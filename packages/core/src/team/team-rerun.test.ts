@@ -2,6 +2,10 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterEach, describe, expect, it } from "vitest";
+import type { InboundMessage } from "../conversation/messages.ts";
+import { decodeConversationKey } from "../conversation/ref.ts";
+import { RequestTracking } from "../runs/request-tracking.ts";
+import { requestsConfigSchema } from "../runs/runs-config.ts";
 import { silentLogger } from "../runtime/logger.ts";
 import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/types.ts";
@@ -14,11 +18,11 @@ afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
 });
 
-async function teamAnswering(...answers: string[]) {
+async function teamAnswering(...answers: (string | Error)[]) {
   const store = await openStore("memory:", { logger: silentLogger });
   opened.push(store);
   const model = fakeModel();
-  for (const answer of answers) model.respond(new AIMessage(answer));
+  for (const answer of answers) model.respond(typeof answer === "string" ? new AIMessage(answer) : answer);
   const team = new Team({
     config: { supervisor: { prompt: "You help.", tools: [] }, specialists: [] },
     routing: { sticky: true },
@@ -36,7 +40,13 @@ async function teamAnswering(...answers: string[]) {
       message.getType(),
       String(message.content),
     ]);
-  return { team, model, run, history };
+  const tracking = new RequestTracking({
+    store,
+    clock: { now: () => Date.now() },
+    logger: silentLogger,
+    config: requestsConfigSchema.parse({}),
+  });
+  return { team, model, run, history, tracking, responder: tracking.track(team) };
 }
 
 describe("a run run again under its own id", () => {
@@ -47,6 +57,47 @@ describe("a run run again under its own id", () => {
       expect.objectContaining({ kind: "answered", text: "Hello!", agent: "supervisor" }),
     );
     expect(model.callCount).toBe(1);
+    expect(await history()).toEqual([
+      ["human", "hi"],
+      ["ai", "Hello!"],
+    ]);
+  });
+
+  it("after it failed: goes on from where it stopped, the message in the history once", async () => {
+    const { model, run, history } = await teamAnswering(new Error("the provider is down"), "Hello!");
+    await expect(run("hi", "run-1")).rejects.toThrow("the provider is down");
+    expect(await run("hi", "run-1", true)).toEqual(
+      expect.objectContaining({ kind: "answered", text: "Hello!" }),
+    );
+    expect(model.callCount).toBe(2);
+    expect(await history()).toEqual([
+      ["human", "hi"],
+      ["ai", "Hello!"],
+    ]);
+  });
+
+  it("a message answered again after its run failed (a later try) is answered by that run, in the history once", async () => {
+    const { model, history, tracking, responder } = await teamAnswering(
+      new Error("the provider is down"),
+      "Hello!",
+    );
+    const message: InboundMessage = {
+      id: "C1:1700000000.000100",
+      conversation: decodeConversationKey(KEY),
+      author: { id: "U1", displayName: "ann", isBot: false, isSelf: false },
+      text: "hi",
+      isDirect: false,
+      mentionsBot: true,
+      isEdit: false,
+      sentAt: Date.now(),
+    };
+    const turn = { key: KEY, conversation: message.conversation, message, text: "hi", workId: "w1" };
+    const signal = new AbortController().signal;
+    await expect(responder.respond({ ...turn, signal })).rejects.toThrow("the provider is down");
+    expect((await responder.respond({ ...turn, signal })).text).toBe("Hello!");
+    expect(model.callCount).toBe(2);
+    const request = await tracking.tracker.byOrigin(message.id);
+    expect(request?.runs.map((run) => [run.status, run.error])).toEqual([["completed", undefined]]);
     expect(await history()).toEqual([
       ["human", "hi"],
       ["ai", "Hello!"],
