@@ -116,10 +116,17 @@ export class RunStepsLog implements RunStepsReader {
     return resuming;
   }
 
+  /** While the run is being resumed, when its stored totals are in; undefined otherwise (no wait). */
+  #resumed(runId: string): Promise<void> | undefined {
+    return this.#resuming.get(runId)?.catch(() => undefined);
+  }
+
   /** Appends one step to the run's history (and its totals, while the run is open here). */
   async record(runId: string, detail: StepDetail, at: number = this.#clock.now()): Promise<void> {
-    await this.#resuming.get(runId)?.catch(() => undefined);
-    // Totals first, synchronously: a finishRun that starts while the step is written still sees it.
+    // Totals first, synchronously (once a resumed run's stored totals are in): a finishRun that
+    // starts while the step is written still sees it.
+    const resuming = this.#resumed(runId);
+    if (resuming) await resuming;
     const active = this.#active.get(runId);
     const updated = active ? summaryAfter(active, detail) : undefined;
     if (updated) this.#active.set(runId, updated);
@@ -132,7 +139,8 @@ export class RunStepsLog implements RunStepsReader {
     status: Exclude<RunStatus, "running">,
     options: { at?: number; error?: string } = {},
   ): Promise<RunSummary | undefined> {
-    await this.#resuming.get(runId)?.catch(() => undefined);
+    const resuming = this.#resumed(runId);
+    if (resuming) await resuming;
     clearTimeout(this.#unsaved.get(runId));
     this.#unsaved.delete(runId);
     const open = this.#active.get(runId) ?? (await this.#summaries.get(runId));
