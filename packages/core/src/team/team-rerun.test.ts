@@ -63,6 +63,20 @@ describe("a run run again under its own id", () => {
     ]);
   });
 
+  it("after it ended and its session was archived: runs again, since the history no longer has its answer", async () => {
+    const { team, model, run, history } = await teamAnswering("Hello!", "Hello again!");
+    await run("hi", "run-1");
+    await team.replaceHistory(KEY, []);
+    expect(await run("hi", "run-1", true)).toEqual(
+      expect.objectContaining({ kind: "answered", text: "Hello again!" }),
+    );
+    expect(model.callCount).toBe(2);
+    expect(await history()).toEqual([
+      ["human", "hi"],
+      ["ai", "Hello again!"],
+    ]);
+  });
+
   it("after it failed: goes on from where it stopped, the message in the history once", async () => {
     const { model, run, history } = await teamAnswering(new Error("the provider is down"), "Hello!");
     await expect(run("hi", "run-1")).rejects.toThrow("the provider is down");

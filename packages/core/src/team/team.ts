@@ -336,7 +336,8 @@ export class Team implements Responder, TeamControls {
    * What the graph is given: the user's text as a fresh turn, an approval decision, or — for a run
    * stopped part-way (its checkpoint names it and still has steps to take) — nothing, so the graph
    * continues where it stopped instead of hearing the message twice. A run that is run again after
-   * it ended (its checkpoint names it and has no steps left) is not given anything: it is `finished`.
+   * it ended (its checkpoint names it, has no steps left and still ends with what it answered) is not
+   * given anything: it is `finished`.
    */
   async #startOf(
     input: RunInput,
@@ -346,8 +347,10 @@ export class Team implements Responder, TeamControls {
     if (input.resumed && input.runId) {
       const snapshot = await this.#graph.getState({ configurable: { thread_id: input.key } });
       const values = snapshot.values as Partial<TeamStateValue>;
-      if (values.runId === input.runId)
-        return snapshot.next.length > 0 ? { input: null } : { finished: snapshot.values };
+      if (values.runId === input.runId && snapshot.next.length > 0) return { input: null };
+      // Its answer must still be there: archiving a quiet session since then leaves no history.
+      if (values.runId === input.runId && (values.stoppedBy || AIMessage.isInstance(values.messages?.at(-1))))
+        return { finished: snapshot.values };
     }
     const text = [input.text ?? "", input.attachments?.modelText ?? ""]
       .filter((part) => part !== "")
