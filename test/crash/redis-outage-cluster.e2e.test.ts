@@ -103,7 +103,15 @@ describe("the Redis store goes away under a cluster (one ingress, two workers)",
       const origins = [...before, ...during.flat(), ...after];
       const report = await settleAnswers(cluster.slack.state, origins, shortParts, settleOptions);
       const recoveredInMs = Date.now() - resumedAt - settleOptions.quietMs;
-      expect(describeReport(report, origins.length), cluster.logs(40)).toBe(exactlyOnce(origins.length));
+      // What the processes logged about the threads that went wrong, beside the last lines of each.
+      const named = [...report.lost, ...report.doubled, ...report.incomplete];
+      const threads = origins
+        .filter(({ token }) => named.some((entry) => entry === token || entry.startsWith(`${token}:`)))
+        .map((origin) => origin.threadTs);
+      expect(
+        describeReport(report, origins.length),
+        `${cluster.logs(40)}\n${threads.length > 0 ? cluster.logsAbout(threads) : ""}`,
+      ).toBe(exactlyOnce(origins.length));
       expect(answerReport(cluster.slack.state, origins, shortParts).complete).toBe(origins.length);
       // The ingress ran no turn; every process is still up.
       expect(cluster.stub(INGRESS).received.value).toBe(0);

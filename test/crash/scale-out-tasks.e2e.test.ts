@@ -89,13 +89,7 @@ describe("background tasks on a cluster", () => {
     const counts = origins.map((_, index) => resultsOf(index).length);
     const tokens = counts.flatMap((count, index) => (count === 1 ? [] : [tokenOf(index)]));
     const wrong = counts.flatMap((count, index) => (count === 1 ? [] : [`${tokenOf(index)}: ${count}`]));
-    // What each process logged about those tasks (a log's tail shows only its last moments).
-    const about = cluster
-      .logs(Number.MAX_SAFE_INTEGER)
-      .split("\n")
-      .filter((line) => line.startsWith("---") || tokens.some((token) => line.includes(token)))
-      .join("\n");
-    expect(wrong, about).toEqual([]);
+    expect(wrong, cluster.logsAbout(tokens)).toEqual([]);
     const doubled: string[] = [];
     for (let index = 0; index < TASKS; index++)
       for (let step = 1; step < STEPS; step++) {

@@ -182,6 +182,18 @@ export class CrashWorld {
       .join("\n");
   }
 
+  /** Every line each process logged that names one of `needles` (a log's tail shows only its last moments). */
+  logsAbout(needles: readonly string[]): string {
+    return this.#slots
+      .map((slot, index) => {
+        const lines = (slot.cli?.stderr ?? "")
+          .split("\n")
+          .filter((line) => needles.some((needle) => line.includes(needle)));
+        return `--- process ${index}, ${lines.length} lines about ${needles.join(", ")} ---\n${lines.join("\n")}`;
+      })
+      .join("\n");
+  }
+
   #slot(index: number): Slot {
     const slot = this.#slots[index];
     if (!slot) throw new Error(`no process slot ${index} (this world has ${this.#slots.length})`);
