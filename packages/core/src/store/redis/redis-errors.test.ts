@@ -1,9 +1,10 @@
-import { createClient } from "@redis/client";
+import { createClient, SimpleError } from "@redis/client";
 import { expect, it } from "vitest";
 import { waitFor } from "../../testing/wait.ts";
 import { isStoreOutage, StoreFullError } from "../errors.ts";
 import { describeWithRedis, TEST_REDIS_URL, uniqueRedisPrefix } from "../test-backends.ts";
 import { connectRedis } from "./redis-connection.ts";
+import { isRedisConnectionError } from "./redis-errors.ts";
 
 describeWithRedis("Redis errors as store outages", () => {
   it("a command on the wire when the connection drops is an outage; an error reply is not", async () => {
@@ -56,4 +57,17 @@ it("a full disk is an outage, and so is an error caused by one", () => {
   expect(isStoreOutage(full)).toBe(true);
   expect(isStoreOutage(new Error("checkpoint write failed", { cause: full }))).toBe(true);
   expect(isStoreOutage(new Error("the model answered 500"))).toBe(false);
+});
+
+it("a server that cannot serve yet (loading its data after a restart, a failover) is an outage; other replies are not", () => {
+  for (const reply of [
+    "LOADING Redis is loading the dataset in memory",
+    "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+    "READONLY You can't write against a read only replica.",
+    "TRYAGAIN Multiple keys request during rehashing of slot",
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.",
+  ])
+    expect(isRedisConnectionError(new SimpleError(reply)), reply).toBe(true);
+  for (const reply of ["ERR value is not an integer or out of range", "WRONGTYPE Operation against a key"])
+    expect(isRedisConnectionError(new SimpleError(reply)), reply).toBe(false);
 });
