@@ -347,10 +347,12 @@ export class Team implements Responder, TeamControls {
     if (input.resumed && input.runId) {
       const snapshot = await this.#graph.getState({ configurable: { thread_id: input.key } });
       const values = snapshot.values as Partial<TeamStateValue>;
-      if (values.runId === input.runId && snapshot.next.length > 0) return { input: null };
-      // Its answer must still be there: archiving a quiet session since then leaves no history.
-      if (values.runId === input.runId && (values.stoppedBy || AIMessage.isInstance(values.messages?.at(-1))))
-        return { finished: snapshot.values };
+      if (values.runId === input.runId) {
+        if (snapshot.next.length > 0) return { input: null };
+        // Its answer must still be there: archiving a quiet session since then leaves no history.
+        if (values.stoppedBy || AIMessage.isInstance(values.messages?.at(-1)))
+          return { finished: snapshot.values };
+      }
     }
     const text = [input.text ?? "", input.attachments?.modelText ?? ""]
       .filter((part) => part !== "")
