@@ -4,6 +4,9 @@
  * stand-in, the load and the model server in this one. Set-ups interleave round by round so
  * machine noise hits all alike; ratios of the medians over rounds.
  */
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ModelStub } from "../test/support/model/model-stub.ts";
 import { driveLoad, SlackLoad } from "./slack/slack-load.ts";
 import type { BotUnderTest } from "./slack/start-bots.ts";
@@ -127,6 +130,65 @@ export async function runSetup(setup: Setup, options: SideBySideOptions, cli?: s
   }
 }
 
+const COUNTER = join(dirname(fileURLToPath(import.meta.url)), "slack", "count-store-writes.ts");
+
+/**
+ * What the embedded store does per event, counted inside the CLI (`count-store-writes.ts`): SQL
+ * statements and commits over the sequential phase. Counting slows the process, so this is a run
+ * of its own, after the timed ones; the figure is the same on any machine. `cli`: another
+ * checkout's, as in `runSetup`.
+ */
+export async function countStoreWork(
+  setup: "defaults" | "memory-off",
+  cli?: string,
+): Promise<{
+  statements: number;
+  commits: number;
+  events: number;
+}> {
+  const dir = tempDir("slack-store-count");
+  const countsFile = join(dir.path, "store-counts.json");
+  let answers = 0;
+  const model = await ModelStub.start(() => ({ kind: "answer", text: message200("answer", ++answers) }));
+  const load = await SlackLoad.start();
+  const bot = await startSwitchboardCli({
+    dir: dir.path,
+    slackApiUrl: load.slack.api.apiUrl,
+    modelBaseUrl: model.baseUrl,
+    nodeFlags: ["--import", COUNTER],
+    env: { STORE_COUNTS_FILE: countsFile },
+    ...(cli ? { cli } : {}),
+    ...(setup === "memory-off" ? { config: { memory: { enabled: false } } } : {}),
+  });
+  load.slack.connectHttp(bot.port, bot.path);
+  const countsNow = async () => {
+    rmSync(countsFile, { force: true });
+    process.kill(bot.process.pid ?? 0, "SIGUSR2");
+    while (!existsSync(countsFile)) await new Promise((resolve) => setTimeout(resolve, 10));
+    return JSON.parse(readFileSync(countsFile, "utf8")) as { statements: number; commits: number };
+  };
+  try {
+    await driveLoad(WARM_UP, 10, 20_000, (i) => load.ask(`warm ${i}`));
+    await bot.process.quiet();
+    const before = await countsNow();
+    const run = await driveLoad(SEQUENTIAL, 1, 60_000, (i) => load.ask(`seq ${i}`));
+    // What an event leaves to do after its answer (its run's end, delivery records) is its cost too.
+    await bot.process.quiet();
+    const after = await countsNow();
+    const events = run.latencies.length;
+    return {
+      statements: (after.statements - before.statements) / events,
+      commits: (after.commits - before.commits) / events,
+      events,
+    };
+  } finally {
+    await bot.process.stop();
+    await load.close();
+    await model.close();
+    dir.remove();
+  }
+}
+
 export async function measureSlackSideBySide(options: SideBySideOptions): Promise<Figure[]> {
   const results = new Map<Setup, RunResult[]>(SETUPS.map((setup) => [setup, []]));
   for (let round = 0; round < options.rounds; round += 1) {
@@ -196,6 +258,17 @@ export async function measureSlackSideBySide(options: SideBySideOptions): Promis
         value: round(theirCpu),
       },
       ...(goal === null ? {} : { target: { text: `≤ ${goal}`, met: atMost(cpu, goal) } }),
+    });
+  }
+  for (const setup of ["memory-off", "defaults"] as const) {
+    const counted = await countStoreWork(setup);
+    const suffix = setup === "memory-off" ? "MemoryOff" : "";
+    figures.push({
+      key: `slackStoreCommitsPerEvent${suffix}`,
+      value: round(counted.commits, 2),
+      unit: "commits",
+      baseline: { label: "SQL statements per event", value: round(counted.statements, 1) },
+      note: `the CLI (${setup}) on the embedded SQLite store, counted inside its process over ${counted.events} sequential events (every connection: store and checkpoints); a commit is a COMMIT or a write outside a transaction`,
     });
   }
   const redisVsSqlite = round(mid("redis", (run) => run.perSec) / mid("defaults", (run) => run.perSec));

@@ -42,6 +42,8 @@ export interface SwitchboardCliOptions {
   readonly nodeFlags?: readonly string[];
   /** Another checkout's `packages/cli/src/main.ts`, to compare two versions; this one's by default. */
   readonly cli?: string;
+  /** More environment for the process (what a module given in `nodeFlags` reads). */
+  readonly env?: Record<string, string>;
 }
 
 /** `switchboard start --config <dir>/switchboard.yaml`, secrets in the environment as the docs advise. */
@@ -69,6 +71,7 @@ export async function startSwitchboardCli(options: SwitchboardCliOptions): Promi
     env: cleanEnv({
       SWITCHBOARD_SLACK_BOT_TOKEN: BOT_TOKEN,
       SWITCHBOARD_SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      ...options.env,
     }),
     ready: /running on slack/,
   });

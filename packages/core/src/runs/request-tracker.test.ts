@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { testStoreBackends } from "../store/test-backends.ts";
 import type { RequestTimeouts } from "./request-due.ts";
 import { RequestTracker } from "./request-tracker.ts";
@@ -122,4 +122,39 @@ describe.each(testStoreBackends("request-tracker"))("RequestTracker indexes on %
       expect(await tracker.deleteClosedBefore(clock.now)).toBe(520);
       expect(await tracker.get(ids[519] as string)).toBeUndefined();
     }));
+});
+
+describe.each(testStoreBackends("request-tracker-order"))("RequestTracker writes on %s", (name, open) => {
+  it("a record and its indexes land in one commit where the store allows it, else the record first", async () => {
+    const { store, cleanup } = await open();
+    try {
+      const tracker = new RequestTracker(store, { now: () => 1_000_000 }, timeouts);
+      const records = store.namespace("requests");
+      const write = records.set.bind(records);
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      // The record's write is held until the test has seen what else was sent meanwhile.
+      vi.spyOn(records, "set").mockImplementation(async (...args) => {
+        await held;
+        return write(...args);
+      });
+      const indexWrites = vi.spyOn(store.sortedSets, "apply");
+      const key = "slack:T1:C1:1.1";
+      const opened = tracker.open({ conversationKey: key, origin: origin(key, "m1"), agent: null });
+      await vi.waitFor(() => expect(records.set).toHaveBeenCalledTimes(1));
+      // Every store sends the record before or with its indexes, never after.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(indexWrites).toHaveBeenCalledTimes(store.writesLandTogether ? 1 : 0);
+      expect(name === "sqlite").toBe(store.writesLandTogether === true);
+      release();
+      const request = await opened;
+      expect(indexWrites).toHaveBeenCalledTimes(1);
+      expect((await tracker.openIn(key)).map((open) => open.id)).toEqual([request.id]);
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
 });

@@ -40,6 +40,9 @@ const SWEEP_BATCH = 500;
  * turn or a sweep costs follows what it needs, not how many requests are stored. A record is
  * written before its index entries, and a reader that finds an entry whose record is gone or no
  * longer open removes the entry, so the indexes can lag a crash but never keep a request alive.
+ * Where the store lands writes sent together in one commit (`Store.writesLandTogether`, the
+ * embedded store), they are sent together instead: a crash keeps all of them or none, and a turn
+ * waits for one commit, not three.
  */
 export class RequestTracker {
   readonly #requests: Keyv<RequestRecord>;
@@ -48,8 +51,10 @@ export class RequestTracker {
   readonly #sets: SortedSets;
   readonly #clock: Clock;
   readonly #timeouts: RequestTimeouts;
+  readonly #writesLandTogether: boolean;
 
   constructor(store: Store, clock: Clock, timeouts: RequestTimeouts) {
+    this.#writesLandTogether = store.writesLandTogether === true;
     this.#requests = store.namespace<RequestRecord>("requests");
     this.#runIndex = store.namespace<string>("request-runs");
     this.#originIndex = store.namespace<string>("request-origins");
@@ -64,8 +69,10 @@ export class RequestTracker {
     agent: string | null;
   }): Promise<RequestRecord> {
     const request = this.#newRequest(input, []);
-    await this.#originIndex.set(input.origin.messageId, request.id);
-    await this.#save(request, undefined);
+    await this.#inTurn(
+      () => this.#originIndex.set(input.origin.messageId, request.id),
+      () => this.#save(request, undefined),
+    );
     return request;
   }
 
@@ -83,11 +90,14 @@ export class RequestTracker {
     const request = this.#newRequest(input, [run]);
     // The ways to find the record land before the record: a crash in between leaves an index
     // naming nothing (read as absent), never a record that a retry of its message cannot find.
-    await Promise.all([
-      this.#originIndex.set(input.origin.messageId, request.id),
-      this.#runIndex.set(run.runId, request.id),
-    ]);
-    await this.#save(request, undefined);
+    await this.#inTurn(
+      () =>
+        Promise.all([
+          this.#originIndex.set(input.origin.messageId, request.id),
+          this.#runIndex.set(run.runId, request.id),
+        ]),
+      () => this.#save(request, undefined),
+    );
     return { request, run };
   }
 
@@ -167,8 +177,10 @@ export class RequestTracker {
       status: "running",
       startedAt: this.#clock.now(),
     };
-    await this.#runIndex.set(record.runId, requestId);
-    await this.#save(withRun(request, record, this.#clock.now()), request);
+    await this.#inTurn(
+      () => this.#runIndex.set(record.runId, requestId),
+      () => this.#save(withRun(request, record, this.#clock.now()), request),
+    );
     return record;
   }
 
@@ -299,9 +311,22 @@ export class RequestTracker {
   }
 
   async #save(request: RequestRecord, previous: RequestRecord | undefined): Promise<void> {
-    await this.#requests.set(request.id, request);
     const changes = indexChanges(request, previous, this.#timeouts);
-    if (changes.length > 0) await this.#sets.apply(changes);
+    await this.#inTurn(
+      () => this.#requests.set(request.id, request),
+      async () => {
+        if (changes.length > 0) await this.#sets.apply(changes);
+      },
+    );
+  }
+
+  /** `first`, then `then`: one after the other, or sent together where they land in one commit. */
+  async #inTurn(first: () => Promise<unknown>, then: () => Promise<unknown>): Promise<void> {
+    if (this.#writesLandTogether) await Promise.all([first(), then()]);
+    else {
+      await first();
+      await then();
+    }
   }
 }
 

@@ -63,6 +63,17 @@ export function defineAtomicStoreSuite(
       it.each([0, -5, 1.5, Number.NaN])("rejects a TTL of %s ms", async (ttl) => {
         await expect(store.setIfAbsent(unique("bad-ttl"), "x", ttl)).rejects.toThrow(RangeError);
       });
+
+      it("reads who holds each claim, in the order asked, while it is live", async () => {
+        const [first, second, never] = [unique("held-a"), unique("held-b"), unique("held-none")];
+        await store.setIfAbsent(first, "writer-1", TTL);
+        await store.setIfAbsent(second, "writer-2", TTL * 3);
+        await store.setIfAbsent(second, "writer-3", TTL);
+        expect(await store.marks([second, never, first])).toEqual(["writer-2", undefined, "writer-1"]);
+        expect(await store.marks([])).toEqual([]);
+        await fixture.elapse(TTL + 100);
+        expect(await store.marks([first, second])).toEqual([undefined, "writer-2"]);
+      });
     });
 
     describe("locks", () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PartitionedLog } from "./partitioned-log.ts";
 import { countNamespaceGets, testStoreBackends } from "./test-backends.ts";
 
@@ -56,6 +56,58 @@ describe.each(testStoreBackends("partitioned-log"))("PartitionedLog on %s", (_na
       await log.append("d", "d1"); // unknown, and counts have been dropped: read, found empty
       expect(counted.reads()).toBe(2);
       expect(await flat(log, "d")).toEqual(["d1"]);
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
+
+  it("a first append sends its slot's claim with its item and count: nothing waits for the claim", async () => {
+    const { store, cleanup } = await open();
+    try {
+      const log = new PartitionedLog<string>(store, { name: "together", ttlMs: TTL });
+      // The claim is held until the item and the count have been sent too.
+      const claim = store.atomic.setIfAbsent.bind(store.atomic);
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      vi.spyOn(store.atomic, "setIfAbsent").mockImplementation(async (...args) => {
+        await held;
+        return claim(...args);
+      });
+      const itemWrites = vi.spyOn(store.namespace("together-items"), "set");
+      const countWrites = vi.spyOn(store.namespace("together-counts"), "set");
+      const appended = log.append("run-1", "first");
+      await vi.waitFor(() => {
+        expect(itemWrites).toHaveBeenCalledTimes(1);
+        expect(countWrites).toHaveBeenCalledTimes(1);
+      });
+      release();
+      await appended;
+      expect(await flat(log, "run-1")).toEqual(["first"]);
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
+
+  it("two writers in one bucket hold one slot each, and a writer whose slot is taken takes the next", async () => {
+    const { store, cleanup } = await open();
+    try {
+      const first = new PartitionedLog<string>(store, { name: "shared", ttlMs: TTL, writerId: "w1" });
+      const second = new PartitionedLog<string>(store, { name: "shared", ttlMs: TTL, writerId: "w2" });
+      await Promise.all([first.append("hour", "a"), second.append("hour", "b")]);
+      await first.append("hour", "c");
+      // w1 again in a new process: its slot is found as its own, no third slot is taken.
+      const again = new PartitionedLog<string>(store, { name: "shared", ttlMs: TTL, writerId: "w1" });
+      await again.append("hour", "d");
+      expect(await store.atomic.marks(["shared:hour#0", "shared:hour#1", "shared:hour#2"])).toEqual(
+        expect.arrayContaining(["w1", "w2", undefined]),
+      );
+      const partitions = await again.read("hour");
+      expect(partitions.map((items) => items.join(""))).toEqual(expect.arrayContaining(["acd", "b"]));
+      expect(partitions).toHaveLength(2);
     } finally {
       await store.close();
       await cleanup();

@@ -4,7 +4,7 @@ import { LRUCache } from "lru-cache";
 import type { AtomicStore, Store } from "./types.ts";
 
 export interface PartitionedLogOptions {
-  /** Namespace prefix: the log keeps `<name>-writers`, `<name>-counts` and `<name>-items`. */
+  /** Namespace prefix: the log keeps `<name>-counts` and `<name>-items`, and claims slots as `<name>:…`. */
   readonly name: string;
   /** Every key expires this long after its last write: the log's retention. */
   readonly ttlMs: number;
@@ -22,13 +22,14 @@ export interface PartitionedLogOptions {
  * `n` of writer `w` is its own key, and `w`'s count is only ever written by `w` (appends inside a
  * process are serialized per bucket). Readers find the partitions through the bucket's writer
  * slots. A writer joins a bucket by claiming the first free slot with the atomic store's
- * set-if-absent, so two processes joining at the same moment never take the same slot.
+ * set-if-absent, so two processes joining at the same moment never take the same slot; readers
+ * read the claims themselves. A first append sends its claim with its item and count (one commit
+ * on SQLite): the item's key names the writer, not the slot, so nothing waits for the claim.
  */
 export class PartitionedLog<Item> {
   readonly writerId: string;
   readonly #atomic: AtomicStore;
   readonly #name: string;
-  readonly #slots: Keyv<string>;
   readonly #counts: Keyv<number>;
   readonly #items: Keyv<Item>;
   readonly #ttlMs: number;
@@ -46,7 +47,6 @@ export class PartitionedLog<Item> {
     this.writerId = options.writerId ?? randomUUID().slice(0, 12);
     this.#atomic = store.atomic;
     this.#name = options.name;
-    this.#slots = store.namespace<string>(`${options.name}-writers`);
     this.#counts = store.namespace<number>(`${options.name}-counts`);
     this.#items = store.namespace<Item>(`${options.name}-items`);
     this.#ttlMs = options.ttlMs;
@@ -67,16 +67,16 @@ export class PartitionedLog<Item> {
   /** Appends `item` to `bucket`; appends to one bucket from one process keep their order. */
   append(bucket: string, item: Item): Promise<void> {
     return this.#serialized(bucket, async () => {
-      let count = this.#ownCounts.get(bucket);
-      if (count === undefined)
-        count = this.#knowsEveryCount
-          ? 0
-          : ((await this.#counts.get(partitionKey(bucket, this.writerId))) ?? 0);
-      // The slot, the item and the count go out together (one commit on SQLite): a reader that
-      // sees the count before the item, or the partition before its slot, skips what is not there yet.
-      const slot = count === 0 ? await this.#join(bucket) : undefined;
+      const known = this.#ownCounts.get(bucket);
+      const count =
+        known ??
+        (this.#knowsEveryCount ? 0 : ((await this.#counts.get(partitionKey(bucket, this.writerId))) ?? 0));
+      // The claim of a slot, the item and the count go out together (one commit on SQLite): a
+      // reader that sees the count before the item, or the partition before its slot, skips what
+      // is not there yet. A bucket this process has not written to yet is claimed even when a count
+      // was found (the same writer id in an earlier process): its claim may never have landed.
       await Promise.all([
-        slot?.written,
+        known === undefined ? this.#join(bucket) : undefined,
         this.#items.set(itemKey(bucket, this.writerId, count), item, this.#ttlMs),
         this.#counts.set(partitionKey(bucket, this.writerId), count + 1, this.#ttlMs),
       ]);
@@ -105,29 +105,30 @@ export class PartitionedLog<Item> {
     await Promise.allSettled([...this.#pending.values()]);
   }
 
-  /**
-   * Claims the bucket's first free writer slot; the slot's keyv copy is what readers see. Resolves
-   * once the slot is ours, with the write of that copy (for the caller to wait on with its own).
-   */
-  async #join(bucket: string): Promise<{ written: Promise<unknown> }> {
+  /** Claims the bucket's first free writer slot; resolves once a slot is this writer's. */
+  async #join(bucket: string): Promise<void> {
     for (let slot = 0; ; slot += 1) {
-      const key = slotKey(bucket, slot);
-      if (await this.#atomic.setIfAbsent(`${this.#name}:${key}`, this.writerId, this.#ttlMs))
-        return { written: this.#slots.set(key, this.writerId, this.#ttlMs) };
+      const key = this.#slotKey(bucket, slot);
+      if (await this.#atomic.setIfAbsent(key, this.writerId, this.#ttlMs)) return;
       // Taken: by this writer already (its count expired or was evicted from the cache), or another.
-      if ((await this.#slots.get(key)) === this.writerId) return { written: Promise.resolve() };
+      const [holder] = await this.#atomic.marks([key]);
+      if (holder === this.writerId) return;
     }
   }
 
   async #writersOf(bucket: string): Promise<string[]> {
     const writers: string[] = [];
     for (let first = 0; ; first += SLOT_BATCH) {
-      const keys = Array.from({ length: SLOT_BATCH }, (_, n) => slotKey(bucket, first + n));
-      const found = await this.#slots.getMany(keys);
+      const keys = Array.from({ length: SLOT_BATCH }, (_, n) => this.#slotKey(bucket, first + n));
+      const found = await this.#atomic.marks(keys);
       for (const writer of found) if (writer !== undefined) writers.push(writer);
       // Slots fill in order; a batch with a gap is the last (a slot claimed this instant shows up next read).
       if (found.some((writer) => writer === undefined)) return [...new Set(writers)];
     }
+  }
+
+  #slotKey(bucket: string, slot: number): string {
+    return `${this.#name}:${bucket}#${slot}`;
   }
 
   #serialized(bucket: string, work: () => Promise<void>): Promise<void> {
@@ -143,6 +144,5 @@ export class PartitionedLog<Item> {
 }
 
 const SLOT_BATCH = 8;
-const slotKey = (bucket: string, slot: number) => `${bucket}#${slot}`;
 const partitionKey = (bucket: string, writer: string) => `${bucket}|${writer}`;
 const itemKey = (bucket: string, writer: string, n: number) => `${bucket}|${writer}|${n}`;

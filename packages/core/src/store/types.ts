@@ -21,6 +21,12 @@ export interface AtomicStore {
   /** Frees the lock if `token` holds it; false when it had already expired or moved on. */
   releaseLock(key: string, token: string): Promise<boolean>;
 
+  /**
+   * The values `setIfAbsent` stored under `keys` and still live, in the order asked (undefined
+   * where none is): who holds a claim, read without taking it.
+   */
+  marks(keys: readonly string[]): Promise<Array<string | undefined>>;
+
   /** Deletes `key` if a live mark is there; true when this call removed it (a flag taken once). */
   takeMark(key: string): Promise<boolean>;
 
@@ -88,6 +94,13 @@ export interface Store {
   readonly atomic: AtomicStore;
   /** Score-ordered indexes (due times, per-conversation lists): what sweepers read instead of scanning. */
   readonly sortedSets: SortedSets;
+  /**
+   * True when writes sent in the same turn of the event loop land in one commit, so a crash keeps
+   * all of them or none (the embedded SQLite store commits in groups): a caller that would order
+   * two writes one after the other, for what a crash between them leaves, may send them together.
+   * Absent or false: each write lands on its own, in no promised order unless awaited in turn.
+   */
+  readonly writesLandTogether?: boolean;
   /** Availability and data loss of a networked store (Redis); absent on the embedded ones. */
   readonly health?: StoreHealth;
   close(): Promise<void>;

@@ -142,7 +142,6 @@ export class UsageBook {
     await Promise.all(
       ids.map(async ([dimension, id]) => {
         if (id === undefined) return;
-        await this.#register(day, dimension, id);
         const key = totalKey(day, dimension, id, this.#writerId);
         const before =
           this.#ownTotals.get(key) ??
@@ -154,7 +153,9 @@ export class UsageBook {
           costUsd: event.costUsd ?? 0,
           unpricedCalls: event.costUsd === undefined ? 1 : 0,
         });
-        await this.#totals.set(key, after, this.#ttlMs);
+        // The id's registration goes out with its total (one commit on SQLite): a total whose id
+        // is not registered yet is not read, an id registered before its total reads as nothing.
+        await Promise.all([this.#register(day, dimension, id), this.#totals.set(key, after, this.#ttlMs)]);
         this.#ownTotals.set(key, after);
       }),
     );

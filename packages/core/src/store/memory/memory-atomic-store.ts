@@ -62,6 +62,10 @@ export class MemoryAtomicStore implements AtomicStore {
     return true;
   }
 
+  async marks(keys: readonly string[]): Promise<Array<string | undefined>> {
+    return keys.map((key) => this.#live(this.#onceKeys, key)?.value);
+  }
+
   async takeMark(key: string): Promise<boolean> {
     const present = this.#live(this.#onceKeys, key) !== undefined;
     this.#onceKeys.delete(key);

@@ -101,6 +101,12 @@ export class RedisAtomicStore implements AtomicStore {
     return (await runLuaScript(this.#client, RELEASE_IF_HELD, [this.#lockKey(key)], [token])) === 1;
   }
 
+  async marks(keys: readonly string[]): Promise<Array<string | undefined>> {
+    if (keys.length === 0) return [];
+    const values = await this.#client.mGet(keys.map((key) => `${this.#prefix}once:${key}`));
+    return values.map((value) => value ?? undefined);
+  }
+
   async takeMark(key: string): Promise<boolean> {
     return (await this.#client.del(`${this.#prefix}once:${key}`)) === 1;
   }

@@ -64,6 +64,16 @@ export class SqliteAtomicStore implements AtomicStore {
     return this.#commits.run(() => this.#sql.deleteLiveLock.run(key, token, this.#now()).changes === 1);
   }
 
+  marks(keys: readonly string[]): Promise<Array<string | undefined>> {
+    return this.#commits.run(() => {
+      const now = this.#now();
+      return keys.map((key) => {
+        const row = this.#sql.liveOnce.get(key, now);
+        return row ? text(row.value) : undefined;
+      });
+    }, false);
+  }
+
   takeMark(key: string): Promise<boolean> {
     return this.#commits.run(() => this.#sql.deleteLiveOnce.run(key, this.#now()).changes === 1);
   }
@@ -148,6 +158,7 @@ function prepareStatements(db: DatabaseSync) {
       "UPDATE atomic_locks SET expires_at = ?1 WHERE key = ?2 AND token = ?3 AND expires_at > ?4",
     ),
     deleteLiveLock: prepare("DELETE FROM atomic_locks WHERE key = ?1 AND token = ?2 AND expires_at > ?3"),
+    liveOnce: prepare("SELECT value FROM atomic_once WHERE key = ?1 AND expires_at > ?2"),
     deleteLiveOnce: prepare("DELETE FROM atomic_once WHERE key = ?1 AND expires_at > ?2"),
     enqueue: prepare("INSERT INTO atomic_queue_items (queue, item, position) VALUES (?, ?, ?)"),
     first: prepare("SELECT id, item FROM atomic_queue_items WHERE queue = ? ORDER BY position, id LIMIT 1"),

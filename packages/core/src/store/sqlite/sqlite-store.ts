@@ -25,6 +25,8 @@ const DEFAULT_PURGE_INTERVAL_MS = 60_000;
  */
 export class SqliteStore implements Store {
   readonly description: string;
+  /** Every operation on the connection goes through one commit group (sqlite-commit-group.ts). */
+  readonly writesLandTogether = true;
   readonly atomic: SqliteAtomicStore;
   readonly namespace: <Value>(name: string) => Keyv<Value>;
   readonly sortedSets: SqliteSortedSets;
