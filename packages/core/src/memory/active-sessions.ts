@@ -1,4 +1,5 @@
 import type Keyv from "keyv";
+import { writeInOrder } from "../store/in-order.ts";
 import type { SortedSets } from "../store/sorted-sets.ts";
 import type { Store } from "../store/types.ts";
 
@@ -15,14 +16,17 @@ const BY_ACTIVITY = "memory:live-sessions:by-activity";
 /**
  * The index of conversations whose session is live, in the store so that a restart (or another
  * instance) still finds and archives them. One small record per live conversation, plus its
- * entry in a sorted set by last activity. The record is written first and removed last, so the
- * sorted set never names a session without a record for long; a reader skips such an entry.
+ * entry in a sorted set by last activity. The record is written first and removed last (or both
+ * in one commit, where the store lands them so: `writeInOrder`), so the sorted set never names a
+ * session without a record for long; a reader skips such an entry.
  */
 export class LiveSessions {
   readonly #records: Keyv<LiveSession>;
   readonly #sets: SortedSets;
+  readonly #store: Store;
 
   constructor(store: Store) {
+    this.#store = store;
     this.#records = store.namespace<LiveSession>("memory-live-sessions");
     this.#sets = store.sortedSets;
   }
@@ -33,19 +37,26 @@ export class LiveSessions {
     const withUser =
       userId === undefined || participants.includes(userId) ? participants : [...participants, userId];
     const lastActivityAt = Math.max(at, previous?.lastActivityAt ?? 0);
-    await this.#records.set(key, { lastActivityAt, participants: withUser });
-    if (previous?.lastActivityAt !== lastActivityAt) {
-      await this.#sets.apply([{ set: BY_ACTIVITY, member: key, score: lastActivityAt }]);
-    }
+    await writeInOrder(
+      this.#store,
+      () => this.#records.set(key, { lastActivityAt, participants: withUser }),
+      async () => {
+        if (previous?.lastActivityAt !== lastActivityAt)
+          await this.#sets.apply([{ set: BY_ACTIVITY, member: key, score: lastActivityAt }]);
+      },
+    );
   }
 
   get(key: string): Promise<LiveSession | undefined> {
     return this.#records.get(key);
   }
 
-  async remove(key: string): Promise<void> {
-    await this.#sets.apply([{ set: BY_ACTIVITY, member: key, score: null }]);
-    await this.#records.delete(key);
+  remove(key: string): Promise<void> {
+    return writeInOrder(
+      this.#store,
+      () => this.#sets.apply([{ set: BY_ACTIVITY, member: key, score: null }]),
+      () => this.#records.delete(key),
+    );
   }
 
   /** Conversations quiet since `before` or longer (by their last activity), quietest first, at most `limit`. */

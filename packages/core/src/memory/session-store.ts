@@ -1,4 +1,5 @@
 import type Keyv from "keyv";
+import { writeInOrder } from "../store/in-order.ts";
 import type { Store } from "../store/types.ts";
 import type { TranscriptLine } from "./archive/archive-store.ts";
 
@@ -33,8 +34,10 @@ export interface SessionRecord {
 export class SessionStore {
   readonly #records: Keyv<SessionRecord>;
   readonly #lines: Keyv<TranscriptLine>;
+  readonly #store: Store;
 
   constructor(store: Store) {
+    this.#store = store;
     this.#records = store.namespace<SessionRecord>("memory-session-records");
     this.#lines = store.namespace<TranscriptLine>("memory-session-lines");
   }
@@ -65,9 +68,10 @@ export class SessionStore {
   }
 
   /**
-   * Appends a turn's lines after the counter, then moves the counter past them. Lines first: a
-   * crash in between leaves lines past the counter, which reads never see and the next turn
-   * overwrites. Returns the record as it is now; undefined when no session is live.
+   * Appends a turn's lines after the counter, then moves the counter past them. Lines first (or
+   * both in one commit, `writeInOrder`): a crash in between leaves lines past the counter, which
+   * reads never see and the next turn overwrites. Returns the record as it is now; undefined when
+   * no session is live.
    */
   async append(
     key: string,
@@ -78,11 +82,15 @@ export class SessionStore {
     const record = known ?? (await this.#records.get(key));
     if (!record) return undefined;
     if (lines.length === 0) return record;
-    await this.#lines.setMany(
-      lines.map((line, offset) => ({ key: lineKey(key, record.messageCount + offset + 1), value: line })),
-    );
     const advanced = { ...record, messageCount: record.messageCount + lines.length };
-    await this.#records.set(key, advanced);
+    await writeInOrder(
+      this.#store,
+      () =>
+        this.#lines.setMany(
+          lines.map((line, offset) => ({ key: lineKey(key, record.messageCount + offset + 1), value: line })),
+        ),
+      () => this.#records.set(key, advanced),
+    );
     return advanced;
   }
 
@@ -108,8 +116,11 @@ export class SessionStore {
    */
   async end(key: string, messageCount: number): Promise<void> {
     const positions = Array.from({ length: messageCount + 1 }, (_, index) => lineKey(key, index + 1));
-    await this.#lines.deleteMany(positions);
-    await this.#records.delete(key);
+    await writeInOrder(
+      this.#store,
+      () => this.#lines.deleteMany(positions),
+      () => this.#records.delete(key),
+    );
   }
 }
 

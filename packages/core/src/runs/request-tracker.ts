@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type Keyv from "keyv";
 import type { ConversationRef } from "../conversation/ref.ts";
 import type { Clock } from "../runtime/clock.ts";
+import { writeInOrder } from "../store/in-order.ts";
 import type { SortedSets } from "../store/sorted-sets.ts";
 import type { Store } from "../store/types.ts";
 import type { RequestTimeouts } from "./request-due.ts";
@@ -51,10 +52,10 @@ export class RequestTracker {
   readonly #sets: SortedSets;
   readonly #clock: Clock;
   readonly #timeouts: RequestTimeouts;
-  readonly #writesLandTogether: boolean;
+  readonly #store: Store;
 
   constructor(store: Store, clock: Clock, timeouts: RequestTimeouts) {
-    this.#writesLandTogether = store.writesLandTogether === true;
+    this.#store = store;
     this.#requests = store.namespace<RequestRecord>("requests");
     this.#runIndex = store.namespace<string>("request-runs");
     this.#originIndex = store.namespace<string>("request-origins");
@@ -69,7 +70,8 @@ export class RequestTracker {
     agent: string | null;
   }): Promise<RequestRecord> {
     const request = this.#newRequest(input, []);
-    await this.#inTurn(
+    await writeInOrder(
+      this.#store,
       () => this.#originIndex.set(input.origin.messageId, request.id),
       () => this.#save(request, undefined),
     );
@@ -90,7 +92,8 @@ export class RequestTracker {
     const request = this.#newRequest(input, [run]);
     // The ways to find the record land before the record: a crash in between leaves an index
     // naming nothing (read as absent), never a record that a retry of its message cannot find.
-    await this.#inTurn(
+    await writeInOrder(
+      this.#store,
       () =>
         Promise.all([
           this.#originIndex.set(input.origin.messageId, request.id),
@@ -177,7 +180,8 @@ export class RequestTracker {
       status: "running",
       startedAt: this.#clock.now(),
     };
-    await this.#inTurn(
+    await writeInOrder(
+      this.#store,
       () => this.#runIndex.set(record.runId, requestId),
       () => this.#save(withRun(request, record, this.#clock.now()), request),
     );
@@ -312,21 +316,13 @@ export class RequestTracker {
 
   async #save(request: RequestRecord, previous: RequestRecord | undefined): Promise<void> {
     const changes = indexChanges(request, previous, this.#timeouts);
-    await this.#inTurn(
+    await writeInOrder(
+      this.#store,
       () => this.#requests.set(request.id, request),
       async () => {
         if (changes.length > 0) await this.#sets.apply(changes);
       },
     );
-  }
-
-  /** `first`, then `then`: one after the other, or sent together where they land in one commit. */
-  async #inTurn(first: () => Promise<unknown>, then: () => Promise<unknown>): Promise<void> {
-    if (this.#writesLandTogether) await Promise.all([first(), then()]);
-    else {
-      await first();
-      await then();
-    }
   }
 }
 
