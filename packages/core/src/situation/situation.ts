@@ -12,6 +12,9 @@ const PLATFORM_NAMES: Readonly<Record<string, string>> = {
 };
 
 const FORMATS = new Map<string, Intl.DateTimeFormat>();
+/** The date-and-time text last formatted per zone, with its minute: `formatToParts` is the line's whole cost. */
+const LAST_WHEN = new Map<string, { readonly minute: number; readonly text: string }>();
+const MINUTE_MS = 60_000;
 
 /**
  * "Current date and time: Monday, 10 March 2025, 09:14 (Europe/Berlin, GMT+01:00). You are on
@@ -24,10 +27,19 @@ export function situationLine(facts: {
   readonly platform: string;
   readonly place?: PlaceNames | undefined;
 }): string {
-  let format = FORMATS.get(facts.timeZone);
+  const platform = PLATFORM_NAMES[facts.platform] ?? facts.platform;
+  return `Current date and time: ${whenText(facts.now, facts.timeZone)}. You are on ${platform}${whereText(facts.place)}.`;
+}
+
+/** "Monday, 10 March 2025, 09:14 (Europe/Berlin, GMT+01:00)"; formatted once per zone and minute. */
+function whenText(now: number, timeZone: string): string {
+  const minute = Math.floor(now / MINUTE_MS);
+  const last = LAST_WHEN.get(timeZone);
+  if (last?.minute === minute) return last.text;
+  let format = FORMATS.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat("en-GB", {
-      timeZone: facts.timeZone,
+      timeZone,
       weekday: "long",
       day: "numeric",
       month: "long",
@@ -37,12 +49,13 @@ export function situationLine(facts: {
       hourCycle: "h23",
       timeZoneName: "longOffset",
     });
-    FORMATS.set(facts.timeZone, format);
+    FORMATS.set(timeZone, format);
   }
-  const parts = Object.fromEntries(format.formatToParts(facts.now).map((part) => [part.type, part.value]));
-  const when = `${parts.weekday}, ${parts.day} ${parts.month} ${parts.year}, ${parts.hour}:${parts.minute} (${facts.timeZone}, ${parts.timeZoneName})`;
-  const platform = PLATFORM_NAMES[facts.platform] ?? facts.platform;
-  return `Current date and time: ${when}. You are on ${platform}${whereText(facts.place)}.`;
+  const parts = Object.fromEntries(format.formatToParts(now).map((part) => [part.type, part.value]));
+  const text = `${parts.weekday}, ${parts.day} ${parts.month} ${parts.year}, ${parts.hour}:${parts.minute} (${timeZone}, ${parts.timeZoneName})`;
+  // One entry per zone in use (bounded as FORMATS is: by the zones people have).
+  LAST_WHEN.set(timeZone, { minute, text });
+  return text;
 }
 
 function whereText(place: PlaceNames | undefined): string {

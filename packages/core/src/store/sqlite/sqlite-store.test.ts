@@ -27,6 +27,44 @@ describe("SqliteStore", () => {
   });
   afterEach(() => directory.remove());
 
+  it("converts a file whose key/value rows are in a WITHOUT ROWID table (before 2026-11), every entry kept", async () => {
+    const old = new DatabaseSync(file);
+    old.exec(`
+      CREATE TABLE kv_entries (namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+        expires_at INTEGER, PRIMARY KEY (namespace, key)) WITHOUT ROWID;
+      CREATE INDEX kv_entries_expiry ON kv_entries (expires_at) WHERE expires_at IS NOT NULL;`);
+    const insert = old.prepare("INSERT INTO kv_entries VALUES (?, ?, ?, ?)");
+    const record = JSON.stringify({ value: { id: "req-1", text: "x".repeat(2_000) }, expires: null });
+    insert.run("requests", "req-1", record, null);
+    insert.run("outbox", "work-1", JSON.stringify({ value: "answered", expires: null }), null);
+    old.close();
+
+    const store = new SqliteStore(file, { description: file, onBackgroundError: () => {} });
+    try {
+      expect(await store.namespace("requests").get("req-1")).toEqual({
+        id: "req-1",
+        text: "x".repeat(2_000),
+      });
+      expect(await store.namespace("outbox").get("work-1")).toBe("answered");
+      await store.namespace("outbox").set("work-2", "new");
+      expect(await store.namespace("outbox").get("work-2")).toBe("new");
+    } finally {
+      await store.close();
+    }
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const table = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'kv_entries'").get();
+      expect(String(table?.sql)).not.toMatch(/WITHOUT ROWID/i);
+      const indexes = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'kv_entries'")
+        .all();
+      expect(indexes.map((index) => index.name)).toContain("kv_entries_expiry");
+    } finally {
+      db.close();
+    }
+    expect(rowCount("kv_entries")).toBe(3);
+  });
+
   it("journals in WAL mode so readers never block the writer", async () => {
     const store = new SqliteStore(file, { description: file, onBackgroundError: () => {} });
     const db = new DatabaseSync(file, { readOnly: true });
