@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runAsIntake } from "../../runtime/event-loop.ts";
 import { waitFor } from "../../testing/wait.ts";
 import { fakeClock, tempDirectory } from "../test-backends.ts";
 import { SqliteStore } from "./sqlite-store.ts";
@@ -63,6 +64,16 @@ describe("SqliteStore", () => {
       db.close();
     }
     expect(rowCount("kv_entries")).toBe(3);
+  });
+
+  it("lands writes sent together in one commit, except intake's, which each commit at once", async () => {
+    const store = new SqliteStore(file, { description: file, onBackgroundError: () => {} });
+    try {
+      expect(store.writesLandTogether).toBe(true);
+      expect(await runAsIntake(async () => store.writesLandTogether)).toBe(false);
+    } finally {
+      await store.close();
+    }
   });
 
   it("journals in WAL mode so readers never block the writer", async () => {

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import Keyv from "keyv";
+import { runningAsIntake } from "../../runtime/event-loop.ts";
 import { keyvPerNamespace } from "../keyv-namespaces.ts";
 import type { Store } from "../types.ts";
 import { SqliteAtomicStore } from "./sqlite-atomic-store.ts";
@@ -25,8 +26,13 @@ const DEFAULT_PURGE_INTERVAL_MS = 60_000;
  */
 export class SqliteStore implements Store {
   readonly description: string;
-  /** Every operation on the connection goes through one commit group (sqlite-commit-group.ts). */
-  readonly writesLandTogether = true;
+  /**
+   * Every operation on the connection goes through one commit group (sqlite-commit-group.ts),
+   * except intake's, which run at once, each committed on its own.
+   */
+  get writesLandTogether(): boolean {
+    return !runningAsIntake();
+  }
   readonly atomic: SqliteAtomicStore;
   readonly namespace: <Value>(name: string) => Keyv<Value>;
   readonly sortedSets: SqliteSortedSets;
