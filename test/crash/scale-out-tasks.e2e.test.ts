@@ -82,8 +82,14 @@ describe("background tasks on a cluster", () => {
       180_000,
     ).catch((error: unknown) => {
       // Which tasks never answered, and what the processes said: a timeout alone explains nothing.
-      const missing = origins.flatMap((_, index) => (resultsOf(index).length === 0 ? [tokenOf(index)] : []));
-      throw new Error(`${String(error)}; no result for ${missing.join(", ")}\n${cluster.logs(80)}`);
+      // Every line any process logged about their threads (their turns, tasks and runs name them),
+      // then the tails.
+      const missing = origins.flatMap((_, index) => (resultsOf(index).length === 0 ? [index] : []));
+      const threads = [...new Set(missing.map((index) => (origins[index] as Origin).threadTs))];
+      throw new Error(
+        `${String(error)}; no result for ${missing.map(tokenOf).join(", ")}\n` +
+          `${cluster.logsAbout(threads)}\n${cluster.logs(40)}`,
+      );
     });
     await pause(3_000);
     const counts = origins.map((_, index) => resultsOf(index).length);
