@@ -82,11 +82,18 @@ export class TaskStore {
 
   /**
    * Writes a new task, or returns the one already written under its id: ids derive from the run and
-   * tool call that start a task, so the same call run again after a crash finds its own task.
+   * tool call that start a task, so the same call run again after a crash finds its own task, and
+   * lists it again where the crash came between its record and its index entries.
    */
   async create(record: TaskRecord): Promise<TaskRecord> {
     const existing = await this.get(record.id);
-    if (existing) return existing;
+    if (existing) {
+      // A crash between its record and its index entries left it unlisted: never due, never run.
+      // The entries its state calls for are written again (writing one that is there changes nothing).
+      const entries = indexChanges(existing, undefined);
+      if (entries.length > 0) await this.#sets.apply(entries);
+      return existing;
+    }
     await this.save(record, undefined);
     return record;
   }
