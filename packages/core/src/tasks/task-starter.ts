@@ -89,7 +89,13 @@ export class TaskStarter {
       return `Not started: ${missing.length === 1 ? "the tool" : "the tools"} ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not available to tasks${allowed.length > 0 ? ` (available: ${allowed.join(", ")})` : " (tasks of this agent have no tools)"}.`;
     const id = taskIdFor(request);
     const existing = await store.get(id);
-    if (existing) return startedSentence(existing, prefix);
+    if (existing) {
+      // The same call run again after a crash, which may have come before the task was listed or
+      // announced: listed again (create), announced again (a task already due is queued once).
+      const found = await store.create(existing);
+      if (!isTerminal(found.status)) this.#options.started(found);
+      return startedSentence(found, prefix);
+    }
     const unfinished = (await store.inHome(request.key)).filter((task) => !isTerminal(task.status));
     if (unfinished.length >= config.maxRunningPerConversation)
       return `Not started: this thread already has ${unfinished.length} unfinished task${unfinished.length === 1 ? "" : "s"} (the limit is ${config.maxRunningPerConversation}): ${unfinished.map((task) => `${task.id} "${task.title}" (${task.status})`).join(", ")}. Tell the user they can wait for one to finish or cancel one with ${prefix}task cancel <id>.`;
