@@ -91,10 +91,10 @@ export class TaskStarter {
     const existing = await store.get(id);
     if (existing) {
       // The same call run again after a crash, which may have come before the task was listed or
-      // announced: listed again (create), announced again (a task already due is queued once).
-      const found = await store.create(existing);
-      if (!isTerminal(found.status)) this.#options.started(found);
-      return startedSentence(found, prefix);
+      // announced: listed and announced again (a task already due is queued once).
+      await store.relist(existing);
+      if (!isTerminal(existing.status)) this.#options.started(existing);
+      return startedSentence(existing, prefix);
     }
     const unfinished = (await store.inHome(request.key)).filter((task) => !isTerminal(task.status));
     if (unfinished.length >= config.maxRunningPerConversation)

@@ -1,4 +1,5 @@
 import type Keyv from "keyv";
+import { writeInOrder } from "../store/in-order.ts";
 import type { SortedSetChange, SortedSets } from "../store/sorted-sets.ts";
 import type { AtomicStore, QueueEntry, Store } from "../store/types.ts";
 import {
@@ -58,8 +59,9 @@ export interface TaskToolCall {
 /**
  * Task records, their indexes, their steps log and their control queues. Every index is a sorted
  * set written with the record's changes (what a sweep or a list reads is what is due, never the
- * whole store); a record is written before its index entries, and readers drop entries whose
- * record is gone, so an index can lag a crash but never revive a task.
+ * whole store); a record is written before its index entries (or with them in one commit:
+ * `writeInOrder`), and readers drop entries whose record is gone, so an index can lag a crash but
+ * never revive a task.
  */
 export class TaskStore {
   readonly #records: Keyv<TaskRecord>;
@@ -67,8 +69,10 @@ export class TaskStore {
   readonly #sets: SortedSets;
   readonly #atomic: AtomicStore;
   readonly #stepsTtlMs: number;
+  readonly #store: Store;
 
   constructor(store: Store, options: { retentionMs: number }) {
+    this.#store = store;
     this.#records = store.namespace<TaskRecord>("tasks");
     this.#steps = store.namespace<TaskStepEntry>("task-steps");
     this.#sets = store.sortedSets;
@@ -88,21 +92,32 @@ export class TaskStore {
   async create(record: TaskRecord): Promise<TaskRecord> {
     const existing = await this.get(record.id);
     if (existing) {
-      // A crash between its record and its index entries left it unlisted: never due, never run.
-      // The entries its state calls for are written again (writing one that is there changes nothing).
-      const entries = indexChanges(existing, undefined);
-      if (entries.length > 0) await this.#sets.apply(entries);
+      await this.relist(existing);
       return existing;
     }
     await this.save(record, undefined);
     return record;
   }
 
-  /** The record, then its index entries (only those that changed). */
+  /**
+   * Writes again the index entries a stored task's state calls for: a crash between its record and
+   * its entries left it unlisted (never due, never run). Writing an entry that is there changes nothing.
+   */
+  async relist(record: TaskRecord): Promise<void> {
+    const entries = indexChanges(record, undefined);
+    if (entries.length > 0) await this.#sets.apply(entries);
+  }
+
+  /** The record, then its index entries (only those that changed); together where they land in one commit. */
   async save(record: TaskRecord, previous: TaskRecord | undefined): Promise<void> {
-    await this.#records.set(record.id, record);
     const changes = indexChanges(record, previous);
-    if (changes.length > 0) await this.#sets.apply(changes);
+    await writeInOrder(
+      this.#store,
+      () => this.#records.set(record.id, record),
+      async () => {
+        if (changes.length > 0) await this.#sets.apply(changes);
+      },
+    );
   }
 
   /** The thread's tasks, oldest first. */
