@@ -103,6 +103,9 @@ describe.each(backends)("what a turn did and cost, on %s", (_name, open) => {
     expect(call).toMatchObject({ model: "FakeBuiltModel", finishReason: "tool_calls" });
     const tool = (await steps.steps(followUp?.runId ?? "")).find((step) => step.kind === "tool_call");
     expect(tool).toMatchObject({ argsDigest: expect.stringMatching(/^[0-9a-f]{12}$/) });
+    // Recorded by the calls themselves: the run carries no LangChain callback handler, which would
+    // make LangChain build callback managers and run ids for every runnable step of every turn.
+    expect(h.toolCallbacks).toEqual([undefined]);
     expect((await steps.runsBetween(Date.now() - 60_000, Date.now() + 1)).map((run) => run.runId)).toEqual(
       runs.map((run) => run.runId),
     );
@@ -127,6 +130,27 @@ describe.each(backends)("what a turn did and cost, on %s", (_name, open) => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("records a run whose model call fails as failed, with the failed call and its error", async () => {
+    const model = scriptedUsageModel([]);
+    model.respond(new Error("the provider refused the request"));
+    const h = await startObservabilityHarness({ store: opened.store, model });
+    await h.say("I was charged twice");
+    const steps = h.observability.steps;
+    if (!steps) throw new Error("the steps log is on by default");
+    const [run] = await steps.runsOfConversation(KEY);
+    expect(run).toMatchObject({ status: "failed", error: "Error: the provider refused the request" });
+    const recorded = await steps.steps(run?.runId ?? "");
+    expect(recorded.filter((step) => step.kind === "model_call")).toEqual([
+      expect.objectContaining({
+        agent: "supervisor",
+        model: "FakeBuiltModel",
+        inputTokens: 0,
+        error: "Error: the provider refused the request",
+      }),
+    ]);
+    await h.stop();
   });
 
   it("a user over the daily limit gets one sentence and no model call is made", async () => {

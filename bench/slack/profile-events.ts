@@ -5,6 +5,8 @@
  *
  *   node bench/slack/profile-events.ts [events] [inFlight] [defaults|memory-off|redis|chat-sdk] [outDir]
  *   node bench/slack/summarize-profile.ts <outDir>/*.cpuprofile
+ *
+ * With `outDir` `none` nothing is profiled: the CPU per event alone, without the profiler's own cost.
  */
 import { ModelStub } from "../../test/support/model/model-stub.ts";
 import { BENCH_REDIS, deleteKeysUnder, uniqueRedisPrefix } from "../support/redis-keys.ts";
@@ -32,7 +34,7 @@ const common = {
   dir: dir.path,
   slackApiUrl: load.slack.api.apiUrl,
   modelBaseUrl: model.baseUrl,
-  nodeFlags: ["--cpu-prof", `--cpu-prof-dir=${outDir}`],
+  nodeFlags: outDir === "none" ? [] : ["--cpu-prof", `--cpu-prof-dir=${outDir}`],
 };
 // The Chat SDK bot profiled the same way shows what the same events cost without us.
 const bot =

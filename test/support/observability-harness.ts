@@ -17,7 +17,7 @@ import {
   type UsageConfigInput,
   usageConfigSchema,
 } from "@switchboard/core/config";
-import { handoffTarget, SwitchboardMetrics, startHttpServer } from "@switchboard/core/host";
+import { SwitchboardMetrics, startHttpServer } from "@switchboard/core/host";
 import { RecordingAdapter } from "@switchboard/core/testing";
 import { z } from "zod";
 
@@ -81,7 +81,6 @@ export async function startObservabilityHarness(options: ObservabilityHarnessOpt
     clock,
     logger,
     metrics,
-    handoffTargetOf: handoffTarget,
   });
   const tracking = new RequestTracking({
     store: options.store,
@@ -89,11 +88,19 @@ export async function startObservabilityHarness(options: ObservabilityHarnessOpt
     logger,
     config: requestsConfigSchema.parse({}),
   });
-  const lookupInvoice = tool(async ({ number }) => `Invoice ${number}: paid twice, refund pending.`, {
-    name: "lookup_invoice",
-    description: "Looks up an invoice by number.",
-    schema: z.object({ number: z.string() }),
-  });
+  /** The LangChain callbacks each tool call ran with (the run-steps log adds none). */
+  const toolCallbacks: unknown[] = [];
+  const lookupInvoice = tool(
+    async ({ number }, config) => {
+      toolCallbacks.push(config?.callbacks);
+      return `Invoice ${number}: paid twice, refund pending.`;
+    },
+    {
+      name: "lookup_invoice",
+      description: "Looks up an invoice by number.",
+      schema: z.object({ number: z.string() }),
+    },
+  );
   const team = new Team({
     config: {
       supervisor: { prompt: "You route.", tools: [] },
@@ -114,7 +121,7 @@ export async function startObservabilityHarness(options: ObservabilityHarnessOpt
     describeModel: () => "scripted",
     tools: { lookup_invoice: lookupInvoice },
     statusLines: tracking.statusLines,
-    ...(observability.teamCallbacks ? { callbacksFor: observability.teamCallbacks } : {}),
+    ...(observability.teamSteps ? { stepsFor: observability.teamSteps } : {}),
     logger,
   });
   const tracked = tracking.track(team);
@@ -149,6 +156,7 @@ export async function startObservabilityHarness(options: ObservabilityHarnessOpt
     engine,
     observability,
     logLines,
+    toolCallbacks,
     metricsUrl: `${http.url}/metrics`,
     /** Sends a user's message and waits until it is answered and every step is written. */
     async say(text: string, userId = "user-1"): Promise<string[]> {

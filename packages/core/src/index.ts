@@ -44,6 +44,7 @@ export {
   type Schedules,
 } from "./schedules/create-schedules.ts";
 export { type SchedulesConfig, schedulesConfigSchema } from "./schedules/schedules-config.ts";
+export type { RunSteps, StepSink } from "./steps/step-sink.ts";
 export type { StepsConfig } from "./steps/steps-config.ts";
 export { openStore } from "./store/open-store.ts";
 export type { Store, StoreHealth } from "./store/types.ts";

@@ -29,7 +29,6 @@ import {
   type EncryptionCounts,
   EncryptionMetrics,
   HumanHandoffs,
-  handoffTarget,
   humanCommands,
   Identities,
   type InitiatedRunner,
@@ -179,7 +178,6 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       clock: systemClock,
       logger: componentLogger(logger, "steps"),
       metrics,
-      handoffTargetOf: handoffTarget,
     });
     const tracking = new RequestTracking({
       store,

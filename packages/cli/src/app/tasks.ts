@@ -97,16 +97,13 @@ export function createConfiguredTasks(config: SwitchboardConfig, deps: TasksDeps
     ...(longRun
       ? {
           recording: (record) =>
-            longRun(
-              {
-                runId: record.runId,
-                conversationKey: record.home.key,
-                userId: record.requesterId,
-                ...(record.requestId ? { requestId: record.requestId } : {}),
-                trigger: "task",
-              },
-              record.agent,
-            ),
+            longRun({
+              runId: record.runId,
+              conversationKey: record.home.key,
+              userId: record.requesterId,
+              ...(record.requestId ? { requestId: record.requestId } : {}),
+              trigger: "task",
+            }),
         }
       : {}),
     costOf: (agent, tokens) => observability.prices.costOf(modelNameOf.get(agent) ?? "", tokens),

@@ -131,7 +131,7 @@ export function createTeam(config: SwitchboardConfig, deps: TeamDeps): Team {
       ...(await givenUp.statusLines(key)),
       ...tools.statusLinesFor(viewer),
     ],
-    ...(observability.teamCallbacks ? { callbacksFor: observability.teamCallbacks } : {}),
+    ...(observability.teamSteps ? { stepsFor: observability.teamSteps } : {}),
     modelCalls,
     ...(blobs
       ? {

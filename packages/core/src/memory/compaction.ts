@@ -1,6 +1,6 @@
-import type { Callbacks } from "@langchain/core/callbacks/manager";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { Logger } from "../runtime/logger.ts";
+import type { StepSink } from "../steps/step-sink.ts";
 import type { ConversationHistory } from "./conversation-history.ts";
 import type { MemoryAgent } from "./memory-agent.ts";
 import type { Summarizer } from "./summarize.ts";
@@ -59,7 +59,7 @@ export class HistoryCompactor {
   async compactIfOverBudget(
     key: string,
     history: ConversationHistory,
-    options: { readonly callbacks?: Callbacks | undefined; readonly knownTokens?: number | undefined } = {},
+    options: { readonly steps?: StepSink | undefined; readonly knownTokens?: number | undefined } = {},
   ): Promise<boolean> {
     if (options.knownTokens !== undefined && options.knownTokens <= this.#budgetTokens) return false;
     const messages = (await history.conversationState(key))?.messages ?? [];
@@ -71,7 +71,7 @@ export class HistoryCompactor {
     if (!live) return false;
     const digest = await this.#summarizer.summarize(transcriptOf(plan.drop), {
       earlierDigest: live.digest ?? undefined,
-      callbacks: options.callbacks,
+      steps: options.steps,
     });
     // Digest first: a crash in between leaves the history whole, never the digest missing.
     if (!(await this.#agent.setDigest(key, digest))) return false;

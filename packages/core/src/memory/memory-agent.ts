@@ -1,9 +1,9 @@
-import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { ModelCallLimits } from "../models/retry.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { RUN_STEPS_KEY, type StepSink } from "../steps/step-sink.ts";
 import type { ArchiveStore, TranscriptLine } from "./archive/archive-store.ts";
 import { ControlState, type ModelControl } from "./control-state.ts";
 import type { MemoryBook } from "./memory-book.ts";
@@ -79,8 +79,8 @@ export class MemoryAgent {
     });
   }
 
-  /** One step; `callbacks` (the run-steps log) see its model calls. */
-  async invoke(key: string, run: MemoryRun, callbacks?: Callbacks): Promise<MemorySessionState> {
+  /** One step; `steps` (the run-steps log) records its model and tool calls. */
+  async invoke(key: string, run: MemoryRun, steps?: StepSink): Promise<MemorySessionState> {
     const { sessions } = this.#options;
     switch (run.control) {
       case ControlState.START_SESSION:
@@ -91,11 +91,11 @@ export class MemoryAgent {
         // Written before any model is asked: the turn is in the session whatever the model does.
         const advanced = (await sessions.append(key, run.turn, live)) ?? live;
         if (run.control === ControlState.PROCESS_MESSAGE) return sessionState(advanced);
-        return sessionState(await this.#flush(key, run.control, advanced, callbacks));
+        return sessionState(await this.#flush(key, run.control, advanced, steps));
       }
       case ControlState.END_SESSION: {
         const live = await this.session(key);
-        if (live) await this.#flush(key, run.control, live, callbacks);
+        if (live) await this.#flush(key, run.control, live, steps);
         await sessions.end(key, live?.messageCount ?? 0);
         return sessionState(undefined);
       }
@@ -111,7 +111,7 @@ export class MemoryAgent {
     key: string,
     control: ModelControl,
     live: SessionRecord,
-    callbacks: Callbacks | undefined,
+    steps: StepSink | undefined,
   ): Promise<SessionRecord> {
     const { sessions } = this.#options;
     if (live.recordedUpTo >= live.messageCount) return live;
@@ -122,8 +122,8 @@ export class MemoryAgent {
         configurable: {
           thread_id: memoryThreadOf(key),
           ...memoryToolConfig({ conversationKey: key, turns: turnsOf(pending) }),
+          ...(steps ? { [RUN_STEPS_KEY]: steps } : {}),
         },
-        ...(callbacks ? { callbacks } : {}),
         recursionLimit: 25,
         // One checkpoint when the run ends instead of one per step: a run interrupted by a crash
         // is done again by the next flush, since the marker moves only after it.

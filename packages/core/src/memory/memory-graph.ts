@@ -13,11 +13,13 @@ import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/lan
 import { invokeWithRetry, type ModelCallLimits } from "../models/retry.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { modelNameOf, recordModelCall, recordToolCall, stepSinkOf } from "../steps/step-sink.ts";
 import { nextMemoryStep } from "./control-state.ts";
 import type { MemoryBook } from "./memory-book.ts";
 import { putContextPrompt, recordTurnsPrompt, turnsOf } from "./memory-prompts.ts";
 import { MemoryState, type MemoryStateUpdate, type MemoryStateValue } from "./memory-state.ts";
 import { ADD_ENTRY, PUT_CONTEXT, recordTurnWithoutModel } from "./memory-tools.ts";
+import { MEMORY_AGENT } from "./memory-work.ts";
 
 export interface MemoryGraphOptions {
   readonly checkpointer: BaseCheckpointSaver;
@@ -72,7 +74,11 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
       new HumanMessage(`Call the ${tools.join(" and the ")} tool${tools.length > 1 ? "s" : ""} now.`),
     ];
     try {
-      const reply = await invokeWithRetry((_attempt, signal) => bound.invoke(messages, { signal }), {
+      const call = { agent: MEMORY_AGENT, model: modelNameOf(bound) };
+      const steps = stepSinkOf(config);
+      const attempt = (signal: AbortSignal | undefined) =>
+        recordModelCall(steps, call, () => bound.invoke(messages, { signal }));
+      const reply = await invokeWithRetry((_attempt, signal) => attempt(signal), {
         ...options.modelCalls,
         onRetry: (event) =>
           options.logger.warn("memory model call failed; retrying", {
@@ -107,7 +113,12 @@ export function buildMemoryGraph(options: MemoryGraphOptions) {
       const found = options.tools.find((candidate) => candidate.name === call.name);
       if (!found) throw new Error(`the memory graph has no tool ${call.name}`);
       try {
-        results.push((await found.invoke({ ...call, type: "tool_call" }, config)) as ToolMessage);
+        const result = await recordToolCall(
+          stepSinkOf(config),
+          { agent: MEMORY_AGENT, tool: call.name, args: call.args },
+          () => found.invoke({ ...call, type: "tool_call" }, config),
+        );
+        results.push(result as ToolMessage);
       } catch (error) {
         options.logger.warn("memory tool failed; recording without the model's version", {
           tool: call.name,

@@ -168,17 +168,17 @@ export class MemoryInvoker implements TurnObserver {
     try {
       let state = await agent.state(key);
       if (state?.startedAt == null)
-        state = await agent.invoke(key, { control: ControlState.START_SESSION }, work?.callbacks);
+        state = await agent.invoke(key, { control: ControlState.START_SESSION }, work?.steps);
       if (turn.length > 0) {
         const before = state.messageCount;
         const after = before + turn.length;
         const turnControl = controlForTurn(before, after, flushEvery);
         control = turnControl;
         // Most turns only join the session; every flushEvery messages one model call records them all.
-        await agent.invoke(key, { control: turnControl, turn }, work?.callbacks);
+        await agent.invoke(key, { control: turnControl, turn }, work?.steps);
       }
       await compactor.compactIfOverBudget(key, this.#requireHistory(), {
-        callbacks: work?.callbacks,
+        steps: work?.steps,
         knownTokens: answer.historyTokens,
       });
       work?.finish({ control, messages: turn.length, latencyMs: clock.now() - started });

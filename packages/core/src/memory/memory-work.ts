@@ -1,9 +1,9 @@
-import type { Callbacks } from "@langchain/core/callbacks/manager";
+import type { StepSink } from "../steps/step-sink.ts";
 
 /** One turn's memory work being recorded; `finish` closes it with what it did. */
 export interface MemoryWork {
-  /** For the memory graph's runs: their model calls are the work's steps. */
-  readonly callbacks: Callbacks;
+  /** For the memory graph's runs and summaries: their model and tool calls are the work's steps. */
+  readonly steps: StepSink;
   finish(outcome: { control: string; messages: number; latencyMs: number; error?: unknown }): void;
 }
 
@@ -11,3 +11,6 @@ export interface MemoryWork {
 export interface MemoryWorkRecorder {
   begin(conversationKey: string, userId: string): MemoryWork;
 }
+
+/** The agent memory's model and tool calls are recorded as, whichever graph node makes them. */
+export const MEMORY_AGENT = "memory";

@@ -92,7 +92,7 @@ export class SessionArchiver {
     // The one read of the whole session, once per session.
     const transcript = await agent.transcript(key, state.messageCount);
     // The turns since the last flush become entries first: the summary is written from them.
-    await agent.invoke(key, { control: ControlState.PROCESS_MESSAGE_AND_FLUSH, turn: [] }, work?.callbacks);
+    await agent.invoke(key, { control: ControlState.PROCESS_MESSAGE_AND_FLUSH, turn: [] }, work?.steps);
     let archived: ArchivedSession | undefined;
     // Archive before resetting anything: a crash part-way archives the same session again (same
     // id, so it replaces itself) instead of losing it.
@@ -104,7 +104,7 @@ export class SessionArchiver {
         participants: live?.participants ?? [],
         summary: await summarizer.summarize(await this.#entryLines(key, state, transcript), {
           extractiveFrom: transcript,
-          callbacks: work?.callbacks,
+          steps: work?.steps,
         }),
         transcript,
         messageCount: transcript.length,
@@ -115,7 +115,7 @@ export class SessionArchiver {
       };
       await archive.add(archived);
     }
-    await agent.invoke(key, { control: ControlState.END_SESSION }, work?.callbacks);
+    await agent.invoke(key, { control: ControlState.END_SESSION }, work?.steps);
     await history.replaceHistory(key, []);
     await sessions.remove(key);
     logger.info("session archived", {

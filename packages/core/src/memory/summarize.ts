@@ -1,12 +1,13 @@
-import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
 import { invokeWithRetry, type ModelCallLimits } from "../models/retry.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { modelNameOf, recordModelCall, type StepSink } from "../steps/step-sink.ts";
 import { textOf } from "../team/history.ts";
 import { clipMarkdown, firstSentences } from "../text/markdown-clip.ts";
 import type { TranscriptLine } from "./archive/archive-store.ts";
 import { summaryPrompt } from "./memory-prompts.ts";
+import { MEMORY_AGENT } from "./memory-work.ts";
 
 /** A summary longer than this is cut: it goes into every later prompt. */
 const MAX_SUMMARY_CHARS = 800;
@@ -50,17 +51,17 @@ export class Summarizer {
   /**
    * `earlierDigest`: what came before, to fold in. `extractiveFrom`: the words to quote when no
    * model can summarize (default `lines`; a session summarized from its entries quotes its
-   * transcript). `callbacks` (the run-steps log) see the model call, as the memory graph's are seen.
+   * transcript). `steps` (the run-steps log) records the model call as memory's, as the memory graph's are.
    */
   async summarize(
     lines: readonly TranscriptLine[],
     options: {
       readonly earlierDigest?: string | undefined;
       readonly extractiveFrom?: readonly TranscriptLine[];
-      readonly callbacks?: Callbacks | undefined;
+      readonly steps?: StepSink | undefined;
     } = {},
   ): Promise<string> {
-    const { earlierDigest, callbacks } = options;
+    const { earlierDigest, steps } = options;
     const extractive = () => extractiveWithDigest(options.extractiveFrom ?? lines, earlierDigest);
     const model = this.#model;
     if (!model) return extractive();
@@ -71,10 +72,9 @@ export class Summarizer {
     try {
       const reply = await invokeWithRetry(
         (_attempt, signal) =>
-          model.invoke([new HumanMessage(summaryPrompt(shown, earlierDigest))], {
-            signal,
-            ...(callbacks ? { callbacks } : {}),
-          }),
+          recordModelCall(steps, { agent: MEMORY_AGENT, model: modelNameOf(model) }, () =>
+            model.invoke([new HumanMessage(summaryPrompt(shown, earlierDigest))], { signal }),
+          ),
         {
           ...this.#calls,
           maxAttempts: Math.min(2, this.#calls.maxAttempts ?? 2),

@@ -1,4 +1,3 @@
-import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { Command } from "../commands/command.ts";
 import { encodeConversationKey } from "../conversation/ref.ts";
 import type { DeliveryObserver } from "../delivery/deliverer.ts";
@@ -36,8 +35,6 @@ export interface ObservabilityOptions {
   readonly logger: Logger;
   /** Present when the HTTP server runs: `/metrics`. */
   readonly metrics?: SwitchboardMetrics | undefined;
-  /** The agent a tool call hands off to (the team's handoff tools). */
-  readonly handoffTargetOf?: (toolName: string) => string | undefined;
 }
 
 /** Everything that records what the team does and what it costs, ready to hand to the pieces. */
@@ -46,15 +43,15 @@ export interface Observability {
   readonly usage: UsageBook | undefined;
   readonly prices: PriceTable;
   readonly metrics: SwitchboardMetrics | undefined;
-  /** Team `callbacksFor`. */
-  readonly teamCallbacks: ((context: TeamRunContext) => Callbacks | undefined) | undefined;
+  /** Team `stepsFor`: records one team run. */
+  readonly teamSteps: ((context: TeamRunContext) => RunRecording) | undefined;
   /** Memory's `recorder`. */
   readonly memoryWork: MemoryWorkRecorder | undefined;
   /**
    * Records the model calls of a run that goes on over time (a background task's steps, in any
    * process): its totals keep growing across steps and restarts. Undefined when steps are off.
    */
-  readonly longRun: ((run: RunIdentity, agent: string) => Promise<RunRecording>) | undefined;
+  readonly longRun: ((run: RunIdentity) => Promise<RunRecording>) | undefined;
   /** The sentence refusing more work to a user or conversation over a daily cap; undefined when under. */
   usageRefusal(userId: string, conversationKey: string): Promise<string | undefined>;
   /** Engine `deliveryObserver`. */
@@ -104,7 +101,6 @@ export function createObservability(options: ObservabilityOptions): Observabilit
           return cost;
         },
         listeners,
-        ...(options.handoffTargetOf ? { handoffTargetOf: options.handoffTargetOf } : {}),
       })
     : undefined;
   const limits = usage ? new UsageLimits(usage, options.usage.limits, clock) : undefined;
@@ -129,16 +125,18 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     usage,
     prices,
     metrics,
-    teamCallbacks: recorder ? (context) => recorder.teamCallbacks(context) : undefined,
+    teamSteps: recorder ? (context) => recorder.teamRun(context) : undefined,
     memoryWork: recorder
       ? {
           begin(conversationKey, userId) {
-            const recording = recorder.begin(
-              { runId: newRunId(), conversationKey, userId, trigger: "memory" },
-              { agent: "memory", finishWithGraph: false },
-            );
+            const recording = recorder.begin({
+              runId: newRunId(),
+              conversationKey,
+              userId,
+              trigger: "memory",
+            });
             return {
-              callbacks: recording.callbacks,
+              steps: recording,
               finish({ control, messages, latencyMs, error }) {
                 const message =
                   error === undefined ? undefined : error instanceof Error ? error.message : String(error);
@@ -157,9 +155,9 @@ export function createObservability(options: ObservabilityOptions): Observabilit
       : undefined,
     longRun:
       recorder && log
-        ? async (run, agent) => {
+        ? async (run) => {
             await log.resumeRun(run);
-            return recorder.begin(run, { agent, finishWithGraph: false, resume: true });
+            return recorder.begin(run, { resume: true });
           }
         : undefined,
     async usageRefusal(userId, conversationKey) {

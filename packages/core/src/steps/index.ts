@@ -1,4 +1,3 @@
-export { ModelCallHandler, type StepSink } from "./model-call-handler.ts";
 export type {
   CommandStep,
   DeliveryStep,
@@ -24,4 +23,5 @@ export {
   type StepRecorderOptions,
   type TeamRunContext,
 } from "./step-recorder.ts";
+export { RUN_STEPS_KEY, type RunSteps, type StepSink, stepSinkOf } from "./step-sink.ts";
 export { type StepsConfig, stepsConfigSchema } from "./steps-config.ts";

@@ -152,11 +152,11 @@ describe("a team run run again (a crash, a later try)", () => {
       const recorder = new StepRecorder({ log, clock, logger: silentLogger });
       const context = { key: KEY, userId: "U1", runId: "r1", trigger: "user_message" };
       const run = { runId: "r1", conversationKey: KEY, userId: "U1", trigger: "user_message" };
-      recorder.teamCallbacks(context);
+      recorder.teamRun(context);
       recorder.record(run, modelCall("supervisor", 100, 0));
       await recorder.flushed();
       await log.finishRun("r1", "failed", { error: "the provider is down" });
-      recorder.teamCallbacks({ ...context, resumed: true });
+      recorder.teamRun({ ...context, resumed: true });
       recorder.record(run, modelCall("supervisor", 120, 10));
       await recorder.flushed();
       await log.finishRun("r1", "completed");

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
-import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { ModelCallHandler, type StepSink } from "./model-call-handler.ts";
 import type { RunIdentity, RunStatus, RunSummary, StepDetail } from "./run-step.ts";
 import type { RunStepsLog } from "./run-steps-log.ts";
+import type { RunSteps } from "./step-sink.ts";
 
 /** Hears every step as it is recorded: usage roll-ups, metrics, log lines. Must not throw. */
 export interface StepListener {
@@ -23,7 +22,6 @@ export interface StepRecorderOptions {
     outputTokens: number;
     cachedTokens: number;
   }) => number | undefined;
-  readonly handoffTargetOf?: (toolName: string) => string | undefined;
   readonly listeners?: readonly StepListener[];
 }
 
@@ -38,18 +36,17 @@ export interface TeamRunContext {
   readonly resumed?: boolean;
 }
 
-/** One run being recorded by hand (memory work, a command). */
-export interface RunRecording {
+/**
+ * One run being recorded. Its graph runs carry it in their configurable (`RUN_STEPS_KEY`), where
+ * their model and tool calls report to it; whoever ran it says when it ended (`finish`, once).
+ */
+export interface RunRecording extends RunSteps {
   readonly run: RunIdentity;
-  /** For the run's graph invoke: records its model and tool calls. */
-  readonly callbacks: Callbacks;
-  step(detail: StepDetail): void;
-  finish(status: Exclude<RunStatus, "running">, error?: string): void;
 }
 
 /**
  * Records what runs do into the run-steps log, from the hooks the rest of the runtime offers:
- * LangChain callbacks for a run's model and tool calls, the memory invoker, commands, delivery.
+ * the team's, tasks' and memory's model and tool calls (step-sink.ts), commands, delivery.
  * Recording never fails or slows a turn: writes are queued in order and a failed write is logged.
  */
 export class StepRecorder {
@@ -66,9 +63,9 @@ export class StepRecorder {
     return this.#options.log;
   }
 
-  /** Callbacks for one team run (the Team's `callbacksFor` hook): the run ends when its graph does. */
-  teamCallbacks(context: TeamRunContext): Callbacks {
-    const recording = this.begin(
+  /** Records one team run (the Team's `stepsFor` hook); the team finishes it when its graph ends. */
+  teamRun(context: TeamRunContext): RunRecording {
+    return this.begin(
       {
         runId: context.runId ?? newRunId(),
         conversationKey: context.key,
@@ -78,14 +75,10 @@ export class StepRecorder {
       },
       { resume: context.resumed === true },
     );
-    return recording.callbacks;
   }
 
-  /** Starts recording a run; its graph's end (through `callbacks`) or `finish` closes it. */
-  begin(
-    run: RunIdentity,
-    options: { agent?: string; finishWithGraph?: boolean; resume?: boolean } = {},
-  ): RunRecording {
+  /** Starts recording a run; `finish` closes it. */
+  begin(run: RunIdentity, options: { resume?: boolean } = {}): RunRecording {
     this.#latest.delete(run.conversationKey);
     this.#latest.set(run.conversationKey, run);
     if (this.#latest.size > 10_000) this.#latest.delete(this.#latest.keys().next().value ?? "");
@@ -106,20 +99,8 @@ export class StepRecorder {
         if (summary) for (const listener of this.#options.listeners ?? []) listener.onRunFinished?.(summary);
       });
     };
-    const sink: StepSink = {
-      step: (detail) => this.record(run, detail),
-      graphEnded: ({ status, error }) => {
-        // Memory work spans several graph runs and is finished by hand.
-        if (options.finishWithGraph !== false) finish(status, error);
-      },
-    };
-    const handler = new ModelCallHandler({
-      sink,
-      clock: this.#options.clock,
-      ...(options.agent ? { agent: options.agent } : {}),
-      ...(this.#options.handoffTargetOf ? { handoffTargetOf: this.#options.handoffTargetOf } : {}),
-    });
-    return { run, callbacks: [handler], step: sink.step, finish };
+    const clock = this.#options.clock;
+    return { run, now: () => clock.now(), step: (detail) => this.record(run, detail), finish };
   }
 
   /** Appends a step to `run` (model calls get their cost first) and tells the listeners. */

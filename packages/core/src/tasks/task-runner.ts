@@ -1,4 +1,3 @@
-import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -8,6 +7,7 @@ import type { Clock } from "../runtime/clock.ts";
 import { abortedByShutdown, SHUTDOWN_REASON, userMessageOf } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { TokenCounts } from "../steps/run-step.ts";
+import { RUN_STEPS_KEY, type RunSteps } from "../steps/step-sink.ts";
 import type { AtomicStore } from "../store/types.ts";
 import type { RunJournal } from "../team/run-journal.ts";
 import {
@@ -37,11 +37,8 @@ export type StepOutcome = "stepped" | "idle" | "locked";
 /** The checkpoint thread of a task (never a conversation key: those start with a platform). */
 export const taskThreadId = (taskId: string) => `task:${taskId}`;
 
-/** One step's model calls in the run-steps log, under the task's run. */
-export interface TaskRecording {
-  readonly callbacks: Callbacks;
-  finish(status: "completed" | "failed" | "cancelled", error?: string): void;
-}
+/** One step's model and tool calls in the run-steps log, under the task's run (finished when the task ends). */
+export type TaskRecording = RunSteps;
 
 /** Hears what tasks do (metrics). Must not throw. */
 export interface TaskObserver {
@@ -191,9 +188,12 @@ export class TaskRunner {
       const values = (await graph.invoke(
         { messages: [...first, ...guidance.map((text) => new HumanMessage(text))], guidance },
         {
-          configurable: { thread_id: taskThreadId(record.id), [STEP_CONTEXT_KEY]: context },
+          configurable: {
+            thread_id: taskThreadId(record.id),
+            [STEP_CONTEXT_KEY]: context,
+            ...(recording ? { [RUN_STEPS_KEY]: recording } : {}),
+          },
           signal,
-          ...(recording ? { callbacks: recording.callbacks } : {}),
           durability: "exit",
         },
       )) as TaskStateValue;

@@ -2,7 +2,7 @@ import type { BaseLanguageModelInput } from "@langchain/core/language_models/bas
 import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
-import { AGENT_METADATA_KEY } from "../steps/model-call-handler.ts";
+import { modelNameOf, recordModelCall, stepSinkOf } from "../steps/step-sink.ts";
 import { handoffProgress, type TurnEventListener, toolProgress } from "../streaming/turn-events.ts";
 import { handoffTarget } from "./handoff.ts";
 import { SEND_MESSAGE } from "./send-message.ts";
@@ -34,15 +34,17 @@ export function streamedModelCall(
     if (shown) listener?.({ kind: "discard", agent });
     shown = false;
   };
-  return async (signal, firstToken) => {
+  // Recorded in the run-steps log as this agent's call, whichever graph node made it.
+  const steps = stepSinkOf(config);
+  const call = { agent, model: modelNameOf(model), handoffTargetOf: handoffTarget };
+  return (signal, firstToken) => recordModelCall(steps, call, () => attempt(signal, firstToken));
+  async function attempt(signal: AbortSignal | undefined, firstToken?: () => void): Promise<AIMessageChunk> {
     discard();
     let reply: AIMessageChunk | undefined;
     let toolCalling = false;
     // The attempt's signal (the run's, plus the attempt's timers): a hung stream is cancelled.
     const callSignal = signal ?? config.signal;
-    // Named for the run-steps log and usage: the call is this agent's, whichever node made it.
-    const metadata = { ...config.metadata, [AGENT_METADATA_KEY]: agent };
-    const stream = await model.stream(messages, { metadata, ...(callSignal ? { signal: callSignal } : {}) });
+    const stream = await model.stream(messages, callSignal ? { signal: callSignal } : {});
     for await (const chunk of stream) {
       if (chunk.text !== "" || (chunk.tool_call_chunks?.length ?? 0) > 0) firstToken?.();
       reply = reply ? reply.concat(chunk) : chunk;
@@ -60,7 +62,7 @@ export function streamedModelCall(
     if ((reply.tool_calls?.length ?? 0) > 0) discard();
     else listener?.({ kind: "complete", agent });
     return reply;
-  };
+  }
 }
 
 /** Tells the listener what the tool calls of a reply are about to do. */

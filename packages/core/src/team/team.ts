@@ -1,4 +1,3 @@
-import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import {
   AIMessage,
@@ -22,6 +21,7 @@ import type { Responder, Turn, TurnAnswer } from "../engine/responder.ts";
 import { invokeWithRetry } from "../models/retry.ts";
 import { DEFAULT_MODEL_CALL_POLICY, type ModelCallPolicy } from "../models/spec.ts";
 import { type Logger, silentLogger } from "../runtime/logger.ts";
+import { endOfFailedRun, RUN_STEPS_KEY, type RunSteps } from "../steps/step-sink.ts";
 import type { Store } from "../store/types.ts";
 import { ActiveAgentStore } from "./active-agents.ts";
 import { type Colleague, consultTool } from "./consult.ts";
@@ -100,8 +100,11 @@ export interface TeamOptions {
   readonly toolStatus?: (toolName: string) => string | undefined;
   /** More lines for /status (open requests…); `viewer` is who asked, for lines only admins see. */
   readonly statusLines?: (key: string, viewer: string) => Promise<string[]>;
-  /** LangChain callbacks for one run (the run-steps log records its model and tool calls). */
-  readonly callbacksFor?: (input: RunInput) => Callbacks | undefined;
+  /**
+   * Where one graph run's model and tool calls are recorded (the run-steps log), asked for as the
+   * graph starts; the team finishes it when the graph ends.
+   */
+  readonly stepsFor?: (input: RunInput) => RunSteps | undefined;
   /** Attempts and per-attempt timeout of every model call (the `model:` config); defaults otherwise. */
   readonly modelCalls?: ModelCallPolicy;
   /** Which models take images, and where the history's images are loaded from for a model call. */
@@ -272,8 +275,10 @@ export class Team implements Responder, TeamControls {
       ),
     ]);
     let state: Record<string, unknown>;
+    let steps: RunSteps | undefined;
     try {
       if (input.runId && input.resumed) await this.#journal.load(input.runId);
+      steps = this.#options.stepsFor?.(input);
       state = await this.#graph.invoke(start.input, {
         configurable: {
           thread_id: input.key,
@@ -286,9 +291,9 @@ export class Team implements Responder, TeamControls {
           ...(input.commandPrefix ? { [COMMAND_PREFIX_KEY]: input.commandPrefix } : {}),
           ...(situation ? { [SITUATION_KEY]: situation } : {}),
           ...(learnings ? { [LEARNINGS_KEY]: learnings } : {}),
+          ...(steps ? { [RUN_STEPS_KEY]: steps } : {}),
         },
         signal,
-        callbacks: this.#options.callbacksFor?.(input),
         recursionLimit: this.#limits.maxIterations * 3 + 10,
         // One checkpoint per run, written when it ends (answered, interrupted or failed), instead of
         // one per step: a turn is re-run whole from its queued message after a crash, and each
@@ -296,7 +301,12 @@ export class Team implements Responder, TeamControls {
         // not happen twice in a re-run — tool calls — is kept by the run journal instead.
         durability: "exit",
       });
+      steps?.finish("completed");
     } catch (error) {
+      if (steps) {
+        const ended = endOfFailedRun(error);
+        steps.finish(ended.status, ended.error);
+      }
       if (timeout.signal.aborted && !input.signal.aborted)
         throw new TeamLimitError("wall-time", limitMessages.wallTime(wallSeconds));
       throw error;

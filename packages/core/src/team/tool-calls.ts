@@ -8,6 +8,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { StructuredTool, type StructuredToolInterface } from "@langchain/core/tools";
 import { isGraphInterrupt } from "@langchain/langgraph";
 import { awayFromCpu } from "../capacity/cpu-slots.ts";
+import { recordToolCall, stepSinkOf } from "../steps/step-sink.ts";
 import type { RunJournal } from "./run-journal.ts";
 
 /** The run's journal when this run records (tracked runs have an id), and whether it is a re-run. */
@@ -68,11 +69,18 @@ async function invokeTool(
     // Tools learn who calls them: the agent and the tool call id join the conversation key, user,
     // request and run in configurable (`<run_id>:<tool_call_id>` is the call's idempotency key).
     // Waiting on a tool (an HTTP service, an MCP server), the turn holds no CPU slot.
-    const output: unknown = await awayFromCpu(() =>
-      found.invoke(call.args, {
-        ...config,
-        configurable: { ...config.configurable, agent, tool_call_id: call.id },
-      }),
+    // Recorded in the run-steps log (a failure too, before it becomes the model's error message).
+    const output: unknown = await recordToolCall(
+      stepSinkOf(config),
+      { agent, tool: call.name, args: call.args },
+      () =>
+        awayFromCpu(() =>
+          found.invoke(call.args, {
+            ...config,
+            configurable: { ...config.configurable, agent, tool_call_id: call.id },
+          }),
+        ),
+      isGraphInterrupt,
     );
     if (ToolMessage.isInstance(output)) return output;
     return toolResult(call, typeof output === "string" ? output : JSON.stringify(output));
