@@ -16,6 +16,14 @@ interface Profile {
   readonly timeDeltas: readonly number[];
 }
 
+/**
+ * Code of an installed package: the path after its last `node_modules/` (pnpm's folder names
+ * before that list peer dependencies, so `zod` appears in the path of half the packages).
+ */
+function installed(names: string): RegExp {
+  return new RegExp(`node_modules/(?:${names})/(?!.*node_modules/)`);
+}
+
 const AREAS: ReadonlyArray<[string, RegExp]> = [
   ["switchboard engine", /packages\/core\/src\/engine\//],
   ["switchboard memory", /packages\/core\/src\/memory\//],
@@ -24,12 +32,13 @@ const AREAS: ReadonlyArray<[string, RegExp]> = [
   ["switchboard store", /packages\/core\/src\/(store|checkpoints)\//],
   ["switchboard (other)", /packages\/(core|slack)\/src\//],
   ["bench + stand-in", /\/(bench|test)\//],
-  ["langsmith", /node_modules\/.*langsmith/],
-  ["langgraph", /node_modules\/.*@langchain\/langgraph/],
-  ["langchain core", /node_modules\/.*@langchain\/core/],
-  ["slack sdk (bolt, web-api, axios)", /node_modules\/.*(@slack|axios|express|raw-body)/],
-  ["zod", /node_modules\/.*zod/],
-  ["keyv / redis client", /node_modules\/.*(keyv|@redis)/],
+  ["langsmith", installed("langsmith")],
+  ["langgraph", installed("@langchain/langgraph[^/]*")],
+  ["langchain core", installed("@langchain/core")],
+  ["openai sdk (openai, @langchain/openai)", installed("openai|@langchain/openai")],
+  ["slack sdk (bolt, web-api, axios)", installed("@slack/[^/]+|axios|express|raw-body")],
+  ["zod", installed("zod")],
+  ["keyv / redis client", installed("keyv|@keyv/[^/]+|@redis/[^/]+")],
   ["other node_modules", /node_modules/],
   ["node internals", /^node:|^internal|^$/],
 ];
