@@ -1,8 +1,8 @@
 #!/usr/bin/env -S node --disable-warning=ExperimentalWarning
-import { restartWithAsyncContextFrame } from "./process/async-context-frame.ts";
+import { restartWithServerFlags } from "./process/server-flags.ts";
 
-// The long-running command on Node 22 runs again at once with AsyncContextFrame (see that module).
-if (process.argv[2] === "start") restartWithAsyncContextFrame(process);
+// The long-running command runs again at once with the Node options a server wants (see that module).
+if (process.argv[2] === "start") restartWithServerFlags(process);
 
 const shutdown = new AbortController();
 let signals = 0;
