@@ -77,21 +77,21 @@ describe.each(testStoreBackends("memory-steps"))(
       const runs = (await steps.runsOfConversation(MEMORY_TEST_KEY)).sort(
         (a, b) => a.startedAt - b.startedAt,
       );
-      expect(runs.map((run) => run.trigger)).toEqual(["memory", "memory", "memory", "memory"]);
+      // Turn 1 only joins the session (no model, no tool, no failure): no run of its own.
+      expect(runs.map((run) => run.trigger)).toEqual(["memory", "memory", "memory"]);
       const stepsOf = await Promise.all(runs.map((run) => steps.steps(run.runId)));
       const memoryStep = (all: readonly RunStep[]) => all.find((step) => step.kind === "memory");
       expect(stepsOf.map((all) => memoryStep(all))).toMatchObject([
-        { control: "process_message" },
         { control: "process_message_and_flush" },
         { control: "process_message" },
         { control: "archive", messages: 6 },
       ]);
       const flush = { agent: "memory", inputTokens: 100, outputTokens: 10, costUsd: 0.11 };
       const summary = { agent: "memory", inputTokens: 300, outputTokens: 30, costUsd: 0.33 };
-      // Turn 1 joins the session: no model. Turn 2: the flush. Turn 3 joins the session and takes
-      // the history over budget: compaction's summary. Archiving: the pending turn's flush, the summary.
-      expect(stepsOf.map(modelCalls)).toEqual([[], [flush], [summary], [flush, summary]]);
-      expect(runs.map((run) => run.status)).toEqual(["completed", "completed", "completed", "completed"]);
+      // Turn 2: the flush. Turn 3 joins the session and takes the history over budget: compaction's
+      // summary. Archiving: the pending turn's flush, the summary.
+      expect(stepsOf.map(modelCalls)).toEqual([[flush], [summary], [flush, summary]]);
+      expect(runs.map((run) => run.status)).toEqual(["completed", "completed", "completed"]);
     });
   },
 );

@@ -181,7 +181,12 @@ export class MemoryInvoker implements TurnObserver {
         steps: work?.steps,
         knownTokens: answer.historyTokens,
       });
-      work?.finish({ control, messages: turn.length, latencyMs: clock.now() - started });
+      work?.finish({
+        control,
+        messages: turn.length,
+        latencyMs: clock.now() - started,
+        routine: control === ControlState.PROCESS_MESSAGE,
+      });
     } catch (error) {
       work?.finish({ control, messages: turn.length, latencyMs: clock.now() - started, error });
       throw error;

@@ -4,7 +4,17 @@ import type { StepSink } from "../steps/step-sink.ts";
 export interface MemoryWork {
   /** For the memory graph's runs and summaries: their model and tool calls are the work's steps. */
   readonly steps: StepSink;
-  finish(outcome: { control: string; messages: number; latencyMs: number; error?: unknown }): void;
+  finish(outcome: {
+    control: string;
+    messages: number;
+    latencyMs: number;
+    error?: unknown;
+    /**
+     * The turn only joined its session (most turns): with no model or tool call and no failure it is
+     * not recorded as a run of its own — every turn would list one, with nothing in it to read.
+     */
+    routine?: boolean;
+  }): void;
 }
 
 /** Where memory work is recorded (the run-steps log); memory knows nothing else about it. */

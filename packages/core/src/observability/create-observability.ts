@@ -129,25 +129,29 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     memoryWork: recorder
       ? {
           begin(conversationKey, userId) {
-            const recording = recorder.begin({
-              runId: newRunId(),
-              conversationKey,
-              userId,
-              trigger: "memory",
-            });
+            const at = clock.now();
+            // Started with its first step, or when it finishes as more than routine work.
+            let recording: RunRecording | undefined;
+            const run = () =>
+              (recording ??= recorder.begin(
+                { runId: newRunId(), conversationKey, userId, trigger: "memory" },
+                { at },
+              ));
             return {
-              steps: recording,
-              finish({ control, messages, latencyMs, error }) {
+              steps: { now: () => clock.now(), step: (detail) => run().step(detail) },
+              finish({ control, messages, latencyMs, error, routine }) {
                 const message =
                   error === undefined ? undefined : error instanceof Error ? error.message : String(error);
-                recording.step({
+                if (routine && !recording && !message) return;
+                const recorded = run();
+                recorded.step({
                   kind: "memory",
                   control,
                   messages,
                   latencyMs,
                   ...(message ? { error: message } : {}),
                 });
-                recording.finish(message ? "failed" : "completed", message);
+                recorded.finish(message ? "failed" : "completed", message);
               },
             };
           },

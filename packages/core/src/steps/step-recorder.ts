@@ -77,12 +77,12 @@ export class StepRecorder {
     );
   }
 
-  /** Starts recording a run; `finish` closes it. */
-  begin(run: RunIdentity, options: { resume?: boolean } = {}): RunRecording {
+  /** Starts recording a run (that started at `at`, default now); `finish` closes it. */
+  begin(run: RunIdentity, options: { resume?: boolean; at?: number } = {}): RunRecording {
     this.#latest.delete(run.conversationKey);
     this.#latest.set(run.conversationKey, run);
     if (this.#latest.size > 10_000) this.#latest.delete(this.#latest.keys().next().value ?? "");
-    const at = this.#options.clock.now();
+    const at = options.at ?? this.#options.clock.now();
     // A resumed run (a task's next step) adds to the totals it has, wherever they were recorded.
     this.#write(() =>
       options.resume ? this.#options.log.resumeRun(run, at) : this.#options.log.startRun(run, at),
