@@ -1,6 +1,7 @@
 import KeyvRedis from "@keyv/redis";
 import Keyv from "keyv";
 import { StoreConnectionError } from "../errors.ts";
+import { KEYV_OPTIONS } from "../keyv-json.ts";
 import { keyvPerNamespace } from "../keyv-namespaces.ts";
 import type { Store, StoreHealth } from "../types.ts";
 import { RedisAtomicStore } from "./redis-atomic-store.ts";
@@ -38,7 +39,7 @@ export class RedisStore implements Store {
       const namespace = `${options.keyPrefix}kv:${name}`;
       const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true });
       // keyv copies its namespace onto the adapter, so both must name the same one.
-      return new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true });
+      return new Keyv(adapter, { namespace, ...KEYV_OPTIONS });
     });
   }
 

@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import Keyv from "keyv";
 import { runningAsIntake } from "../../runtime/event-loop.ts";
+import { KEYV_OPTIONS } from "../keyv-json.ts";
 import { keyvPerNamespace } from "../keyv-namespaces.ts";
 import type { Store } from "../types.ts";
 import { SqliteAtomicStore } from "./sqlite-atomic-store.ts";
@@ -58,8 +59,7 @@ export class SqliteStore implements Store {
       (name) =>
         new Keyv(new SqliteKeyvAdapter(db, { url: options.description, namespace: name, now, commits }), {
           namespace: name,
-          useKeyPrefix: false,
-          throwOnErrors: true,
+          ...KEYV_OPTIONS,
         }),
     );
     this.#purgeStatements = [
