@@ -59,10 +59,7 @@ export async function recordModelCall<T extends BaseMessage>(
 ): Promise<T> {
   if (!sink) return call();
   const startedAt = sink.now();
-  let reply: T;
-  try {
-    reply = await call();
-  } catch (error) {
+  const record = (outcome: TokenCounts & { finishReason?: string; error?: string }) => {
     const endedAt = sink.now();
     sink.step({
       kind: "model_call",
@@ -71,24 +68,19 @@ export async function recordModelCall<T extends BaseMessage>(
       startedAt,
       endedAt,
       latencyMs: endedAt - startedAt,
-      ...NO_TOKENS,
-      error: messageOf(error),
+      ...outcome,
     });
+  };
+  let reply: T;
+  try {
+    reply = await call();
+  } catch (error) {
+    record({ ...NO_TOKENS, error: messageOf(error) });
     throw error;
   }
-  const endedAt = sink.now();
   const ai = AIMessage.isInstance(reply) ? reply : undefined;
   const finishReason = ai ? finishReasonOf(ai) : undefined;
-  sink.step({
-    kind: "model_call",
-    agent: of.agent,
-    model: of.model,
-    startedAt,
-    endedAt,
-    latencyMs: endedAt - startedAt,
-    ...tokensOf(ai),
-    ...(finishReason ? { finishReason } : {}),
-  });
+  record({ ...tokensOf(ai), ...(finishReason ? { finishReason } : {}) });
   for (const toolCall of ai?.tool_calls ?? []) {
     const target = of.handoffTargetOf?.(toolCall.name);
     if (target) sink.step({ kind: "handoff", from: of.agent, to: target });
