@@ -43,7 +43,7 @@ const SERVER_FLAGS: readonly ServerFlag[] = [
 ];
 
 /** The flags `start` should run with that this process lacks. */
-export function missingServerFlags(node: NodeProcess): string[] {
+function missingServerFlags(node: NodeProcess): string[] {
   const major = Number(node.versions.node.split(".")[0]);
   const given = [...node.execArgv, ...(node.env.NODE_OPTIONS ?? "").split(/\s+/)];
   // V8 takes its options with dashes or underscores alike.

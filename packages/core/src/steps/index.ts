@@ -23,5 +23,5 @@ export {
   type StepRecorderOptions,
   type TeamRunContext,
 } from "./step-recorder.ts";
-export { RUN_STEPS_KEY, type RunSteps, type StepSink, stepSinkOf } from "./step-sink.ts";
+export type { RunSteps, StepSink } from "./step-sink.ts";
 export { type StepsConfig, stepsConfigSchema } from "./steps-config.ts";

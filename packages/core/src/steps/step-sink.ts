@@ -172,7 +172,7 @@ function digestOf(args: unknown): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 12);
 }
 
-export function messageOf(error: unknown): string {
+function messageOf(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 

@@ -9,6 +9,7 @@ import { DEFAULT_MODEL_CALL_POLICY, type ModelCallPolicy } from "../models/spec.
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { TokenCounts } from "../steps/run-step.ts";
+import type { RunSteps } from "../steps/step-sink.ts";
 import type { Store } from "../store/types.ts";
 import { RunJournal } from "../team/run-journal.ts";
 import { describeTask, taskCommands } from "./task-commands.ts";
@@ -19,13 +20,7 @@ import { TaskHealth, type TaskHealthReport } from "./task-health.ts";
 import { TaskProgress } from "./task-progress.ts";
 import { isTerminal, type TaskRecord } from "./task-record.ts";
 import { TASK_ENDED, type TaskHomeHooks, TaskResults } from "./task-results.ts";
-import {
-  type StepOutcome,
-  type TaskObserver,
-  type TaskRecording,
-  TaskRunner,
-  taskThreadId,
-} from "./task-runner.ts";
+import { type StepOutcome, type TaskObserver, TaskRunner, taskThreadId } from "./task-runner.ts";
 import { type TaskRequests, TaskStarter } from "./task-starter.ts";
 import { TaskStore } from "./task-store.ts";
 import type { TasksConfig } from "./tasks-config.ts";
@@ -48,7 +43,7 @@ export interface CreateTasksOptions {
   /** The home thread's history, for the ending (the team's `appendToHistory`). */
   readonly appendToHistory: TaskHomeHooks["appendToHistory"];
   readonly modelCalls?: ModelCallPolicy;
-  readonly recording?: (record: TaskRecord) => Promise<TaskRecording>;
+  readonly recording?: (record: TaskRecord) => Promise<RunSteps>;
   readonly costOf?: (agent: string, tokens: TokenCounts) => number | undefined;
   readonly refusal?: (record: TaskRecord) => Promise<string | undefined>;
   readonly observers?: readonly TaskObserver[];

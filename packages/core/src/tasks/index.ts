@@ -4,7 +4,7 @@ export type { TaskHealthReport } from "./task-health.ts";
 export type { Guidance, TaskControl, TaskRecord, TaskStatus } from "./task-record.ts";
 export { TASK_STATUSES } from "./task-record.ts";
 export { TASK_ENDED } from "./task-results.ts";
-export type { StepOutcome, TaskObserver, TaskRecording } from "./task-runner.ts";
+export type { StepOutcome, TaskObserver } from "./task-runner.ts";
 export type { TaskRequests } from "./task-starter.ts";
 export type { TaskStepEntry, TaskStore, TaskToolCall } from "./task-store.ts";
 export { type TasksConfig, tasksConfigSchema } from "./tasks-config.ts";

@@ -9,30 +9,9 @@ import {
   usedMs,
   waitingUntil,
 } from "./task-record.ts";
+import { queuedTask } from "./task-test-support.ts";
 
-const base: TaskRecord = {
-  id: "T-ABCDEF",
-  title: "t",
-  instructions: "i",
-  tools: [],
-  agent: "research",
-  home: { key: "slack:T:C:1", conversation: { platform: "slack", path: ["T", "C", "1"] }, messageId: "m" },
-  requesterId: "U1",
-  runId: "run-task-T-ABCDEF",
-  status: "queued",
-  iteration: 0,
-  maxIterations: 10,
-  wallTimeMs: 600_000,
-  createdAt: 0,
-  updatedAt: 0,
-  activeMs: 0,
-  pendingGuidance: [],
-  consecutiveWaits: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  costUsd: 0,
-  reported: false,
-};
+const base = queuedTask();
 
 const record = (status: TaskStatus, extra: Partial<TaskRecord> = {}): TaskRecord => ({
   ...base,

@@ -37,9 +37,6 @@ export type StepOutcome = "stepped" | "idle" | "locked";
 /** The checkpoint thread of a task (never a conversation key: those start with a platform). */
 export const taskThreadId = (taskId: string) => `task:${taskId}`;
 
-/** One step's model and tool calls in the run-steps log, under the task's run (finished when the task ends). */
-export type TaskRecording = RunSteps;
-
 /** Hears what tasks do (metrics). Must not throw. */
 export interface TaskObserver {
   stepFinished?(record: TaskRecord, entry: TaskStepEntry): void;
@@ -58,8 +55,8 @@ export interface TaskRunnerOptions {
   readonly callModel: StepContext["callModel"];
   /** Queues a task's ending for its home thread (exactly once: deduplicated by task). */
   readonly report: (record: TaskRecord) => Promise<void>;
-  /** Records a step's model calls under the task's run; absent: not recorded. */
-  readonly recording?: (record: TaskRecord) => Promise<TaskRecording>;
+  /** Where a step's model and tool calls are recorded: the task's run, finished when the task ends; absent: not recorded. */
+  readonly recording?: (record: TaskRecord) => Promise<RunSteps>;
   /** USD of a step's tokens for the agent's model; undefined when it has no price. */
   readonly costOf?: (agent: string, tokens: TokenCounts) => number | undefined;
   /** The sentence that refuses the next step when the requester or thread is over a usage cap. */

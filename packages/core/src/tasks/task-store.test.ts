@@ -2,32 +2,11 @@ import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../store/memory/memory-store.ts";
 import type { TaskRecord } from "./task-record.ts";
 import { TaskStore } from "./task-store.ts";
+import { queuedTask } from "./task-test-support.ts";
 
-const HOME = "slack:T:C:1";
+const HOME = queuedTask().home.key;
 
-const queued: TaskRecord = {
-  id: "T-ABCDEF",
-  title: "t",
-  instructions: "i",
-  tools: [],
-  agent: "supervisor",
-  home: { key: HOME, conversation: { platform: "slack", path: ["T", "C", "1"] }, messageId: "m" },
-  requesterId: "U1",
-  runId: "run-task-T-ABCDEF",
-  status: "queued",
-  iteration: 0,
-  maxIterations: 10,
-  wallTimeMs: 600_000,
-  createdAt: 1_000,
-  updatedAt: 1_000,
-  activeMs: 0,
-  pendingGuidance: [],
-  consecutiveWaits: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  costUsd: 0,
-  reported: false,
-};
+const queued = queuedTask({ agent: "supervisor", createdAt: 1_000, updatedAt: 1_000 });
 
 describe("TaskStore.create", () => {
   it("a task whose process died between its record and its index entries is listed and due once its call runs again", async () => {
