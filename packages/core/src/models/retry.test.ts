@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { tool } from "@langchain/core/tools";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { UserFacingError } from "../runtime/errors.ts";
 import { invokeWithRetry, type ModelRetryOptions, ModelUnavailableError, withModelRetry } from "./retry.ts";
@@ -226,6 +226,45 @@ describe("invokeWithRetry with a per-attempt timeout", () => {
       userMessage: "The model did not answer in time (1 attempt of 0.02 s). Please try again.",
     });
     expect(calls).toBe(1);
+  });
+
+  describe("with a first-token timeout", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    async function hungUntilRejected(
+      firstTokenTimeoutMs: number,
+    ): Promise<{ timers: number; error: unknown }> {
+      vi.useFakeTimers();
+      const failure = invokeWithRetry(never, {
+        maxAttempts: 1,
+        attemptTimeoutMs: 2_000,
+        firstTokenTimeoutMs,
+      }).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(0);
+      const timers = vi.getTimerCount();
+      await vi.advanceTimersByTimeAsync(2_000);
+      return { timers, error: await failure };
+    }
+
+    it("gives up on a silent attempt at the first-token timeout, and says so", async () => {
+      const { timers, error } = await hungUntilRejected(500);
+      expect(timers).toBe(2);
+      expect(error).toMatchObject({
+        userMessage:
+          "The model did not start answering in time (nothing within 0.5 s, 1 attempt). Please try again.",
+      });
+    });
+
+    it("arms no timer of its own when it is as long as the attempt: one bound, one sentence", async () => {
+      // Two timers due at the same moment would race under load for which sentence the user sees.
+      const { timers, error } = await hungUntilRejected(2_000);
+      expect(timers).toBe(1);
+      expect(error).toMatchObject({
+        userMessage: "The model did not answer in time (1 attempt of 2 s). Please try again.",
+      });
+    });
   });
 
   it("leaves a caller's abort as it is: not a timeout, not retried", async () => {

@@ -209,7 +209,13 @@ function boundAttempt(
   timeoutMs: number | undefined,
   firstTokenMs: number | undefined,
 ): { signal: AbortSignal | undefined; firstToken: () => void; clear: () => void; clock: AttemptClock } {
-  if (timeoutMs === undefined && firstTokenMs === undefined)
+  // A first-token bound no shorter than the whole attempt's adds nothing but a second timer due at
+  // the same moment, and which of the two fires first would decide the sentence the user reads.
+  const firstMs =
+    timeoutMs !== undefined && firstTokenMs !== undefined && firstTokenMs >= timeoutMs
+      ? undefined
+      : firstTokenMs;
+  if (timeoutMs === undefined && firstMs === undefined)
     return { signal, firstToken: () => undefined, clear: () => undefined, clock: IDLE_CLOCK };
   // Not AbortSignal.timeout: its timer would outlive a quick answer; these are cleared at once.
   const timer = new AbortController();
@@ -226,8 +232,8 @@ function boundAttempt(
     stop();
     if (timeoutMs !== undefined)
       whole = new HeldTimeout(timeoutMs, () => timer.abort(attemptTimeoutReason(timeoutMs)));
-    if (firstTokenMs !== undefined && !tokenSeen)
-      first = new HeldTimeout(firstTokenMs, () => timer.abort(new FirstTokenTimeout(firstTokenMs)));
+    if (firstMs !== undefined && !tokenSeen)
+      first = new HeldTimeout(firstMs, () => timer.abort(new FirstTokenTimeout(firstMs)));
   };
   start();
   const firstToken = () => {
