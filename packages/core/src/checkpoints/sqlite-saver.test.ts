@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteSaver } from "./sqlite-saver.ts";
 import { createCheckpointTables } from "./sqlite-schema.ts";
@@ -34,6 +35,34 @@ describe("SqliteSaver files", () => {
     );
     foreign.close();
     expect(() => new SqliteSaver({ path })).toThrow(/unexpected layout.*root_checkpoint_id/);
+  });
+});
+
+describe("SqliteSaver and the event loop", () => {
+  // A turn's answer waits for its checkpoint: each extra turn of a busy loop (a burst's hundreds
+  // of turns share it) holds every answer back by the whole turn's work.
+  it("lets the loop turn once for a put, as for every store call, and no more", async () => {
+    const saver = new SqliteSaver({ path: join(folder, "one-turn.db") });
+    let written = false;
+    const put = saver
+      .put(
+        { configurable: { thread_id: "t", checkpoint_ns: "" } },
+        emptyCheckpoint(),
+        { source: "input", step: -1, parents: {} },
+        {},
+      )
+      .then(() => {
+        written = true;
+      });
+    let turns = 0;
+    while (!written) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turns += 1;
+    }
+    await put;
+    expect(turns).toBe(1);
+    expect(await saver.getTuple({ configurable: { thread_id: "t" } })).toBeDefined();
+    saver.close();
   });
 });
 

@@ -1,7 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
-import { setImmediate } from "node:timers/promises";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type {
   ChannelVersions,
@@ -119,12 +118,12 @@ export class SqliteSaver extends RetainingCheckpointSaver {
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> {
+    // Everything here is synchronous, so a graph that does no other I/O (a scripted model, a
+    // tool-free turn) would never let timers and sockets run: lock heartbeats would starve. The
+    // one turn of the loop a put waits (as every store call does) keeps the process responsive;
+    // a second, between encoding and writing, would only hold the answer back one more turn.
     await yieldToEventLoop();
     const record = await this.encodeCheckpoint(config, checkpoint, metadata, newVersions);
-    // Everything here is synchronous, so a graph that does no other I/O (a scripted model, a
-    // tool-free turn) would never let timers and sockets run: lock heartbeats would starve.
-    // One macrotask turn per step keeps the process responsive.
-    await setImmediate();
     this.transaction(() => {
       for (const blob of record.blobs) {
         this.statements.insertBlob.run(
