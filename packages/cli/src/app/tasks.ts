@@ -76,7 +76,7 @@ export function createConfiguredTasks(config: SwitchboardConfig, deps: TasksDeps
           : undefined;
       },
       async addRun(requestId, run) {
-        await tracking.tracker.startRun(requestId, { triggeredBy: "task", ...run });
+        await tracking.tracker.ensureRun(requestId, { triggeredBy: "task", ...run });
       },
       async finishRun(record) {
         if (!record.requestId) return;

@@ -30,6 +30,21 @@ describe.each(testStoreBackends("request-tracker"))("RequestTracker indexes on %
   const openIn = (tracker: RequestTracker, key: string, id: string) =>
     tracker.open({ conversationKey: key, origin: origin(key, id), agent: null });
 
+  it("ensureRun starts a run once: repeated, it returns the run held, ended or not; a gone request has none", () =>
+    withTracker(async (tracker, clock) => {
+      const request = await openIn(tracker, "slack:T1:C1:1.1", "m1");
+      const run = { triggeredBy: "task" as const, runId: "run-task-T-1", parentRunId: "run-1" };
+      const started = await tracker.ensureRun(request.id, run);
+      expect(started).toMatchObject({ ...run, status: "running", startedAt: 1_000_000 });
+      clock.now += 10;
+      expect(await tracker.ensureRun(request.id, run)).toEqual(started);
+      await tracker.finishRun(request.id, run.runId, "completed");
+      expect(await tracker.ensureRun(request.id, run)).toMatchObject({ status: "completed" });
+      const runs = (await tracker.require(request.id)).runs.filter((held) => held.runId === run.runId);
+      expect(runs).toHaveLength(1);
+      expect(await tracker.ensureRun("req-gone", run)).toBeUndefined();
+    }));
+
   it("lists a conversation's open requests, oldest first, and none of another's", () =>
     withTracker(async (tracker, clock) => {
       const first = await openIn(tracker, "slack:T1:C1:1.1", "m1");

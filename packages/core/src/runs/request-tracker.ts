@@ -188,6 +188,20 @@ export class RequestTracker {
     return record;
   }
 
+  /**
+   * The request's run `run.runId`: started now unless the request holds it already — a start
+   * repeated after a crash records the run once and never reopens one that ended. Undefined when
+   * the request is gone (its retention ended).
+   */
+  async ensureRun(
+    requestId: string,
+    run: { triggeredBy: RunTrigger; runId: string; parentRunId?: string },
+  ): Promise<RunRecord | undefined> {
+    const request = await this.get(requestId);
+    if (!request) return undefined;
+    return request.runs.find((held) => held.runId === run.runId) ?? (await this.startRun(requestId, run));
+  }
+
   async finishRun(
     requestId: string,
     runId: string,

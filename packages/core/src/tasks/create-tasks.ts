@@ -39,7 +39,7 @@ export interface CreateTasksOptions {
   /** The tool registry (by name), as the team's agents see it. */
   readonly toolOf: (name: string) => StructuredToolInterface | undefined;
   /** Where a task's run and ending are recorded; absent: no request tracking. */
-  readonly requests?: TaskRequests & { finishRun(record: TaskRecord): Promise<void> };
+  readonly requests?: TaskRequests;
   /** The home thread's history, for the ending (the team's `appendToHistory`). */
   readonly appendToHistory: TaskHomeHooks["appendToHistory"];
   readonly modelCalls?: ModelCallPolicy;

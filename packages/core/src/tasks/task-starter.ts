@@ -18,8 +18,13 @@ const MAX_TITLE_CHARS = 120;
 export interface TaskRequests {
   /** The message and author that opened the request, or undefined when it is not known. */
   originOf(requestId: string): Promise<{ messageId: string; authorId: string } | undefined>;
-  /** Adds the task's run to the request (`triggeredBy: task`, under the run that started it). */
+  /**
+   * Adds the task's run to the request (`triggeredBy: task`, under the run that started it), unless
+   * the request holds it already: the same start repeated after a crash adds it once.
+   */
   addRun(requestId: string, run: { runId: string; parentRunId?: string }): Promise<void>;
+  /** Ends the task's run in its request with the task's outcome; nothing when the request no longer holds it. */
+  finishRun(record: TaskRecord): Promise<void>;
 }
 
 export interface TaskStarterOptions {
@@ -90,10 +95,13 @@ export class TaskStarter {
     const id = taskIdFor(request);
     const existing = await store.get(id);
     if (existing) {
-      // The same call run again after a crash, which may have come before the task was listed or
-      // announced: listed and announced again (a task already due is queued once).
+      // The same call run again after a crash, which may have come before the task was listed,
+      // recorded in its request or announced: each done again (a task already due is queued once,
+      // a run the request holds is not added twice). The task may even have ended meanwhile.
       await store.relist(existing);
-      if (!isTerminal(existing.status)) this.#options.started(existing);
+      await this.#recordRun(existing);
+      if (isTerminal(existing.status)) await requests?.finishRun(existing);
+      else this.#options.started(existing);
       return startedSentence(existing, prefix);
     }
     const unfinished = (await store.inHome(request.key)).filter((task) => !isTerminal(task.status));
@@ -131,14 +139,19 @@ export class TaskStarter {
       reported: false,
     };
     const created = await store.create(record);
-    if (created === record && request.requestId)
-      await requests?.addRun(request.requestId, {
-        runId: record.runId,
-        ...(request.runId ? { parentRunId: request.runId } : {}),
-      });
+    await this.#recordRun(created);
     logger.info("task started", { taskId: id, agent: request.agent, key: request.key, title });
     this.#options.started(created);
     return startedSentence(created, prefix);
+  }
+
+  /** The task's run in the request that started it (when requests are tracked and it has one). */
+  async #recordRun(record: TaskRecord): Promise<void> {
+    if (!record.requestId) return;
+    await this.#options.requests?.addRun(record.requestId, {
+      runId: record.runId,
+      ...(record.parentRunId ? { parentRunId: record.parentRunId } : {}),
+    });
   }
 
   /** `start_task` for one agent: the conversation, user, request and run come from the run, never from the model. */
