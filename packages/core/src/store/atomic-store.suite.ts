@@ -74,6 +74,20 @@ export function defineAtomicStoreSuite(
         await fixture.elapse(TTL + 100);
         expect(await store.marks([first, second])).toEqual([undefined, "writer-2"]);
       });
+
+      it("renews a live claim for its holder only, and never one that expired", async () => {
+        const [kept, lapsed] = [unique("renewed"), unique("lapsed")];
+        await store.setIfAbsent(kept, "writer-1", TTL);
+        await store.setIfAbsent(lapsed, "writer-1", TTL);
+        expect(await store.renewMark(kept, "writer-2", TTL * 3)).toBe(false);
+        expect(await store.renewMark(kept, "writer-1", TTL * 3)).toBe(true);
+        await fixture.elapse(TTL + 100);
+        expect(await store.marks([kept, lapsed])).toEqual(["writer-1", undefined]);
+        expect(await store.renewMark(lapsed, "writer-1", TTL)).toBe(false);
+        expect(await store.setIfAbsent(kept, "writer-2", TTL)).toBe(false);
+        expect(await store.renewMark(unique("never"), "writer-1", TTL)).toBe(false);
+        await expect(store.renewMark(kept, "writer-1", 0)).rejects.toThrow(RangeError);
+      });
     });
 
     describe("locks", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { MemoryStore } from "./memory/memory-store.ts";
 import { PartitionedLog } from "./partitioned-log.ts";
 import { countNamespaceGets, testStoreBackends } from "./test-backends.ts";
 
@@ -112,5 +113,63 @@ describe.each(testStoreBackends("partitioned-log"))("PartitionedLog on %s", (_na
       await store.close();
       await cleanup();
     }
+  });
+});
+
+// Claims expire by the store's clock (faked here); the items' keyv entries by real time, so they
+// stay while the claims that name their writers lapse — as for a bucket written to for weeks.
+describe("PartitionedLog claims over a bucket's whole life", () => {
+  const clockedStore = () => {
+    const clock = { now: 0 };
+    const store = new MemoryStore({ now: () => clock.now });
+    return { clock, store, now: () => clock.now };
+  };
+
+  it("a writer that goes on appending past the retention keeps its slot, and readers keep finding it", async () => {
+    const { clock, store, now } = clockedStore();
+    const log = new PartitionedLog<string>(store, { name: "long", ttlMs: TTL, now });
+    await log.append("dm", "first");
+    for (let day = 1; day <= 30; day++) {
+      clock.now = day * (TTL / 10);
+      await log.append("dm", `day ${day}`);
+    }
+    const reader = new PartitionedLog<string>(store, { name: "long", ttlMs: TTL, now });
+    expect(await flat(reader, "dm")).toHaveLength(31);
+    expect(await store.atomic.marks(["long:dm#0", "long:dm#1"])).toEqual([log.writerId, undefined]);
+  });
+
+  it("lets the claim of a writer that stopped lapse with its items, and renews nothing it no longer holds", async () => {
+    const { clock, store, now } = clockedStore();
+    const stopped = new PartitionedLog<string>(store, { name: "gone", ttlMs: TTL, now, writerId: "w1" });
+    await stopped.append("dm", "old");
+    clock.now = TTL + 1;
+    expect(await flat(stopped, "dm")).toEqual([]);
+    // Another writer took the free slot meanwhile: the first, writing again, takes the next one.
+    const next = new PartitionedLog<string>(store, { name: "gone", ttlMs: TTL, now, writerId: "w2" });
+    await next.append("dm", "new");
+    await stopped.append("dm", "back");
+    expect(await store.atomic.marks(["gone:dm#0", "gone:dm#1"])).toEqual(["w2", "w1"]);
+    expect((await stopped.read("dm")).map((items) => items.join(","))).toEqual(
+      expect.arrayContaining(["new", "old,back"]),
+    );
+  });
+
+  it("finds a live writer behind a whole batch of lapsed claims (a restart every day for weeks)", async () => {
+    const { clock, store, now } = clockedStore();
+    const writers = Array.from(
+      { length: 9 },
+      (_, n) => new PartitionedLog<string>(store, { name: "restarts", ttlMs: TTL, now, writerId: `w${n}` }),
+    );
+    for (const [n, writer] of writers.entries()) await writer.append("dm", `from w${n}`);
+    expect(await store.atomic.marks(["restarts:dm#8"])).toEqual(["w8"]);
+    // The first eight stopped; the ninth writes on while their claims lapse.
+    for (let step = 1; step <= 15; step++) {
+      clock.now = step * (TTL / 10);
+      await writers[8]?.append("dm", `later ${step}`);
+    }
+    const reader = new PartitionedLog<string>(store, { name: "restarts", ttlMs: TTL, now });
+    const partitions = await reader.read("dm");
+    expect(partitions).toHaveLength(1);
+    expect(partitions[0]).toHaveLength(16);
   });
 });

@@ -12,6 +12,8 @@ export interface PartitionedLogOptions {
   readonly writerId?: string;
   /** How many buckets' counters and writer registrations are remembered in process memory. */
   readonly cacheSize?: number;
+  /** When a claim was made or renewed (default `Date.now`); the store's own clock decides when it expires. */
+  readonly now?: () => number;
 }
 
 /**
@@ -25,6 +27,14 @@ export interface PartitionedLogOptions {
  * set-if-absent, so two processes joining at the same moment never take the same slot; readers
  * read the claims themselves. A first append sends its claim with its item and count (one commit
  * on SQLite): the item's key names the writer, not the slot, so nothing waits for the claim.
+ *
+ * A claim lives as long as the items (`ttlMs`): a writer that goes on appending renews its claim
+ * once a hundredth of that has passed, so a bucket written to for longer than its retention (a
+ * conversation of many weeks) stays readable, and a writer that stopped lets its claim lapse at
+ * most a hundredth of the retention before its last items. Readers read slots in batches up to the
+ * first batch with a free slot; a writer holding a slot past the first batch also keeps the
+ * bucket's reach (the slots readers must read, whatever lapsed before them), so a run of lapsed
+ * claims never hides the live writers after it.
  */
 export class PartitionedLog<Item> {
   readonly writerId: string;
@@ -32,7 +42,12 @@ export class PartitionedLog<Item> {
   readonly #name: string;
   readonly #counts: Keyv<number>;
   readonly #items: Keyv<Item>;
+  /** Per bucket held past the first batch: how many slots readers must read. */
+  readonly #reach: Keyv<number>;
   readonly #ttlMs: number;
+  readonly #now: () => number;
+  /** Per bucket: the slot this writer holds and when its claim was made or last renewed. */
+  readonly #claims: LRUCache<string, { slot: number; at: number }>;
   /** Own count per bucket, so an append costs two writes and no read. */
   readonly #ownCounts: LRUCache<string, number>;
   /**
@@ -49,7 +64,10 @@ export class PartitionedLog<Item> {
     this.#name = options.name;
     this.#counts = store.namespace<number>(`${options.name}-counts`);
     this.#items = store.namespace<Item>(`${options.name}-items`);
+    this.#reach = store.namespace<number>(`${options.name}-reach`);
     this.#ttlMs = options.ttlMs;
+    this.#now = options.now ?? Date.now;
+    this.#claims = new LRUCache({ max: options.cacheSize ?? 10_000 });
     this.#knowsEveryCount = options.writerId === undefined;
     this.#ownCounts = new LRUCache<string, number>({
       max: options.cacheSize ?? 10_000,
@@ -75,8 +93,13 @@ export class PartitionedLog<Item> {
       // reader that sees the count before the item, or the partition before its slot, skips what
       // is not there yet. A bucket this process has not written to yet is claimed even when a count
       // was found (the same writer id in an earlier process): its claim may never have landed.
+      const claim = this.#claims.get(bucket);
+      const claiming =
+        known === undefined ||
+        claim === undefined ||
+        this.#now() - claim.at >= this.#ttlMs / RENEWALS_PER_TTL;
       await Promise.all([
-        known === undefined ? this.#join(bucket) : undefined,
+        claiming ? this.#claim(bucket, claim) : undefined,
         this.#items.set(itemKey(bucket, this.writerId, count), item, this.#ttlMs),
         this.#counts.set(partitionKey(bucket, this.writerId), count + 1, this.#ttlMs),
       ]);
@@ -105,25 +128,49 @@ export class PartitionedLog<Item> {
     await Promise.allSettled([...this.#pending.values()]);
   }
 
-  /** Claims the bucket's first free writer slot; resolves once a slot is this writer's. */
-  async #join(bucket: string): Promise<void> {
+  /** Renews the slot this writer holds in `bucket`, or claims one (the one it held, if it lapsed meanwhile, may be gone). */
+  async #claim(bucket: string, held: { slot: number } | undefined): Promise<void> {
+    const at = this.#now();
+    const renewed =
+      held !== undefined &&
+      (await this.#atomic.renewMark(this.#slotKey(bucket, held.slot), this.writerId, this.#ttlMs));
+    const slot = renewed ? held.slot : await this.#join(bucket);
+    if (slot >= SLOT_BATCH) await this.#reachAtLeast(bucket, slot + 1);
+    this.#claims.set(bucket, { slot, at });
+  }
+
+  /** Claims the bucket's first free writer slot; resolves with the slot once it is this writer's. */
+  async #join(bucket: string): Promise<number> {
     for (let slot = 0; ; slot += 1) {
       const key = this.#slotKey(bucket, slot);
-      if (await this.#atomic.setIfAbsent(key, this.writerId, this.#ttlMs)) return;
+      if (await this.#atomic.setIfAbsent(key, this.writerId, this.#ttlMs)) return slot;
       // Taken: by this writer already (its count expired or was evicted from the cache), or another.
       const [holder] = await this.#atomic.marks([key]);
-      if (holder === this.writerId) return;
+      if (holder === this.writerId && (await this.#atomic.renewMark(key, this.writerId, this.#ttlMs)))
+        return slot;
     }
+  }
+
+  /**
+   * Raises the bucket's reach to `slots` and gives it a new life. Two writers raising it at once may
+   * leave the lower value; each writes it again when it renews its claim.
+   */
+  async #reachAtLeast(bucket: string, slots: number): Promise<void> {
+    const reach = (await this.#reach.get(bucket)) ?? 0;
+    await this.#reach.set(bucket, Math.max(reach, slots), this.#ttlMs);
   }
 
   async #writersOf(bucket: string): Promise<string[]> {
     const writers: string[] = [];
+    const reach = (await this.#reach.get(bucket)) ?? 0;
     for (let first = 0; ; first += SLOT_BATCH) {
       const keys = Array.from({ length: SLOT_BATCH }, (_, n) => this.#slotKey(bucket, first + n));
       const found = await this.#atomic.marks(keys);
       for (const writer of found) if (writer !== undefined) writers.push(writer);
-      // Slots fill in order; a batch with a gap is the last (a slot claimed this instant shows up next read).
-      if (found.some((writer) => writer === undefined)) return [...new Set(writers)];
+      // Slots fill in order; past the reach, a batch with a free slot is the last (a slot claimed
+      // this instant shows up next read).
+      if (first + SLOT_BATCH >= reach && found.some((writer) => writer === undefined))
+        return [...new Set(writers)];
     }
   }
 
@@ -144,5 +191,7 @@ export class PartitionedLog<Item> {
 }
 
 const SLOT_BATCH = 8;
+/** A writer renews its claim each time this fraction of the retention has passed while it writes. */
+const RENEWALS_PER_TTL = 100;
 const partitionKey = (bucket: string, writer: string) => `${bucket}|${writer}`;
 const itemKey = (bucket: string, writer: string, n: number) => `${bucket}|${writer}|${n}`;

@@ -31,6 +31,12 @@ export interface AtomicStore {
   takeMark(key: string): Promise<boolean>;
 
   /**
+   * Gives the live mark `setIfAbsent` stored under `key` a new life of `ttlMs`, if it still holds
+   * `value` (a claim its holder keeps); false when it expired or holds another value.
+   */
+  renewMark(key: string, value: string, ttlMs: number): Promise<boolean>;
+
+  /**
    * Adds `item` to `queue` in `order` (ascending; ties keep arrival order). With `dedupe`, the
    * set-if-absent mark and the enqueue are one atomic step: a duplicate is neither marked nor
    * queued twice, and a message is never marked seen without being queued. False for a duplicate.

@@ -66,6 +66,13 @@ export class MemoryAtomicStore implements AtomicStore {
     return keys.map((key) => this.#live(this.#onceKeys, key)?.value);
   }
 
+  async renewMark(key: string, value: string, ttlMs: number): Promise<boolean> {
+    assertValidTtl(ttlMs);
+    if (this.#live(this.#onceKeys, key)?.value !== value) return false;
+    this.#onceKeys.set(key, { value, expiresAt: this.#now() + ttlMs });
+    return true;
+  }
+
   async takeMark(key: string): Promise<boolean> {
     const present = this.#live(this.#onceKeys, key) !== undefined;
     this.#onceKeys.delete(key);

@@ -107,6 +107,17 @@ export class RedisAtomicStore implements AtomicStore {
     return values.map((value) => value ?? undefined);
   }
 
+  async renewMark(key: string, value: string, ttlMs: number): Promise<boolean> {
+    assertValidTtl(ttlMs);
+    const reply = await runLuaScript(
+      this.#client,
+      EXTEND_IF_HELD,
+      [`${this.#prefix}once:${key}`],
+      [value, `${ttlMs}`],
+    );
+    return reply === 1;
+  }
+
   async takeMark(key: string): Promise<boolean> {
     return (await this.#client.del(`${this.#prefix}once:${key}`)) === 1;
   }

@@ -74,6 +74,14 @@ export class SqliteAtomicStore implements AtomicStore {
     }, false);
   }
 
+  async renewMark(key: string, value: string, ttlMs: number): Promise<boolean> {
+    assertValidTtl(ttlMs);
+    return this.#commits.run(() => {
+      const now = this.#now();
+      return this.#sql.renewLiveOnce.run(now + ttlMs, key, value, now).changes === 1;
+    });
+  }
+
   takeMark(key: string): Promise<boolean> {
     return this.#commits.run(() => this.#sql.deleteLiveOnce.run(key, this.#now()).changes === 1);
   }
@@ -159,6 +167,9 @@ function prepareStatements(db: DatabaseSync) {
     ),
     deleteLiveLock: prepare("DELETE FROM atomic_locks WHERE key = ?1 AND token = ?2 AND expires_at > ?3"),
     liveOnce: prepare("SELECT value FROM atomic_once WHERE key = ?1 AND expires_at > ?2"),
+    renewLiveOnce: prepare(
+      "UPDATE atomic_once SET expires_at = ?1 WHERE key = ?2 AND value = ?3 AND expires_at > ?4",
+    ),
     deleteLiveOnce: prepare("DELETE FROM atomic_once WHERE key = ?1 AND expires_at > ?2"),
     enqueue: prepare("INSERT INTO atomic_queue_items (queue, item, position) VALUES (?, ?, ?)"),
     first: prepare("SELECT id, item FROM atomic_queue_items WHERE queue = ? ORDER BY position, id LIMIT 1"),
