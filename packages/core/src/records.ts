@@ -9,7 +9,7 @@ export type { ArchiveStore } from "./memory/archive/archive-store.ts";
 export { MemoryBook } from "./memory/memory-book.ts";
 export { NotAwaitingApprovalError } from "./runs/approval-decision.ts";
 export type { RequestRecord, RunRecord } from "./runs/request-record.ts";
-export { RequestTracker, UnknownRequestError } from "./runs/request-tracker.ts";
+export { type NewRun, RequestTracker, UnknownRequestError } from "./runs/request-tracker.ts";
 export {
   type FireEntry,
   type FireOutcome,

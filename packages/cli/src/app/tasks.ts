@@ -82,7 +82,9 @@ export function createConfiguredTasks(config: SwitchboardConfig, deps: TasksDeps
         if (!record.requestId) return;
         const request = await tracking.tracker.get(record.requestId);
         // Kept for `requests.retentionDays` after it closed: a task outliving it has no run to end.
-        if (!request?.runs.some((run) => run.runId === record.runId)) return;
+        // A run ended already (a start repeated after a crash) keeps the ending it has.
+        const run = request?.runs.find((held) => held.runId === record.runId);
+        if (run?.status !== "running") return;
         const status =
           record.status === "completed"
             ? "completed"

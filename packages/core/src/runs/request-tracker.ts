@@ -18,6 +18,14 @@ import {
   withStatus,
 } from "./request-record.ts";
 
+/** A run to add to a request: what started it, under which run; its id when the caller names it. */
+export type NewRun = {
+  triggeredBy: RunTrigger;
+  parentRunId?: string;
+  runId?: string;
+  openedByEvent?: string;
+};
+
 export class UnknownRequestError extends Error {
   constructor(requestId: string) {
     super(`no request with id ${requestId}`);
@@ -167,11 +175,11 @@ export class RequestTracker {
       .sort((a, b) => b.createdAt - a.createdAt);
   }
 
-  async startRun(
-    requestId: string,
-    run: { triggeredBy: RunTrigger; parentRunId?: string; runId?: string; openedByEvent?: string },
-  ): Promise<RunRecord> {
-    const request = await this.require(requestId);
+  async startRun(requestId: string, run: NewRun): Promise<RunRecord> {
+    return this.#startRunOn(await this.require(requestId), run);
+  }
+
+  async #startRunOn(request: RequestRecord, run: NewRun): Promise<RunRecord> {
     const record: RunRecord = {
       runId: run.runId ?? `run-${randomUUID()}`,
       triggeredBy: run.triggeredBy,
@@ -182,7 +190,7 @@ export class RequestTracker {
     };
     await writeInOrder(
       this.#store,
-      () => this.#runIndex.set(record.runId, requestId),
+      () => this.#runIndex.set(record.runId, request.id),
       () => this.#save(withRun(request, record, this.#clock.now()), request),
     );
     return record;
@@ -199,7 +207,7 @@ export class RequestTracker {
   ): Promise<RunRecord | undefined> {
     const request = await this.get(requestId);
     if (!request) return undefined;
-    return request.runs.find((held) => held.runId === run.runId) ?? (await this.startRun(requestId, run));
+    return request.runs.find((held) => held.runId === run.runId) ?? (await this.#startRunOn(request, run));
   }
 
   async finishRun(

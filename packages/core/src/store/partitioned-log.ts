@@ -46,12 +46,13 @@ export class PartitionedLog<Item> {
   readonly #reach: Keyv<number>;
   readonly #ttlMs: number;
   readonly #now: () => number;
-  /** Per bucket: the slot this writer holds and when its claim was made or last renewed. */
-  readonly #claims: LRUCache<string, { slot: number; at: number }>;
-  /** Own count per bucket, so an append costs two writes and no read. */
-  readonly #ownCounts: LRUCache<string, number>;
   /**
-   * True while this writer's every count is in `#ownCounts`: its id was drawn by this process (no
+   * Per bucket this writer appended to: its own count (so an append costs two writes and no read),
+   * the slot it holds and when it claimed or last renewed it.
+   */
+  readonly #written: LRUCache<string, Written>;
+  /**
+   * True while this writer's every count is in `#written`: its id was drawn by this process (no
    * other process or earlier run wrote under it) and no count has been dropped from the cache yet.
    * Then a bucket it has no count for is one it never wrote to, and its first append reads nothing.
    */
@@ -67,11 +68,10 @@ export class PartitionedLog<Item> {
     this.#reach = store.namespace<number>(`${options.name}-reach`);
     this.#ttlMs = options.ttlMs;
     this.#now = options.now ?? Date.now;
-    this.#claims = new LRUCache({ max: options.cacheSize ?? 10_000 });
     this.#knowsEveryCount = options.writerId === undefined;
-    this.#ownCounts = new LRUCache<string, number>({
+    this.#written = new LRUCache<string, Written>({
       max: options.cacheSize ?? 10_000,
-      dispose: (_count, _bucket, reason) => {
+      dispose: (_written, _bucket, reason) => {
         if (reason === "evict") this.#knowsEveryCount = false;
       },
     });
@@ -85,25 +85,21 @@ export class PartitionedLog<Item> {
   /** Appends `item` to `bucket`; appends to one bucket from one process keep their order. */
   append(bucket: string, item: Item): Promise<void> {
     return this.#serialized(bucket, async () => {
-      const known = this.#ownCounts.get(bucket);
+      const known = this.#written.get(bucket);
       const count =
-        known ??
+        known?.count ??
         (this.#knowsEveryCount ? 0 : ((await this.#counts.get(partitionKey(bucket, this.writerId))) ?? 0));
       // The claim of a slot, the item and the count go out together (one commit on SQLite): a
       // reader that sees the count before the item, or the partition before its slot, skips what
       // is not there yet. A bucket this process has not written to yet is claimed even when a count
       // was found (the same writer id in an earlier process): its claim may never have landed.
-      const claim = this.#claims.get(bucket);
-      const claiming =
-        known === undefined ||
-        claim === undefined ||
-        this.#now() - claim.at >= this.#ttlMs / RENEWALS_PER_TTL;
-      await Promise.all([
-        claiming ? this.#claim(bucket, claim) : undefined,
+      const claiming = known === undefined || this.#now() - known.claimedAt >= this.#ttlMs / RENEWALS_PER_TTL;
+      const [claim] = await Promise.all([
+        claiming ? this.#claim(bucket, known?.slot) : known,
         this.#items.set(itemKey(bucket, this.writerId, count), item, this.#ttlMs),
         this.#counts.set(partitionKey(bucket, this.writerId), count + 1, this.#ttlMs),
       ]);
-      this.#ownCounts.set(bucket, count + 1);
+      this.#written.set(bucket, { count: count + 1, slot: claim.slot, claimedAt: claim.claimedAt });
     });
   }
 
@@ -129,14 +125,14 @@ export class PartitionedLog<Item> {
   }
 
   /** Renews the slot this writer holds in `bucket`, or claims one (the one it held, if it lapsed meanwhile, may be gone). */
-  async #claim(bucket: string, held: { slot: number } | undefined): Promise<void> {
-    const at = this.#now();
+  async #claim(bucket: string, held: number | undefined): Promise<Pick<Written, "slot" | "claimedAt">> {
+    const claimedAt = this.#now();
     const renewed =
       held !== undefined &&
-      (await this.#atomic.renewMark(this.#slotKey(bucket, held.slot), this.writerId, this.#ttlMs));
-    const slot = renewed ? held.slot : await this.#join(bucket);
+      (await this.#atomic.renewMark(this.#slotKey(bucket, held), this.writerId, this.#ttlMs));
+    const slot = renewed ? held : await this.#join(bucket);
     if (slot >= SLOT_BATCH) await this.#reachAtLeast(bucket, slot + 1);
-    this.#claims.set(bucket, { slot, at });
+    return { slot, claimedAt };
   }
 
   /** Claims the bucket's first free writer slot; resolves with the slot once it is this writer's. */
@@ -188,6 +184,12 @@ export class PartitionedLog<Item> {
     next.then(forget, forget);
     return next;
   }
+}
+
+interface Written {
+  readonly count: number;
+  readonly slot: number;
+  readonly claimedAt: number;
 }
 
 const SLOT_BATCH = 8;

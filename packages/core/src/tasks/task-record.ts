@@ -94,6 +94,32 @@ export interface TaskRecord {
   readonly reported: boolean;
 }
 
+/** What a new task holds before its first step: queued, nothing done, nothing spent or reported. */
+export function notStarted(): Pick<
+  TaskRecord,
+  | "status"
+  | "iteration"
+  | "activeMs"
+  | "pendingGuidance"
+  | "consecutiveWaits"
+  | "inputTokens"
+  | "outputTokens"
+  | "costUsd"
+  | "reported"
+> {
+  return {
+    status: "queued",
+    iteration: 0,
+    activeMs: 0,
+    pendingGuidance: [],
+    consecutiveWaits: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    reported: false,
+  };
+}
+
 export interface Guidance {
   readonly by: string;
   readonly text: string;

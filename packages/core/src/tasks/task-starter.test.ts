@@ -48,7 +48,8 @@ describe("TaskStarter", () => {
     /** A request opened by a message, its tracker, and the task hooks the CLI wires to it. */
     async function trackedStart() {
       const store = new MemoryStore();
-      const clock = { now: () => 1_000 };
+      const time = { now: 1_000 };
+      const clock = { now: () => time.now };
       const tracker = new RequestTracker(store, clock, requestsConfigSchema.parse({}));
       const opened = await tracker.openWithRun(
         {
@@ -67,13 +68,17 @@ describe("TaskStarter", () => {
         addRun: async (requestId, run) => {
           await tracker.ensureRun(requestId, { triggeredBy: "task", ...run });
         },
+        // As the CLI wires it: a run that ended already keeps its ending.
         finishRun: async (record) => {
-          if (record.requestId)
-            await tracker.finishRun(
-              record.requestId,
-              record.runId,
-              record.status === "completed" ? "completed" : "failed",
-            );
+          if (!record.requestId) return;
+          const request = await tracker.get(record.requestId);
+          const run = request?.runs.find((held) => held.runId === record.runId);
+          if (run?.status !== "running") return;
+          await tracker.finishRun(
+            record.requestId,
+            record.runId,
+            record.status === "completed" ? "completed" : "failed",
+          );
         },
       };
       const tasks = new TaskStore(store, { retentionMs: 86_400_000 });
@@ -90,7 +95,7 @@ describe("TaskStarter", () => {
       const start = { ...request, requestId: opened.request.id, runId: opened.run.runId };
       const taskRuns = async () =>
         (await tracker.require(opened.request.id)).runs.filter((run) => run.triggeredBy === "task");
-      return { store, tasks, requests, starter, start, taskRuns };
+      return { store, tasks, requests, starter, start, taskRuns, time };
     }
 
     it("a start_task call run again after a crash between its task and the request's run adds the run, once", async () => {
@@ -115,7 +120,7 @@ describe("TaskStarter", () => {
     });
 
     it("the task ended before the call ran again: its run is added ended, not left running", async () => {
-      const { store, tasks, requests, starter, start, taskRuns } = await trackedStart();
+      const { store, tasks, requests, starter, start, taskRuns, time } = await trackedStart();
       const died: TaskRequests = {
         ...requests,
         addRun: async () => {
@@ -129,6 +134,11 @@ describe("TaskStarter", () => {
 
       await starter(requests).start(start);
       expect(await taskRuns()).toEqual([expect.objectContaining({ status: "completed" })]);
+      const [ended] = await taskRuns();
+      // Repeated once more, the run keeps the ending it has.
+      time.now += 1_000;
+      await starter(requests).start(start);
+      expect(await taskRuns()).toEqual([ended]);
       await store.close();
     });
   });

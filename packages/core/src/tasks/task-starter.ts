@@ -7,7 +7,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { COMMAND_PREFIX_KEY } from "../team/limits.ts";
 import type { TaskRecord } from "./task-record.ts";
-import { isTerminal } from "./task-record.ts";
+import { isTerminal, notStarted } from "./task-record.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { TasksConfig } from "./tasks-config.ts";
 
@@ -23,7 +23,7 @@ export interface TaskRequests {
    * the request holds it already: the same start repeated after a crash adds it once.
    */
   addRun(requestId: string, run: { runId: string; parentRunId?: string }): Promise<void>;
-  /** Ends the task's run in its request with the task's outcome; nothing when the request no longer holds it. */
+  /** Ends the task's run in its request with the task's outcome; nothing when the request no longer holds it running. */
   finishRun(record: TaskRecord): Promise<void>;
 }
 
@@ -124,19 +124,11 @@ export class TaskStarter {
       ...(request.requestId ? { requestId: request.requestId } : {}),
       ...(request.runId ? { parentRunId: request.runId } : {}),
       runId: `run-task-${id}`,
-      status: "queued",
-      iteration: 0,
+      ...notStarted(),
       maxIterations: config.maxIterations,
       wallTimeMs: config.wallTimeMinutes * 60_000,
       createdAt: now,
       updatedAt: now,
-      activeMs: 0,
-      pendingGuidance: [],
-      consecutiveWaits: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      costUsd: 0,
-      reported: false,
     };
     const created = await store.create(record);
     await this.#recordRun(created);

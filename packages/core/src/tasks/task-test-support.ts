@@ -1,4 +1,4 @@
-import type { TaskRecord } from "./task-record.ts";
+import { notStarted, type TaskRecord } from "./task-record.ts";
 
 /** A queued task at its start, for tests; `overrides` set what a test is about. */
 export function queuedTask(overrides: Partial<TaskRecord> = {}): TaskRecord {
@@ -11,19 +11,11 @@ export function queuedTask(overrides: Partial<TaskRecord> = {}): TaskRecord {
     home: { key: "slack:T:C:1", conversation: { platform: "slack", path: ["T", "C", "1"] }, messageId: "m" },
     requesterId: "U1",
     runId: "run-task-T-ABCDEF",
-    status: "queued",
-    iteration: 0,
+    ...notStarted(),
     maxIterations: 10,
     wallTimeMs: 600_000,
     createdAt: 0,
     updatedAt: 0,
-    activeMs: 0,
-    pendingGuidance: [],
-    consecutiveWaits: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: 0,
-    reported: false,
     ...overrides,
   };
 }
