@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../store/open-store.ts";
 import { tempDirectory } from "../store/test-backends.ts";
 import type { Store } from "../store/types.ts";
-import { runAsBackground, runAsIntake } from "./event-loop.ts";
+import { AtOncePerLoopTurn, runAsBackground, runAsIntake } from "./event-loop.ts";
 
 describe("SQLite work and the event loop", () => {
   let store: Store;
@@ -54,5 +54,30 @@ describe("SQLite work and the event loop", () => {
     });
     await runAsIntake(() => runAsBackground(() => writes(50, done)));
     expect(seenAt).toBeLessThan(5);
+  });
+});
+
+describe("AtOncePerLoopTurn", () => {
+  const loopTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("allows `budget` steps in one turn of the loop, refuses the next, and allows them again after the loop turned", async () => {
+    const atOnce = new AtOncePerLoopTurn(3);
+    expect([atOnce.take(), atOnce.take(), atOnce.take(), atOnce.take(), atOnce.take()]).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+    await loopTurn();
+    expect([atOnce.take(), atOnce.take(), atOnce.take(), atOnce.take()]).toEqual([true, true, true, false]);
+  });
+
+  it("counts only what was allowed: refusals do not use up the next turn's budget", async () => {
+    const atOnce = new AtOncePerLoopTurn(1);
+    expect(atOnce.take()).toBe(true);
+    for (let index = 0; index < 10; index++) expect(atOnce.take()).toBe(false);
+    await loopTurn();
+    expect(atOnce.take()).toBe(true);
   });
 });

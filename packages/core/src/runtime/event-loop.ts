@@ -32,3 +32,27 @@ export function yieldToEventLoop(): Promise<void> | undefined {
   if (runningAsIntake()) return undefined;
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/**
+ * How many of something may happen at once in one turn of the event loop before the next has to
+ * wait for the loop to turn: cheap steps (a read, a CPU slot passed on) run at once, and a long run
+ * of them still lets pending I/O — acknowledgements — in every `budget` steps.
+ */
+export class AtOncePerLoopTurn {
+  readonly budget: number;
+  #used = 0;
+
+  constructor(budget: number) {
+    this.budget = budget;
+  }
+
+  /** True, and counted, while fewer than `budget` were taken in this turn of the loop. */
+  take(): boolean {
+    if (this.#used >= this.budget) return false;
+    if (this.#used++ === 0)
+      setImmediate(() => {
+        this.#used = 0;
+      });
+    return true;
+  }
+}

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
-import { runningAsIntake } from "../../runtime/event-loop.ts";
+import { AtOncePerLoopTurn, runningAsIntake } from "../../runtime/event-loop.ts";
 import { asStoreError } from "../errors.ts";
 
 interface Operation {
@@ -42,8 +42,7 @@ export class SqliteCommitGroup {
   readonly #db: DatabaseSync;
   #queued: Operation[] = [];
   #scheduled = false;
-  /** Reads run at once since the loop last turned. */
-  #readsAtOnce = 0;
+  readonly #readsAtOnce = new AtOncePerLoopTurn(READS_AT_ONCE_PER_TURN);
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -58,11 +57,7 @@ export class SqliteCommitGroup {
           throw asStoreError(error);
         });
     // With nothing of ours queued every earlier write has committed, so a read now sees them all.
-    if (!writes && this.#queued.length === 0 && this.#readsAtOnce < READS_AT_ONCE_PER_TURN) {
-      if (this.#readsAtOnce++ === 0)
-        setImmediate(() => {
-          this.#readsAtOnce = 0;
-        });
+    if (!writes && this.#queued.length === 0 && this.#readsAtOnce.take()) {
       return Promise.resolve()
         .then(() => {
           if (!this.#db.isOpen) throw new Error("the SQLite store is closed");
