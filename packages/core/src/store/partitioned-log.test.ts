@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { MemoryStore } from "./memory/memory-store.ts";
 import { PartitionedLog } from "./partitioned-log.ts";
-import { countNamespaceGets, testStoreBackends } from "./test-backends.ts";
+import { countNamespaceCalls, countNamespaceGets, testStoreBackends } from "./test-backends.ts";
 
 const TTL = 60_000;
 
@@ -19,6 +19,24 @@ describe.each(testStoreBackends("partitioned-log"))("PartitionedLog on %s", (_na
       }
       expect(counted.reads()).toBe(0);
       expect(await flat(log, "run-2")).toEqual(["run-2 first", "run-2 second"]);
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
+
+  it("appends made while a write is on its way go out together: their items in order, one count", async () => {
+    const { store, cleanup } = await open();
+    try {
+      const counts = countNamespaceCalls(store, "together-counts", "set");
+      const log = new PartitionedLog<string>(store, { name: "together", ttlMs: TTL });
+      const items = Array.from({ length: 50 }, (_, n) => `run-${n}`);
+      await Promise.all(items.map((item) => log.append("hour:1", item)));
+      // The first append's write, then one for the 49 that came while it was on its way.
+      expect(counts.calls()).toBe(2);
+      expect(await flat(log, "hour:1")).toEqual(items);
+      await log.append("hour:1", "run-50");
+      expect(await flat(log, "hour:1")).toEqual([...items, "run-50"]);
     } finally {
       await store.close();
       await cleanup();
@@ -171,5 +189,27 @@ describe("PartitionedLog claims over a bucket's whole life", () => {
     const partitions = await reader.read("dm");
     expect(partitions).toHaveLength(1);
     expect(partitions[0]).toHaveLength(16);
+  });
+});
+
+describe("PartitionedLog appends that fail", () => {
+  it("fails every append of a batch whose write failed, and the next append writes where that batch would have", async () => {
+    const store = new MemoryStore();
+    const items = store.namespace<string>("failing-items");
+    const set = items.set.bind(items);
+    let failing = false;
+    items.set = ((...args: Parameters<typeof set>) =>
+      failing ? Promise.reject(new Error("the store is down")) : set(...args)) as typeof items.set;
+    const log = new PartitionedLog<string>(store, { name: "failing", ttlMs: TTL });
+    const first = log.append("run", "kept");
+    failing = true;
+    const batch = [log.append("run", "lost 1"), log.append("run", "lost 2")];
+    await first;
+    const outcomes = await Promise.allSettled(batch);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["rejected", "rejected"]);
+    failing = false;
+    await log.append("run", "after");
+    expect(await flat(log, "run")).toEqual(["kept", "after"]);
+    await store.close();
   });
 });

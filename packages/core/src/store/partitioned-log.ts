@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type Keyv from "keyv";
 import { LRUCache } from "lru-cache";
+import { BatchedWrites } from "./batched-writes.ts";
 import type { AtomicStore, Store } from "./types.ts";
 
 export interface PartitionedLogOptions {
@@ -57,7 +58,8 @@ export class PartitionedLog<Item> {
    * Then a bucket it has no count for is one it never wrote to, and its first append reads nothing.
    */
   #knowsEveryCount: boolean;
-  readonly #pending = new Map<string, Promise<unknown>>();
+  /** Per bucket being written to: its appends, in order, in batches. */
+  readonly #writes = new Map<string, BatchedWrites<Item>>();
 
   constructor(store: Store, options: PartitionedLogOptions) {
     this.writerId = options.writerId ?? randomUUID().slice(0, 12);
@@ -82,25 +84,42 @@ export class PartitionedLog<Item> {
     return this.#knowsEveryCount;
   }
 
-  /** Appends `item` to `bucket`; appends to one bucket from one process keep their order. */
+  /**
+   * Appends `item` to `bucket`; appends to one bucket from one process keep their order. Appends made
+   * while the bucket's previous write is on its way go out together in the next one: their items and
+   * one count (one commit on SQLite), not a write of the count per item — an hour's run index takes
+   * every run this process starts.
+   */
   append(bucket: string, item: Item): Promise<void> {
-    return this.#serialized(bucket, async () => {
-      const known = this.#written.get(bucket);
-      const count =
-        known?.count ??
-        (this.#knowsEveryCount ? 0 : ((await this.#counts.get(partitionKey(bucket, this.writerId))) ?? 0));
-      // The claim of a slot, the item and the count go out together (one commit on SQLite): a
-      // reader that sees the count before the item, or the partition before its slot, skips what
-      // is not there yet. A bucket this process has not written to yet is claimed even when a count
-      // was found (the same writer id in an earlier process): its claim may never have landed.
-      const claiming = known === undefined || this.#now() - known.claimedAt >= this.#ttlMs / RENEWALS_PER_TTL;
-      const [claim] = await Promise.all([
-        claiming ? this.#claim(bucket, known?.slot) : known,
-        this.#items.set(itemKey(bucket, this.writerId, count), item, this.#ttlMs),
-        this.#counts.set(partitionKey(bucket, this.writerId), count + 1, this.#ttlMs),
-      ]);
-      this.#written.set(bucket, { count: count + 1, slot: claim.slot, claimedAt: claim.claimedAt });
-    });
+    let writes = this.#writes.get(bucket);
+    if (!writes) {
+      writes = new BatchedWrites<Item>(
+        (items) => this.#write(bucket, items),
+        () => this.#writes.delete(bucket),
+      );
+      this.#writes.set(bucket, writes);
+    }
+    return writes.add(item);
+  }
+
+  async #write(bucket: string, items: readonly Item[]): Promise<void> {
+    const known = this.#written.get(bucket);
+    const count =
+      known?.count ??
+      (this.#knowsEveryCount ? 0 : ((await this.#counts.get(partitionKey(bucket, this.writerId))) ?? 0));
+    // The claim of a slot, the items and the count go out together (one commit on SQLite): a
+    // reader that sees the count before an item, or the partition before its slot, skips what is
+    // not there yet. A bucket this process has not written to yet is claimed even when a count
+    // was found (the same writer id in an earlier process): its claim may never have landed.
+    const claiming = known === undefined || this.#now() - known.claimedAt >= this.#ttlMs / RENEWALS_PER_TTL;
+    const [claim] = await Promise.all([
+      claiming ? this.#claim(bucket, known?.slot) : known,
+      ...items.map((item, n) =>
+        this.#items.set(itemKey(bucket, this.writerId, count + n), item, this.#ttlMs),
+      ),
+      this.#counts.set(partitionKey(bucket, this.writerId), count + items.length, this.#ttlMs),
+    ]);
+    this.#written.set(bucket, { count: count + items.length, slot: claim.slot, claimedAt: claim.claimedAt });
   }
 
   /** Every item of `bucket`, grouped by partition (each partition in append order). */
@@ -121,7 +140,7 @@ export class PartitionedLog<Item> {
 
   /** Resolves when every append started so far has been written. */
   async flushed(): Promise<void> {
-    await Promise.allSettled([...this.#pending.values()]);
+    await Promise.all([...this.#writes.values()].map((writes) => writes.flushed()));
   }
 
   /** Renews the slot this writer holds in `bucket`, or claims one (the one it held, if it lapsed meanwhile, may be gone). */
@@ -172,17 +191,6 @@ export class PartitionedLog<Item> {
 
   #slotKey(bucket: string, slot: number): string {
     return `${this.#name}:${bucket}#${slot}`;
-  }
-
-  #serialized(bucket: string, work: () => Promise<void>): Promise<void> {
-    const previous = this.#pending.get(bucket) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(work);
-    this.#pending.set(bucket, next);
-    const forget = () => {
-      if (this.#pending.get(bucket) === next) this.#pending.delete(bucket);
-    };
-    next.then(forget, forget);
-    return next;
   }
 }
 

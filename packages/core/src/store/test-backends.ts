@@ -115,19 +115,29 @@ export function testStoreBackends(label: string): Array<[string, () => Promise<T
  * store may hand out the same keyv for the same prefix again: each is counted once.
  */
 export function countNamespaceGets(store: Store, prefix: string): { readonly reads: () => number } {
-  let reads = 0;
+  const counted = countNamespaceCalls(store, prefix, "get");
+  return { reads: counted.calls };
+}
+
+/** Counts calls of one keyv method on the namespace `prefix` of `store` from now on. */
+export function countNamespaceCalls(
+  store: Store,
+  prefix: string,
+  method: "get" | "set",
+): { readonly calls: () => number } {
+  let calls = 0;
   const counted = new WeakSet<object>();
   const namespace = store.namespace.bind(store);
   store.namespace = <Value>(name: string): Keyv<Value> => {
     const keyv = namespace<Value>(name);
     if (name !== prefix || counted.has(keyv)) return keyv;
     counted.add(keyv);
-    const get = keyv.get.bind(keyv);
-    keyv.get = ((...args: Parameters<typeof get>) => {
-      reads += 1;
-      return get(...args);
-    }) as typeof keyv.get;
+    const original = keyv[method].bind(keyv) as (...args: unknown[]) => unknown;
+    (keyv as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      calls += 1;
+      return original(...args);
+    };
     return keyv;
   };
-  return { reads: () => reads };
+  return { calls: () => calls };
 }

@@ -2,6 +2,7 @@ import type Keyv from "keyv";
 import { LRUCache } from "lru-cache";
 import type { Clock } from "../runtime/clock.ts";
 import { NO_TOKENS, type TokenCounts } from "../steps/run-step.ts";
+import { BatchedWrites } from "../store/batched-writes.ts";
 import { PartitionedLog } from "../store/partitioned-log.ts";
 import type { Store } from "../store/types.ts";
 
@@ -72,7 +73,8 @@ export class UsageBook {
    */
   readonly #ownTotals: LRUCache<string, UsageTotals>;
   #knowsEveryTotal: boolean;
-  #chain: Promise<unknown> = Promise.resolve();
+  /** Calls recorded while earlier ones are being written go out together, next. */
+  readonly #calls = new BatchedWrites<UsageEvent>((events) => this.#apply(events));
 
   constructor(store: Store, options: { retentionDays: number; clock: Clock; writerId?: string }) {
     this.#ttlMs = options.retentionDays * DAY_MS;
@@ -92,11 +94,13 @@ export class UsageBook {
     this.#totals = store.namespace<UsageTotals>("usage-totals");
   }
 
-  /** Adds one model call to every roll-up it belongs to. Calls are applied in order. */
+  /**
+   * Adds one model call to every roll-up it belongs to. Calls are applied in order; calls recorded
+   * while earlier ones are being written are added up here and written together, each total once
+   * (a busy process's calls share their agent, model and user totals).
+   */
   record(event: UsageEvent): Promise<void> {
-    const next = this.#chain.catch(() => undefined).then(() => this.#apply(event));
-    this.#chain = next;
-    return next;
+    return this.#calls.add(event);
   }
 
   /** The sum of `id`'s totals over `days`. */
@@ -126,39 +130,49 @@ export class UsageBook {
 
   /** Resolves when every recorded call has been written. */
   async flushed(): Promise<void> {
-    await this.#chain.catch(() => undefined);
+    await this.#calls.flushed();
     await this.#ids.flushed();
   }
 
-  async #apply(event: UsageEvent): Promise<void> {
-    const day = usageDay(event.at);
-    const ids: Array<[UsageDimension, string | undefined]> = [
-      ["conversation", event.conversationKey],
-      ["user", event.userId],
-      ["agent", event.agent],
-      ["model", event.model],
-    ];
-    // The roll-ups are separate keys: written side by side (one commit on SQLite), not one after another.
-    await Promise.all(
-      ids.map(async ([dimension, id]) => {
-        if (id === undefined) return;
+  async #apply(events: readonly UsageEvent[]): Promise<void> {
+    const after = new Map<string, UsageTotals>();
+    const ids = new Map<string, readonly [string, UsageDimension, string]>();
+    for (const event of events) {
+      const day = usageDay(event.at);
+      const dimensions: Array<[UsageDimension, string | undefined]> = [
+        ["conversation", event.conversationKey],
+        ["user", event.userId],
+        ["agent", event.agent],
+        ["model", event.model],
+      ];
+      for (const [dimension, id] of dimensions) {
+        if (id === undefined) continue;
         const key = totalKey(day, dimension, id, this.#writerId);
         const before =
+          after.get(key) ??
           this.#ownTotals.get(key) ??
           (this.#knowsEveryTotal ? NO_USAGE : await this.#totals.get(key)) ??
           NO_USAGE;
-        const after = addUsage(before, {
-          ...event,
-          calls: 1,
-          costUsd: event.costUsd ?? 0,
-          unpricedCalls: event.costUsd === undefined ? 1 : 0,
-        });
-        // The id's registration goes out with its total (one commit on SQLite): a total whose id
-        // is not registered yet is not read, an id registered before its total reads as nothing.
-        await Promise.all([this.#register(day, dimension, id), this.#totals.set(key, after, this.#ttlMs)]);
-        this.#ownTotals.set(key, after);
-      }),
-    );
+        after.set(
+          key,
+          addUsage(before, {
+            ...event,
+            calls: 1,
+            costUsd: event.costUsd ?? 0,
+            unpricedCalls: event.costUsd === undefined ? 1 : 0,
+          }),
+        );
+        ids.set(`${day}|${dimension}|${id}`, [day, dimension, id]);
+      }
+    }
+    // The roll-ups are separate keys, written side by side (one commit on SQLite). An id's
+    // registration goes out with its total: a total whose id is not registered yet is not read, an
+    // id registered before its total reads as nothing.
+    await Promise.all([
+      ...[...ids.values()].map(([day, dimension, id]) => this.#register(day, dimension, id)),
+      ...[...after].map(([key, totals]) => this.#totals.set(key, totals, this.#ttlMs)),
+    ]);
+    for (const [key, totals] of after) this.#ownTotals.set(key, totals);
   }
 
   /** The id joins the day's list once per process, and the id's own writer list names this process. */
