@@ -9,6 +9,7 @@
  * With `outDir` `none` nothing is profiled: the CPU per event alone, without the profiler's own cost.
  */
 import { ModelStub } from "../../test/support/model/model-stub.ts";
+import { median } from "../support/stats.ts";
 import { BENCH_REDIS, deleteKeysUnder, uniqueRedisPrefix } from "../support/redis-keys.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { message200 } from "../support/text.ts";
@@ -47,7 +48,7 @@ const run = await driveLoad(events, inFlight, 600_000, (i) => load.ask(`event ${
 await bot.process.quiet();
 const used = bot.process.cpuMs() - cpu;
 process.stderr.write(
-  `${run.latencies.length} events in ${run.seconds.toFixed(1)} s; CLI CPU ${(used / run.latencies.length).toFixed(2)} ms/event\n`,
+  `${run.latencies.length} events in ${run.seconds.toFixed(1)} s; CLI CPU ${(used / run.latencies.length).toFixed(2)} ms/event; answer p50 ${median(run.latencies).toFixed(2)} ms\n`,
 );
 await bot.process.stop();
 await load.close();
