@@ -123,7 +123,7 @@ export function countNamespaceGets(store: Store, prefix: string): { readonly rea
 export function countNamespaceCalls(
   store: Store,
   prefix: string,
-  method: "get" | "set",
+  method: "get" | "getMany" | "set",
 ): { readonly calls: () => number } {
   let calls = 0;
   const counted = new WeakSet<object>();

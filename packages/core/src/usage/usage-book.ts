@@ -135,9 +135,7 @@ export class UsageBook {
   }
 
   async #apply(events: readonly UsageEvent[]): Promise<void> {
-    const after = new Map<string, UsageTotals>();
-    const ids = new Map<string, readonly [string, UsageDimension, string]>();
-    for (const event of events) {
+    const rows = events.flatMap((event) => {
       const day = usageDay(event.at);
       const dimensions: Array<[UsageDimension, string | undefined]> = [
         ["conversation", event.conversationKey],
@@ -145,25 +143,32 @@ export class UsageBook {
         ["agent", event.agent],
         ["model", event.model],
       ];
-      for (const [dimension, id] of dimensions) {
-        if (id === undefined) continue;
-        const key = totalKey(day, dimension, id, this.#writerId);
-        const before =
-          after.get(key) ??
-          this.#ownTotals.get(key) ??
-          (this.#knowsEveryTotal ? NO_USAGE : await this.#totals.get(key)) ??
-          NO_USAGE;
-        after.set(
-          key,
-          addUsage(before, {
-            ...event,
-            calls: 1,
-            costUsd: event.costUsd ?? 0,
-            unpricedCalls: event.costUsd === undefined ? 1 : 0,
-          }),
-        );
-        ids.set(`${day}|${dimension}|${id}`, [day, dimension, id]);
-      }
+      return dimensions.flatMap(([dimension, id]) =>
+        id === undefined
+          ? []
+          : [{ event, day, dimension, id, key: totalKey(day, dimension, id, this.#writerId) }],
+      );
+    });
+    // This process's own partitions it does not hold: read once each, all at once.
+    const unknown = this.#knowsEveryTotal
+      ? []
+      : [...new Set(rows.map((row) => row.key))].filter((key) => !this.#ownTotals.has(key));
+    const found = unknown.length > 0 ? await this.#totals.getMany(unknown) : [];
+    const stored = new Map(found.map((totals, index) => [unknown[index] ?? "", totals]));
+    const after = new Map<string, UsageTotals>();
+    const ids = new Map<string, readonly [string, UsageDimension, string]>();
+    for (const { event, day, dimension, id, key } of rows) {
+      const before = after.get(key) ?? this.#ownTotals.get(key) ?? stored.get(key) ?? NO_USAGE;
+      after.set(
+        key,
+        addUsage(before, {
+          ...event,
+          calls: 1,
+          costUsd: event.costUsd ?? 0,
+          unpricedCalls: event.costUsd === undefined ? 1 : 0,
+        }),
+      );
+      ids.set(`${day}|${dimension}|${id}`, [day, dimension, id]);
     }
     // The roll-ups are separate keys, written side by side (one commit on SQLite). An id's
     // registration goes out with its total: a total whose id is not registered yet is not read, an
