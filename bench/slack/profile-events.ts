@@ -9,8 +9,8 @@
  * With `outDir` `none` nothing is profiled: the CPU per event alone, without the profiler's own cost.
  */
 import { ModelStub } from "../../test/support/model/model-stub.ts";
-import { median } from "../support/stats.ts";
 import { BENCH_REDIS, deleteKeysUnder, uniqueRedisPrefix } from "../support/redis-keys.ts";
+import { median } from "../support/stats.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { message200 } from "../support/text.ts";
 import { driveLoad, SlackLoad } from "./slack-load.ts";
