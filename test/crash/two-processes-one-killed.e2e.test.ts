@@ -8,7 +8,7 @@ import { waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { answerReport } from "../support/crash/answers.ts";
 import { CrashWorld } from "../support/crash/crash-world.ts";
-import { answerWith, shortAnswer, shortParts, tokens } from "../support/crash/scripted-answers.ts";
+import { shortAnswer, shortParts, tokenOf, tokens } from "../support/crash/scripted-answers.ts";
 import { describeReport, exactlyOnce, settleAnswers } from "../support/crash/settle.ts";
 
 const MENTIONS = 100;
@@ -26,8 +26,14 @@ describe("two processes on Redis, one killed", () => {
       store: "redis",
       slots: 2,
       lockTtlSeconds: LOCK_TTL_SECONDS,
-      // Slow enough that the victim has turns in flight when it dies.
-      script: answerWith(shortAnswer, { latencyMs: 300 }),
+      // Slow enough, and staggered (0.3–1.2 s), that the victim has answered some while others are
+      // still with the model when it dies: with one latency for all, a process that starts its turns
+      // together also finishes them together, and the moment with both can be too short to see.
+      script: (request) => ({
+        kind: "answer",
+        text: shortAnswer(tokenOf(request)),
+        latencyMs: 300 + (request.index % 10) * 100,
+      }),
     });
     await world.startCli(0);
     const victim = await world.startCli(1);
