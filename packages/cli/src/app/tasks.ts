@@ -80,18 +80,15 @@ export function createConfiguredTasks(config: SwitchboardConfig, deps: TasksDeps
       },
       async finishRun(record) {
         if (!record.requestId) return;
-        const request = await tracking.tracker.get(record.requestId);
-        // Kept for `requests.retentionDays` after it closed: a task outliving it has no run to end.
-        // A run ended already (a start repeated after a crash) keeps the ending it has.
-        const run = request?.runs.find((held) => held.runId === record.runId);
-        if (run?.status !== "running") return;
         const status =
           record.status === "completed"
             ? "completed"
             : record.status === "cancelled"
               ? "cancelled"
               : "failed";
-        await tracking.tracker.finishRun(record.requestId, record.runId, status, record.lastError);
+        // A request past `requests.retentionDays`, or a run ended already (a start repeated after a
+        // crash), is left as it is.
+        await tracking.tracker.finishIfRunning(record.requestId, record.runId, status, record.lastError);
       },
     },
     appendToHistory: (key, message) => deps.team().appendToHistory(key, message),

@@ -45,6 +45,28 @@ describe.each(testStoreBackends("request-tracker"))("RequestTracker indexes on %
       expect(await tracker.ensureRun("req-gone", run)).toBeUndefined();
     }));
 
+  it("finishIfRunning ends a running run once; an ended run keeps its ending, a gone request changes nothing", () =>
+    withTracker(async (tracker, clock) => {
+      const request = await openIn(tracker, "slack:T1:C1:1.1", "m1");
+      const run = await tracker.startRun(request.id, { triggeredBy: "task", runId: "run-task-T-2" });
+      clock.now += 10;
+      const ended = await tracker.finishIfRunning(request.id, run.runId, "completed");
+      expect(ended?.runs.find((held) => held.runId === run.runId)).toMatchObject({
+        status: "completed",
+        endedAt: clock.now,
+      });
+      clock.now += 10;
+      expect(await tracker.finishIfRunning(request.id, run.runId, "failed", "late")).toBeUndefined();
+      expect((await tracker.require(request.id)).runs.find((held) => held.runId === run.runId)).toMatchObject(
+        {
+          status: "completed",
+          endedAt: clock.now - 10,
+        },
+      );
+      expect(await tracker.finishIfRunning(request.id, "run-unknown", "failed")).toBeUndefined();
+      expect(await tracker.finishIfRunning("req-gone", run.runId, "failed")).toBeUndefined();
+    }));
+
   it("lists a conversation's open requests, oldest first, and none of another's", () =>
     withTracker(async (tracker, clock) => {
       const first = await openIn(tracker, "slack:T1:C1:1.1", "m1");

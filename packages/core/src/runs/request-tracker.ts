@@ -220,6 +220,33 @@ export class RequestTracker {
     const request = await this.require(requestId);
     const run = request.runs.find((candidate) => candidate.runId === runId);
     if (!run) throw new Error(`request ${requestId} has no run ${runId}`);
+    return this.#finishOn(request, run, status, error, closedByEvent);
+  }
+
+  /**
+   * Ends the run while the request holds it running: a run that ended already (its end repeated
+   * after a crash) keeps the ending it has, and a request gone (its retention ended) or without the
+   * run changes nothing. Undefined when nothing changed.
+   */
+  async finishIfRunning(
+    requestId: string,
+    runId: string,
+    status: RunStatus,
+    error?: string,
+  ): Promise<RequestRecord | undefined> {
+    const request = await this.get(requestId);
+    const run = request?.runs.find((candidate) => candidate.runId === runId);
+    if (!request || run?.status !== "running") return undefined;
+    return this.#finishOn(request, run, status, error);
+  }
+
+  async #finishOn(
+    request: RequestRecord,
+    run: RunRecord,
+    status: RunStatus,
+    error?: string,
+    closedByEvent?: string,
+  ): Promise<RequestRecord> {
     const now = this.#clock.now();
     const finished: RunRecord = {
       ...run,

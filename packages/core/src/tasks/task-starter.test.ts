@@ -70,15 +70,12 @@ describe("TaskStarter", () => {
         },
         // As the CLI wires it: a run that ended already keeps its ending.
         finishRun: async (record) => {
-          if (!record.requestId) return;
-          const request = await tracker.get(record.requestId);
-          const run = request?.runs.find((held) => held.runId === record.runId);
-          if (run?.status !== "running") return;
-          await tracker.finishRun(
-            record.requestId,
-            record.runId,
-            record.status === "completed" ? "completed" : "failed",
-          );
+          if (record.requestId)
+            await tracker.finishIfRunning(
+              record.requestId,
+              record.runId,
+              record.status === "completed" ? "completed" : "failed",
+            );
         },
       };
       const tasks = new TaskStore(store, { retentionMs: 86_400_000 });

@@ -154,7 +154,7 @@ export class UsageBook {
       ? []
       : [...new Set(rows.map((row) => row.key))].filter((key) => !this.#ownTotals.has(key));
     const found = unknown.length > 0 ? await this.#totals.getMany(unknown) : [];
-    const stored = new Map(found.map((totals, index) => [unknown[index] ?? "", totals]));
+    const stored = new Map(unknown.map((key, index) => [key, found[index]]));
     const after = new Map<string, UsageTotals>();
     const ids = new Map<string, readonly [string, UsageDimension, string]>();
     for (const { event, day, dimension, id, key } of rows) {
