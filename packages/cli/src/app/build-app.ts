@@ -154,7 +154,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     if (openedBlobs)
       operatorConsole?.chat.useFiles({ blobs: openedBlobs, maxBytes: config.attachments.maxBytes });
     scaleOut = await openScaleOutFor(config, { cwd, logger: componentLogger(logger, "scale-out") });
-    checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger });
+    checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger, store });
     tools = await openTools(config, {
       store,
       logger,

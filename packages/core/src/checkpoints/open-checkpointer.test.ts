@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { afterAll, describe, expect, it } from "vitest";
 import { createMemoryLogger } from "../runtime/logger.ts";
+import { openStore } from "../store/open-store.ts";
 import { CheckpointerConnectionError, CheckpointerUrlError, CheckpointOptionError } from "./errors.ts";
 import { conversationGraph, runTurns } from "./graph-test-support.ts";
 import { openCheckpointer } from "./open-checkpointer.ts";
@@ -52,6 +53,29 @@ describe("openCheckpointer", () => {
       expect(existsSync(join(folder, "data", "switchboard.db"))).toBe(true);
     } finally {
       await opened.close();
+    }
+  });
+
+  it("puts checkpoints in the store's own SQLite file on the store's connection, and others on their own", async () => {
+    const store = await openStore("sqlite://./shared/switchboard.db", { cwd: folder });
+    const same = await openCheckpointer("sqlite://./shared/switchboard.db", { cwd: folder, store });
+    const other = await openCheckpointer("sqlite://./shared/checkpoints.db", { cwd: folder, store });
+    try {
+      expect(same.description).toBe(
+        `SQLite checkpoints in ${join(folder, "shared", "switchboard.db")} (on the store's connection), keeping the newest 5 per thread`,
+      );
+      expect(other.description).toBe(
+        `SQLite checkpoints in ${join(folder, "shared", "checkpoints.db")}, keeping the newest 5 per thread`,
+      );
+      expect(await holdsConversation(same.saver)).toBe(4);
+      expect(await holdsConversation(other.saver)).toBe(4);
+      // The store's connection stays open for the store when the checkpointer closes.
+      await same.close();
+      await store.namespace<string>("still").set("open", "yes");
+      expect(await store.namespace<string>("still").get("open")).toBe("yes");
+    } finally {
+      await other.close();
+      await store.close();
     }
   });
 

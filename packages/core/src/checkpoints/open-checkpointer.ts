@@ -5,6 +5,8 @@
  */
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
 import { createStreamLogger, type Logger } from "../runtime/logger.ts";
+import { SqliteStore } from "../store/sqlite/sqlite-store.ts";
+import type { Store } from "../store/types.ts";
 import {
   type CheckpointerLocation,
   maskUrlPassword,
@@ -27,6 +29,12 @@ export interface OpenCheckpointerOptions {
   cwd?: string;
   /** Where connection trouble after start-up is reported; default a stderr logger. */
   logger?: Logger;
+  /**
+   * The store opened from the same configuration. When it is the embedded store on the same SQLite
+   * file, the checkpoints share its connection (one page cache, the writes of a loop turn in one
+   * commit) instead of opening a second one; the store then closes it.
+   */
+  store?: Store;
 }
 
 export interface OpenedCheckpointer {
@@ -61,10 +69,14 @@ async function openLocation(
 ): Promise<OpenedCheckpointer> {
   switch (location.kind) {
     case "sqlite": {
-      const saver = openSqliteSaver(location.path, keepCheckpoints);
+      const shared = sharedConnection(options.store, location.path);
+      const saver = openSqliteSaver(
+        shared ? { connection: shared } : { path: location.path },
+        keepCheckpoints,
+      );
       return {
         saver,
-        description: `SQLite checkpoints in ${location.path}, ${window}`,
+        description: `SQLite checkpoints in ${location.path}${shared ? " (on the store's connection)" : ""}, ${window}`,
         close: async () => saver.close(),
       };
     }
@@ -146,11 +158,21 @@ async function openLocation(
   }
 }
 
-function openSqliteSaver(path: string, keepCheckpoints: number): SqliteSaver {
+/** The embedded store's connection when `store` is on the file at `path` (never an in-memory database). */
+function sharedConnection(store: Store | undefined, path: string) {
+  if (!(store instanceof SqliteStore) || path === ":memory:") return undefined;
+  return store.connection.path === path && store.connection.db.isOpen ? store.connection : undefined;
+}
+
+function openSqliteSaver(
+  file: { path: string } | { connection: SqliteStore["connection"] },
+  keepCheckpoints: number,
+): SqliteSaver {
   try {
-    return new SqliteSaver({ path, keepCheckpoints });
+    return new SqliteSaver({ ...file, keepCheckpoints });
   } catch (error) {
     if (error instanceof CheckpointSchemaError) throw error;
+    const path = "path" in file ? file.path : file.connection.path;
     throw new CheckpointerConnectionError(
       path,
       "could not open the SQLite checkpoint file",

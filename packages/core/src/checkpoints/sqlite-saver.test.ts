@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { SqliteStore } from "../store/sqlite/sqlite-store.ts";
 import { SqliteSaver } from "./sqlite-saver.ts";
 import { createCheckpointTables } from "./sqlite-schema.ts";
 import { prepareStatements } from "./sqlite-statements.ts";
@@ -17,6 +18,22 @@ registerCheckpointerValidation<SqliteSaver>("SqliteSaver", (keepCheckpoints) => 
   createCheckpointer: () =>
     new SqliteSaver({ path: join(folder, `validation-${files++}.db`), keepCheckpoints }),
   destroyCheckpointer: (saver) => saver.close(),
+}));
+
+// The same cases over the store's connection (checkpoints in the store's file, as the CLI runs).
+const storesOf = new WeakMap<SqliteSaver, SqliteStore>();
+registerCheckpointerValidation<SqliteSaver>("SqliteSaver on the store's connection", (keepCheckpoints) => ({
+  createCheckpointer: () => {
+    const path = join(folder, `shared-${files++}.db`);
+    const store = new SqliteStore(path, { description: path, onBackgroundError: () => {} });
+    const saver = new SqliteSaver({ connection: store.connection, keepCheckpoints });
+    storesOf.set(saver, store);
+    return saver;
+  },
+  destroyCheckpointer: async (saver) => {
+    saver.close();
+    await storesOf.get(saver)?.close();
+  },
 }));
 
 describe("SqliteSaver files", () => {
@@ -43,26 +60,66 @@ describe("SqliteSaver and the event loop", () => {
   // of turns share it) holds every answer back by the whole turn's work.
   it("lets the loop turn once for a put, as for every store call, and no more", async () => {
     const saver = new SqliteSaver({ path: join(folder, "one-turn.db") });
-    let written = false;
-    const put = saver
-      .put(
+    const immediate = vi.spyOn(globalThis, "setImmediate");
+    try {
+      await saver.put(
         { configurable: { thread_id: "t", checkpoint_ns: "" } },
         emptyCheckpoint(),
         { source: "input", step: -1, parents: {} },
         {},
-      )
-      .then(() => {
-        written = true;
-      });
-    let turns = 0;
-    while (!written) {
-      await new Promise((resolve) => setImmediate(resolve));
-      turns += 1;
+      );
+      expect(immediate).toHaveBeenCalledTimes(1);
+    } finally {
+      immediate.mockRestore();
     }
-    await put;
-    expect(turns).toBe(1);
     expect(await saver.getTuple({ configurable: { thread_id: "t" } })).toBeDefined();
     saver.close();
+  });
+});
+
+describe("SqliteSaver on the store's connection", () => {
+  const put = (saver: SqliteSaver, thread: string) =>
+    saver.put(
+      { configurable: { thread_id: thread, checkpoint_ns: "" } },
+      emptyCheckpoint(),
+      { source: "input", step: -1, parents: {} },
+      {},
+    );
+
+  it("lands a checkpoint and the store's writes of the same turn in one commit", async () => {
+    const path = join(folder, "one-commit.db");
+    const store = new SqliteStore(path, { description: path, onBackgroundError: () => {} });
+    const saver = new SqliteSaver({ connection: store.connection });
+    const { DatabaseSync } = await import("node:sqlite");
+    const exec = DatabaseSync.prototype.exec;
+    let commits = 0;
+    // Every connection of the process: a saver on a connection of its own would commit apart.
+    DatabaseSync.prototype.exec = function (this: InstanceType<typeof DatabaseSync>, sql: string) {
+      if (/^\s*COMMIT\b/i.test(sql)) commits += 1;
+      return exec.call(this, sql);
+    };
+    try {
+      await Promise.all([store.namespace<string>("answers").set("a", "b"), put(saver, "t")]);
+    } finally {
+      DatabaseSync.prototype.exec = exec;
+    }
+    expect(commits).toBe(1);
+    expect(await saver.getTuple({ configurable: { thread_id: "t" } })).toBeDefined();
+    expect(await store.namespace<string>("answers").get("a")).toBe("b");
+    await store.close();
+  });
+
+  it("leaves the connection to the store when it closes", async () => {
+    const path = join(folder, "store-closes.db");
+    const store = new SqliteStore(path, { description: path, onBackgroundError: () => {} });
+    const saver = new SqliteSaver({ connection: store.connection });
+    await put(saver, "t");
+    saver.close();
+    expect(store.connection.db.isOpen).toBe(true);
+    await store.namespace<string>("answers").set("after", "close");
+    expect(await store.namespace<string>("answers").get("after")).toBe("close");
+    await store.close();
+    await expect(put(saver, "u")).rejects.toThrow(/closed/);
   });
 });
 

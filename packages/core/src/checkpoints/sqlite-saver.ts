@@ -10,13 +10,18 @@ import type {
   CheckpointTuple,
   PendingWrite,
 } from "@langchain/langgraph-checkpoint";
-import { yieldToEventLoop } from "../runtime/event-loop.ts";
+import { SqliteCommitGroup } from "../store/sqlite/sqlite-commit-group.ts";
+import { inImmediateTransaction } from "../store/sqlite/sqlite-database.ts";
+import type { SqliteConnection } from "../store/sqlite/sqlite-store.ts";
 import {
   type CheckpointRecord,
   matchesMetadataFilter,
   RetainingCheckpointSaver,
   type RetainingSaverOptions,
   readSelector,
+  type StoredBlob,
+  type StoredCheckpoint,
+  type StoredWrite,
 } from "./retaining-saver.ts";
 import { bytesColumn, textColumn } from "./sqlite-rows.ts";
 import { createCheckpointTables } from "./sqlite-schema.ts";
@@ -29,12 +34,19 @@ import {
   writeParams,
 } from "./sqlite-statements.ts";
 
-export interface SqliteSaverOptions extends RetainingSaverOptions {
-  /** Database file (parent folders are created), or `:memory:`. */
-  path: string;
-  /** How long a write waits for another connection's lock before failing (default 5000 ms). */
-  busyTimeoutMs?: number;
-}
+export type SqliteSaverOptions = RetainingSaverOptions &
+  (
+    | {
+        /** Database file (parent folders are created), or `:memory:`: opened on a connection of its own. */
+        path: string;
+        /** How long a write waits for another connection's lock before failing (default 5000 ms). */
+        busyTimeoutMs?: number;
+      }
+    | {
+        /** The store's connection to the same file: its tables are added there, and it stays the store's to close. */
+        connection: SqliteConnection;
+      }
+  );
 
 type Row = Record<string, unknown>;
 
@@ -42,37 +54,58 @@ type Row = Record<string, unknown>;
  * LangGraph checkpoints in a SQLite file through Node's built-in `node:sqlite` (no native build).
  * Channel values are stored once per version; each `put` keeps only the newest
  * `keepCheckpoints` checkpoints of its thread and namespace (see `retention.ts`).
+ *
+ * Every statement goes through a commit group (store/sqlite/sqlite-commit-group.ts), the store's
+ * when the checkpoints live in the store's file: a write waits one turn of the event loop and lands
+ * in one commit with the other writes of that turn, each `put` atomic in a savepoint of its own; a
+ * read runs at once and sees every write issued before it.
  */
 export class SqliteSaver extends RetainingCheckpointSaver {
   readonly path: string;
   private readonly db: DatabaseSync;
+  private readonly commits: SqliteCommitGroup;
+  /** False on the store's connection: the store closes it. */
+  private readonly ownsConnection: boolean;
   private readonly statements: ReturnType<typeof prepareStatements>;
 
   constructor(options: SqliteSaverOptions) {
     super(options);
-    this.path = options.path;
-    if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
-    this.db = new DatabaseSync(options.path);
-    this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-    this.db.exec("PRAGMA journal_mode = WAL");
-    this.db.exec("PRAGMA synchronous = NORMAL");
-    createCheckpointTables(this.db, options.path);
+    if ("connection" in options) {
+      this.path = options.connection.path;
+      this.db = options.connection.db;
+      this.commits = options.connection.commits;
+      this.ownsConnection = false;
+    } else {
+      this.path = options.path;
+      if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+      this.db = new DatabaseSync(options.path);
+      this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+      this.db.exec("PRAGMA journal_mode = WAL");
+      this.db.exec("PRAGMA synchronous = NORMAL");
+      this.commits = new SqliteCommitGroup(this.db);
+      this.ownsConnection = true;
+    }
+    createCheckpointTables(this.db, this.path);
     this.statements = prepareStatements(this.db);
   }
 
   close(): void {
-    if (this.db.isOpen) this.db.close();
+    if (!this.ownsConnection || !this.db.isOpen) return;
+    this.commits.flushNow();
+    this.db.close();
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    await yieldToEventLoop();
     const { threadId, namespace = "", checkpointId } = readSelector(config);
     if (threadId === undefined) return undefined;
-    const row =
-      checkpointId === undefined
-        ? this.statements.latest.get(threadId, namespace)
-        : this.statements.one.get(threadId, namespace, checkpointId);
-    return row === undefined ? undefined : this.loadTuple(row);
+    const found = await this.read(() => {
+      const row =
+        checkpointId === undefined
+          ? this.statements.latest.get(threadId, namespace)
+          : this.statements.one.get(threadId, namespace, checkpointId);
+      return row === undefined ? undefined : this.rowsOf(row);
+    });
+    return found === undefined ? undefined : this.loadTuple(found);
   }
 
   override async *list(
@@ -101,14 +134,14 @@ export class SqliteSaver extends RetainingCheckpointSaver {
       ` ORDER BY checkpoint_id DESC${limit}`;
     // Read the rows first: the caller may write between two yields, and a statement left open
     // across writes on the same connection would see a moving table.
-    const rows = this.db.prepare(sql).all(...params);
+    const rows = await this.read(() => this.db.prepare(sql).all(...params));
     let remaining = options.limit ?? Number.POSITIVE_INFINITY;
     for (const row of rows) {
       if (remaining <= 0) return;
       if (filtered && !matchesMetadataFilter(await this.decodeMetadata(toStored(row)), options.filter))
         continue;
       remaining -= 1;
-      yield await this.loadTuple(row);
+      yield await this.loadTuple(await this.read(() => this.rowsOf(row)));
     }
   }
 
@@ -118,13 +151,11 @@ export class SqliteSaver extends RetainingCheckpointSaver {
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> {
-    // Everything here is synchronous, so a graph that does no other I/O (a scripted model, a
-    // tool-free turn) would never let timers and sockets run: lock heartbeats would starve. The
-    // one turn of the loop a put waits (as every store call does) keeps the process responsive;
-    // a second, between encoding and writing, would only hold the answer back one more turn.
-    await yieldToEventLoop();
+    // The write waits for its group's turn of the loop (as every store write does): a graph that
+    // does no other I/O (a scripted model, a tool-free turn) still lets timers and sockets run, so
+    // lock heartbeats never starve.
     const record = await this.encodeCheckpoint(config, checkpoint, metadata, newVersions);
-    this.transaction(() => {
+    await this.transaction(() => {
       for (const blob of record.blobs) {
         this.statements.insertBlob.run(
           record.threadId,
@@ -153,17 +184,15 @@ export class SqliteSaver extends RetainingCheckpointSaver {
     taskId: string,
     taskPath?: string,
   ): Promise<void> {
-    await yieldToEventLoop();
     const record = await this.encodeWrites(config, writes, taskId, taskPath);
     const statement = record.replaceExisting ? this.statements.upsertWrite : this.statements.insertWrite;
-    this.transaction(() => {
+    await this.transaction(() => {
       for (const write of record.writes) statement.run(...writeParams(record, write));
     });
   }
 
   override async deleteThread(threadId: string): Promise<void> {
-    await yieldToEventLoop();
-    this.transaction(() => {
+    await this.transaction(() => {
       for (const statement of this.statements.deleteThread) statement.run(threadId);
     });
   }
@@ -180,7 +209,8 @@ export class SqliteSaver extends RetainingCheckpointSaver {
     this.statements.deleteOrphanBlobs.run(threadId);
   }
 
-  private async loadTuple(row: Row): Promise<CheckpointTuple> {
+  /** A checkpoint row with its blobs and pending writes, read together (synchronously: one snapshot). */
+  private rowsOf(row: Row): CheckpointRows {
     const stored = toStored(row);
     const { threadId, namespace } = stored;
     const blobs = this.statements.blobs
@@ -189,22 +219,32 @@ export class SqliteSaver extends RetainingCheckpointSaver {
         channel: textColumn(blob, "channel"),
         value: { type: textColumn(blob, "type"), bytes: bytesColumn(blob, "blob") },
       }));
-    const writesOf = (checkpointId: string) =>
-      this.statements.writes.all(threadId, namespace, checkpointId).map(toStoredWrite);
-    return this.decodeTuple(stored, blobs, writesOf(stored.checkpointId), async () =>
-      stored.parentCheckpointId === undefined ? [] : writesOf(stored.parentCheckpointId),
+    return { stored, blobs, writes: this.writesOf(stored, stored.checkpointId) };
+  }
+
+  private writesOf(stored: StoredCheckpoint, checkpointId: string): StoredWrite[] {
+    return this.statements.writes.all(stored.threadId, stored.namespace, checkpointId).map(toStoredWrite);
+  }
+
+  private loadTuple({ stored, blobs, writes }: CheckpointRows): Promise<CheckpointTuple> {
+    const parent = stored.parentCheckpointId;
+    return this.decodeTuple(stored, blobs, writes, async () =>
+      parent === undefined ? [] : this.read(() => this.writesOf(stored, parent)),
     );
   }
 
-  private transaction(work: () => void): void {
-    this.db.exec("BEGIN IMMEDIATE");
-    try {
-      work();
-      this.db.exec("COMMIT");
-    } catch (error) {
-      // SQLite may already have rolled back (a failed COMMIT); a second ROLLBACK would hide the cause.
-      if (this.db.isTransaction) this.db.exec("ROLLBACK");
-      throw error;
-    }
+  private read<Result>(work: () => Result): Promise<Result> {
+    return this.commits.run(work, false);
   }
+
+  /** `work`'s statements in one transaction of their own, or a savepoint of the group's. */
+  private transaction(work: () => void): Promise<void> {
+    return this.commits.run(() => inImmediateTransaction(this.db, work));
+  }
+}
+
+interface CheckpointRows {
+  readonly stored: StoredCheckpoint;
+  readonly blobs: ReadonlyArray<Pick<StoredBlob, "channel" | "value">>;
+  readonly writes: readonly StoredWrite[];
 }

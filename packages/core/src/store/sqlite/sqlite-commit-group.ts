@@ -33,7 +33,8 @@ interface Operation {
  *   loop to turn like a write, so a loop of reads still lets I/O in.
  *
  * The flush is synchronous from BEGIN to COMMIT, so no transaction is ever held across an await:
- * another connection to the file (the checkpointer's, another process's) waits at most one flush.
+ * another connection to the file (another process's, the memory archive's) waits at most one flush.
+ * Checkpoints kept in the store's file go through the store's group, on its connection.
  */
 /** Reads run at once per turn of the event loop before the next one waits for the loop to turn. */
 export const READS_AT_ONCE_PER_TURN = 32;

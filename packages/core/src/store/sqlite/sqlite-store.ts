@@ -22,6 +22,18 @@ export interface SqliteStoreOptions {
 const DEFAULT_PURGE_INTERVAL_MS = 60_000;
 
 /**
+ * One open SQLite file and the commit group every operation on it goes through: what another
+ * part of the process (the checkpointer) uses to work on the store's file over the store's own
+ * connection instead of a second one.
+ */
+export interface SqliteConnection {
+  /** The file, as the store resolved it. */
+  readonly path: string;
+  readonly db: DatabaseSync;
+  readonly commits: SqliteCommitGroup;
+}
+
+/**
  * The embedded store: keyv namespaces, the AtomicStore and the sorted sets over one SQLite
  * connection, their operations committed in groups (sqlite-commit-group.ts).
  */
@@ -37,6 +49,12 @@ export class SqliteStore implements Store {
   readonly atomic: SqliteAtomicStore;
   readonly namespace: <Value>(name: string) => Keyv<Value>;
   readonly sortedSets: SqliteSortedSets;
+  /**
+   * The store's connection, for the checkpointer on the same file (open-checkpointer.ts): one
+   * connection keeps one page cache (a second one's commits make each throw its cache away) and
+   * lands the writes of a loop turn — the store's and the checkpoint's — in one commit.
+   */
+  readonly connection: SqliteConnection;
   readonly #db: DatabaseSync;
   readonly #now: () => number;
   readonly #purgeTimer: NodeJS.Timeout;
@@ -53,6 +71,7 @@ export class SqliteStore implements Store {
     // namespace or table they go to, commit together.
     const commits = new SqliteCommitGroup(db);
     this.#commits = commits;
+    this.connection = { path, db, commits };
     this.atomic = new SqliteAtomicStore(db, { now, commits });
     this.sortedSets = new SqliteSortedSets(db, commits);
     this.namespace = keyvPerNamespace(
