@@ -3,10 +3,10 @@
  *
  * node:sqlite runs every statement synchronously, so a turn that awaits only SQLite calls would keep
  * the event loop until it awaits real I/O, and requests arriving meanwhile would wait behind whole
- * turns. Each SQLite-backed operation therefore starts with `yieldToEventLoop()` (the store's
- * operations wait for their commit group's flush, which is the same turn): one turn of the
- * loop, in which pending I/O is handled first. Intake runs under `runAsIntake`, where the yield is
- * skipped: its few store calls finish at once, and the work it starts (`runAsBackground`) yields again.
+ * turns. Each SQLite write therefore waits for its commit group's flush (store/sqlite/
+ * sqlite-commit-group.ts — the store's and the checkpointer's): one turn of the loop, in which
+ * pending I/O is handled first. Intake runs under `runAsIntake`, where the wait is skipped: its few
+ * store calls finish at once, and the work it starts (`runAsBackground`) waits again.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
@@ -25,12 +25,6 @@ export function runAsBackground<Result>(work: () => Promise<Result>): Promise<Re
 /** True inside `runAsIntake` (and not inside a `runAsBackground` started from it). */
 export function runningAsIntake(): boolean {
   return intake.getStore() === true;
-}
-
-/** One turn of the event loop for ordinary work; nothing for intake. */
-export function yieldToEventLoop(): Promise<void> | undefined {
-  if (runningAsIntake()) return undefined;
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
