@@ -5,7 +5,7 @@
  */
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
 import { createStreamLogger, type Logger } from "../runtime/logger.ts";
-import { SqliteStore } from "../store/sqlite/sqlite-store.ts";
+import { type SqliteConnection, SqliteStore } from "../store/sqlite/sqlite-store.ts";
 import type { Store } from "../store/types.ts";
 import {
   type CheckpointerLocation,
@@ -159,13 +159,13 @@ async function openLocation(
 }
 
 /** The embedded store's connection when `store` is on the file at `path` (never an in-memory database). */
-function sharedConnection(store: Store | undefined, path: string) {
+function sharedConnection(store: Store | undefined, path: string): SqliteConnection | undefined {
   if (!(store instanceof SqliteStore) || path === ":memory:") return undefined;
   return store.connection.path === path && store.connection.db.isOpen ? store.connection : undefined;
 }
 
 function openSqliteSaver(
-  file: { path: string } | { connection: SqliteStore["connection"] },
+  file: { path: string } | { connection: SqliteConnection },
   keepCheckpoints: number,
 ): SqliteSaver {
   try {

@@ -55,22 +55,18 @@ export class SqliteStore implements Store {
    * lands the writes of a loop turn — the store's and the checkpoint's — in one commit.
    */
   readonly connection: SqliteConnection;
-  readonly #db: DatabaseSync;
   readonly #now: () => number;
   readonly #purgeTimer: NodeJS.Timeout;
   readonly #purgeStatements: StatementSync[];
-  readonly #commits: SqliteCommitGroup;
 
   constructor(path: string, options: SqliteStoreOptions) {
     const db = openSqliteDatabase(path);
     const now = options.now ?? Date.now;
-    this.#db = db;
     this.#now = now;
     this.description = options.description;
     // One commit group for every operation on this connection: a loop turn's writes, whichever
     // namespace or table they go to, commit together.
     const commits = new SqliteCommitGroup(db);
-    this.#commits = commits;
     this.connection = { path, db, commits };
     this.atomic = new SqliteAtomicStore(db, { now, commits });
     this.sortedSets = new SqliteSortedSets(db, commits);
@@ -108,9 +104,10 @@ export class SqliteStore implements Store {
     clearInterval(this.#purgeTimer);
     // Operations issued before close (keyv takes a few microtasks to reach the adapter) still commit.
     await new Promise((resolve) => setImmediate(resolve));
-    if (this.#db.isOpen) {
-      this.#commits.flushNow();
-      this.#db.close();
+    const { db, commits } = this.connection;
+    if (db.isOpen) {
+      commits.flushNow();
+      db.close();
     }
   }
 }
