@@ -2,8 +2,11 @@
  * The endpoint's circuit through a real provider SDK (OpenAI's, as LangChain builds it) whose fetch
  * answers 503 while the provider is "down": the circuit opens after the configured failures in a
  * row, refuses calls without sending them (and the model retry stops at once), lets one probe
- * through after its pause, and closes when that probe is answered.
+ * through after its pause, and closes when that probe is answered. Over real sockets: a connection
+ * dropped before its answer does not count, a refused one does.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { HumanMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadChatModelFactory } from "../models/create-model.ts";
@@ -136,5 +139,66 @@ describe("a model endpoint's circuit", () => {
     for (let i = 0; i < 3; i++) expect(await failure(turn())).toMatchObject({ circuitOpen: false });
     expect(down.state.sent).toBe(12);
     expect(endpoints.states()[0]).toMatchObject({ circuit: "closed" });
+  });
+
+  describe("over real connections", () => {
+    let server: Server | undefined;
+    afterEach(async () => {
+      await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+      server = undefined;
+    });
+
+    /** A server that takes each request and drops its connection: a reset, or a plain close, in turn. */
+    async function droppingServer(): Promise<{ url: string; requests: () => number }> {
+      let requests = 0;
+      const started = createServer((request) => {
+        requests += 1;
+        if (requests % 2 === 1) request.socket.resetAndDestroy();
+        else request.socket.destroy();
+      });
+      server = started;
+      await new Promise<void>((resolve) => started.listen(0, "127.0.0.1", resolve));
+      const { port } = started.address() as AddressInfo;
+      return { url: `http://127.0.0.1:${port}/v1`, requests: () => requests };
+    }
+
+    async function turnsOn(baseUrl: string) {
+      const endpoints = new ModelEndpoints(
+        modelEndpointsConfigSchema.parse({ circuit: { openAfterFailures: 2, halfOpenAfterSeconds: 30 } }),
+      );
+      const build = await loadChatModelFactory(["openai-compatible"], { endpoints });
+      // No fetch given: the process's own, over real sockets.
+      const model = build({ provider: "openai-compatible", model: "m", baseUrl, maxRetries: 0 });
+      const turn = () =>
+        invokeWithRetry(() => model.invoke([new HumanMessage("hi")]), {
+          maxAttempts: 2,
+          sleep: async () => undefined,
+        });
+      return { endpoints, turn };
+    }
+
+    it("a connection dropped before its answer is retried and does not count: the provider is not down", async () => {
+      const dropping = await droppingServer();
+      const { endpoints, turn } = await turnsOn(dropping.url);
+      for (let i = 0; i < 4; i++) {
+        const failed = await failure(turn());
+        expect(failed).toBeInstanceOf(ModelUnavailableError);
+        expect(failed).toMatchObject({ kind: "network", attempts: 2, circuitOpen: false });
+      }
+      // Eight requests dropped (resets and closes), every one sent: the circuit never opened.
+      expect(dropping.requests()).toBe(8);
+      expect(endpoints.states()[0]).toMatchObject({ circuit: "closed", circuitOpened: 0 });
+    });
+
+    it("a refused connection counts: the circuit opens", async () => {
+      const dropping = await droppingServer();
+      await new Promise((resolve) => server?.close(resolve));
+      server = undefined;
+      const { endpoints, turn } = await turnsOn(dropping.url);
+      // Two refusals open it; the turn's second attempt is refused by the circuit itself.
+      expect(await failure(turn())).toMatchObject({ attempts: 2 });
+      expect(await failure(turn())).toMatchObject({ attempts: 1, circuitOpen: true });
+      expect(endpoints.states()[0]).toMatchObject({ circuit: "open", circuitOpened: 1 });
+    });
   });
 });

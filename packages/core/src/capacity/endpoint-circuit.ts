@@ -1,6 +1,7 @@
 /**
  * The circuit of one model endpoint: after `openAfterFailures` provider failures in a row (5xx,
- * 503/529 overload, no answer in time, the network) it opens, and for `halfOpenAfterMs` no call of
+ * 503/529 overload, no answer in time, a refused or unreachable connection — endpoint-fetch.ts says
+ * what counts) it opens, and for `halfOpenAfterMs` no call of
  * this process reaches the provider — each fails at once with `ModelCircuitOpenError`, which the
  * model retry turns into "unavailable" without waiting out its backoff, and the engine into a
  * retry later. Then one call is let through (half-open): an answer closes the circuit, a failure

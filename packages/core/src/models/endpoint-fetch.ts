@@ -17,7 +17,7 @@ import { awayFromCpu, currentTurnKey } from "../capacity/cpu-slots.ts";
 import type { CallOutcome, EndpointLimiter } from "../capacity/endpoint-limiter.ts";
 import { currentAttemptClock } from "./attempt-clock.ts";
 import { HeldTimeout } from "./held-timeout.ts";
-import { retryAfterMsOf } from "./retry-policy.ts";
+import { connectionDropped, retryAfterMsOf } from "./retry-policy.ts";
 
 export interface EndpointFetchOptions {
   /** The fetch that sends the request (tests answer without a network); the global one when absent. */
@@ -39,11 +39,17 @@ export function endpointFetch(limiter: EndpointLimiter, options: EndpointFetchOp
     const callerSignal = init?.signal ?? (input instanceof Request ? input.signal : undefined) ?? undefined;
     return limiter.circuit.run(
       () => limited(input, init),
-      // A timed-out attempt (ours, or the model retry's attempt timers) counts; a caller giving up does not.
-      (outcome) =>
-        "value" in outcome
-          ? providerFailed(outcome.value.status)
-          : !callerSignal?.aborted || abortOutcome(callerSignal) === "timeout",
+      // A timed-out attempt (ours, or the model retry's attempt timers) counts; a caller giving up
+      // does not. Nor does a dropped connection: a pooled connection the provider (or a proxy) closed
+      // while it sat idle, or every connection reset at once by a restarting load balancer, says that
+      // connection ended, not that the provider is down — counted, a burst of them opened the circuit
+      // and failed every turn in flight. The model retry tries again on a new connection; a provider
+      // that is down refuses new connections, times out or answers 5xx, and those count.
+      (outcome) => {
+        if ("value" in outcome) return providerFailed(outcome.value.status);
+        if (callerSignal?.aborted) return abortOutcome(callerSignal) === "timeout";
+        return !connectionDropped(outcome.error);
+      },
     );
   };
 }

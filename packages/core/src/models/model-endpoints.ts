@@ -82,7 +82,7 @@ export const modelEndpointsConfigSchema = z.strictObject({
         .max(1_000)
         .default(5)
         .describe(
-          "Provider failures in a row (5xx, 503/529 overload, timeouts, network errors; not 429) after which calls to the endpoint stop for a while: turns then go straight to the later retry instead of waiting out their own retries. 0: never.",
+          "Provider failures in a row (5xx, 503/529 overload, timeouts, refused or unreachable connections; not 429, nor a connection dropped before its answer, which is retried) after which calls to the endpoint stop for a while: turns then go straight to the later retry instead of waiting out their own retries. 0: never.",
         ),
       halfOpenAfterSeconds: z
         .number()

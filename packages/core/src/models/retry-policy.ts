@@ -27,6 +27,21 @@ const NETWORK_CODES = new Set([
   "UND_ERR_SOCKET",
 ]);
 
+/**
+ * The other side closed or reset a connection the request had gone out on, before any answer: what
+ * a pooled keep-alive connection meets when the server (or a proxy before it) dropped it while it
+ * sat idle, or when a load balancer drops every connection at once on a restart.
+ */
+const DROPPED_CONNECTION_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"]);
+
+/** Was the request lost to a dropped connection (see DROPPED_CONNECTION_CODES)? Retried like any network failure. */
+export function connectionDropped(error: unknown): boolean {
+  return causeChain(error).some((link) => {
+    const code = codeOf(link);
+    return code !== undefined && DROPPED_CONNECTION_CODES.has(code);
+  });
+}
+
 const TIMEOUT_CODES = new Set([
   "ETIMEDOUT",
   "ESOCKETTIMEDOUT",
@@ -118,8 +133,10 @@ function header(headers: unknown, name: string): string | undefined {
   return typeof value === "number" ? String(value) : undefined;
 }
 
-/** SDK and fetch errors wrap the useful one (`fetch failed` → cause `ECONNRESET`); look a few deep. */
-/** The error and its causes, outermost first (at most five). */
+/**
+ * The error and its causes, outermost first (at most five): SDK and fetch errors wrap the useful one
+ * (`fetch failed` → cause `ECONNRESET`).
+ */
 export function causeChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
   let current: unknown = error;

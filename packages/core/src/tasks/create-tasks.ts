@@ -132,7 +132,11 @@ export function createTasks(options: CreateTasksOptions): Tasks {
         firstTokenTimeoutMs: policy.firstTokenTimeoutMs,
         ...(signal ? { signal } : {}),
         onRetry: (event) =>
-          logger.warn("task model call failed; retrying", { attempt: event.attempt, kind: event.kind }),
+          logger.warn("task model call failed; retrying", {
+            attempt: event.attempt,
+            kind: event.kind,
+            error: event.error,
+          }),
       }),
     report,
     ...(options.recording ? { recording: options.recording } : {}),

@@ -159,6 +159,7 @@ export class Team implements Responder, TeamControls {
             attempt: event.attempt,
             kind: event.kind,
             delayMs: event.delayMs,
+            error: event.error,
           }),
       });
     this.#graph = buildTeamGraph({
