@@ -1,12 +1,11 @@
 /**
  * The circuit of one model endpoint: after `openAfterFailures` provider failures in a row (5xx,
  * 503/529 overload, no answer in time, a refused or unreachable connection — endpoint-fetch.ts says
- * what counts) it opens, and for `halfOpenAfterMs` no call of
- * this process reaches the provider — each fails at once with `ModelCircuitOpenError`, which the
- * model retry turns into "unavailable" without waiting out its backoff, and the engine into a
- * retry later. Then one call is let through (half-open): an answer closes the circuit, a failure
- * opens it again. A provider that is down for an hour gets one probe per interval from this
- * process, not every turn's four attempts.
+ * what counts) it opens, and for `halfOpenAfterMs` no call of this process reaches the provider —
+ * each fails at once with `ModelCircuitOpenError`, which the model retry turns into "unavailable"
+ * without waiting out its backoff, and the engine into a retry later. Then one call is let through
+ * (half-open): an answer closes the circuit, a failure opens it again. A provider that is down for
+ * an hour gets one probe per interval from this process, not every turn's four attempts.
  *
  * The state machine is cockatiel's (`circuitBreaker` with a `ConsecutiveBreaker`): a small,
  * well-kept library whose half-open step admits exactly one probe. It sits inside the endpoint's

@@ -15,24 +15,23 @@ export interface RetryableFailure {
   readonly retryAfterMs?: number;
 }
 
-const NETWORK_CODES = new Set([
-  "ECONNRESET",
-  "ECONNREFUSED",
-  "ECONNABORTED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EPIPE",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-  "UND_ERR_SOCKET",
-]);
-
 /**
  * The other side closed or reset a connection the request had gone out on, before any answer: what
  * a pooled keep-alive connection meets when the server (or a proxy before it) dropped it while it
  * sat idle, or when a load balancer drops every connection at once on a restart.
  */
 const DROPPED_CONNECTION_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"]);
+
+/** Network failures, retried: a dropped connection, or one that could not be made. */
+const NETWORK_CODES = new Set([
+  ...DROPPED_CONNECTION_CODES,
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+]);
 
 /** Was the request lost to a dropped connection (see DROPPED_CONNECTION_CODES)? Retried like any network failure. */
 export function connectionDropped(error: unknown): boolean {
