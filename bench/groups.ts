@@ -52,7 +52,8 @@ export const GROUPS = {
   },
   startup: { measure: measureStartup, limitSeconds: 120 },
   acks: { measure: measureAcks, limitSeconds: 180 },
-  "model-latency": { measure: measureModelLatency, limitSeconds: 330 },
+  // Four bursts and two runs of the real CLI, then six bursts beside the Chat SDK bot (~20 s each): ~4 min.
+  "model-latency": { measure: measureModelLatency, limitSeconds: 480 },
   streaming: { measure: measureStreaming, limitSeconds: 180 },
   "slack-side-by-side": {
     // 15 runs (5 set-ups × 3 rounds), each a fresh process: ~20 s each on a quiet machine, ~40 s on a loaded one.

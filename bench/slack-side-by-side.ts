@@ -47,7 +47,7 @@ export type Setup = "chat-sdk" | "defaults" | "memory-off" | "chat-sdk-redis" | 
 const SETUPS: readonly Setup[] = ["chat-sdk", "defaults", "memory-off", "chat-sdk-redis", "redis"];
 
 /** Starts the bot of `setup` against `load`'s workspace and `model`; returns it and how to clean up after it. */
-async function startBot(setup: Setup, load: SlackLoad, model: ModelStub, dir: string, cli?: string) {
+export async function startBot(setup: Setup, load: SlackLoad, model: ModelStub, dir: string, cli?: string) {
   const common = {
     dir,
     slackApiUrl: load.slack.api.apiUrl,
