@@ -26,6 +26,7 @@ import { ModelStub } from "../test/support/model/model-stub.ts";
 import { driveLoad, SlackLoad } from "./slack/slack-load.ts";
 import { type Setup, startBot } from "./slack-side-by-side.ts";
 import { atMost, type Figure } from "./support/figures.ts";
+import { processCpuMs } from "./support/process-cpu.ts";
 import { type Mention, SlackCli } from "./support/slack-cli.ts";
 import { median, percentile, round } from "./support/stats.ts";
 import { tempDir } from "./support/temp-dir.ts";
@@ -85,6 +86,8 @@ interface BurstResult {
   readonly modelMsPerTurn: number[];
   readonly answered: number;
   readonly stubMaxInFlight: number;
+  /** CPU milliseconds the CLI used from the mentions until the last answer (or the time box). */
+  readonly cliCpuMs: number;
 }
 
 /** `AT_ONCE` mentions at the same moment; waits for their answers (at most `boxMs`). */
@@ -103,16 +106,20 @@ async function burst(name: string, everyTenthHangs: boolean, boxMs: number): Pro
   }, 20);
   const run = await SlackCli.start({ name, model: modelSection(stub), extra: { memory: { enabled: true } } });
   try {
+    const pid = run.cli.pid;
+    if (pid === undefined) throw new Error(`${name}: the CLI has no process id`);
+    const cpuBefore = processCpuMs(pid);
     const mentions = Array.from({ length: AT_ONCE }, (_, i) =>
       run.mention(`please help with ${token("q", i)}`),
     );
     await Promise.all(mentions.map((mention) => mention.delivered));
     const count = await run.waitForAnswers(mentions, boxMs);
+    const cliCpuMs = processCpuMs(pid) - cpuBefore;
     const answerMs = mentions.map((mention) => run.answerMs(mention)).filter((ms) => ms !== undefined);
     const modelMsPerTurn = mentions
       .map((_, i) => log.modelMsByToken.get(token("q", i)) ?? 0)
       .filter((ms) => ms > 0);
-    return { answerMs, modelMsPerTurn, answered: count, stubMaxInFlight };
+    return { answerMs, modelMsPerTurn, answered: count, stubMaxInFlight, cliCpuMs };
   } finally {
     clearInterval(watch);
     await run.close();
@@ -267,7 +274,7 @@ export async function measureModelLatency(): Promise<Figure[]> {
       unit: "×",
       baseline: { label: "model time per turn (ms)", value: modelMs },
       target: { text: "≤ 1.3", met: atMost(ratio, 1.3) },
-      note: `${AT_ONCE} mentions at once, model ${MODEL_MS} ms a call: answered ${steady.answered}/${AT_ONCE}; answer p50 ${p50 === null ? "—" : round(p50)} ms, p90 ${pct(steady.answerMs, 90)} ms, max ${pct(steady.answerMs, 100)} ms; at most ${steady.stubMaxInFlight} model calls in flight at the stub`,
+      note: `${AT_ONCE} mentions at once, model ${MODEL_MS} ms a call: answered ${steady.answered}/${AT_ONCE}; answer p50 ${p50 === null ? "—" : round(p50)} ms, p90 ${pct(steady.answerMs, 90)} ms, max ${pct(steady.answerMs, 100)} ms; at most ${steady.stubMaxInFlight} model calls in flight at the stub; the CLI used ${round(steady.cliCpuMs)} ms of CPU from the mentions to the last answer (${round(steady.cliCpuMs / AT_ONCE, 1)} ms a mention: its two events and its turn)`,
     },
     {
       key: "answerP50WithHangsMs",

@@ -4,12 +4,10 @@
  * stopped with SIGTERM as an orchestrator stops it. Output is drained (a full pipe would stall the
  * bot) and only its tail kept, for failure messages.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { processCpuMs } from "../support/process-cpu.ts";
 
 const TAIL_CHARS = 8_000;
-/** Clock ticks per second of `/proc/<pid>/stat` times (100 on Linux almost everywhere). */
-const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 export interface BotProcessOptions {
   /** Names the process in failure messages. */
@@ -83,10 +81,7 @@ export class BotProcess {
   cpuMs(): number {
     const pid = this.#child.pid;
     if (pid === undefined || this.#exit !== undefined) throw new Error(`${this.name} is not running`);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name (which may hold spaces) start at state: utime is the 12th, stime the 13th.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    return processCpuMs(pid);
   }
 
   /**
