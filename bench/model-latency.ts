@@ -13,24 +13,17 @@
  * - `providerCallsAfter429Storm`: 10 mentions a second, a 1 s model; after 8 s the stub answers
  *   every call 429 with Retry-After 2 s for 8 s. Model calls per second in the first Retry-After of
  *   the storm ÷ calls per second over the 4 s before it.
- * - `burstAnswerP50VsChatSdk`: the same burst (200 at once, 2 s model) sent by the side-by-side's
- *   load to Switchboard (CLI defaults) and to the Chat SDK + LangGraph bot, each in its own
- *   process, rounds interleaved: our p50 ÷ theirs. The burst's ratio to the model's time depends on
- *   the machine (it is CPU before the model call); this one says what the same machine does
- *   without Switchboard.
+ * - `burstAnswerP50VsChatSdk`: the same burst beside the Chat SDK bot (burst-beside-chat-sdk.ts).
  */
 
 import { shortAnswer, tokenOf } from "../test/support/crash/scripted-answers.ts";
 import { type ChatRequest, fail, hang, type StubReply } from "../test/support/model/chat-request.ts";
 import { ModelStub } from "../test/support/model/model-stub.ts";
-import { driveLoad, SlackLoad } from "./slack/slack-load.ts";
-import { type Setup, startBot } from "./slack-side-by-side.ts";
+import { measureBurstBesideChatSdk } from "./burst-beside-chat-sdk.ts";
 import { atMost, type Figure } from "./support/figures.ts";
 import { processCpuMs } from "./support/process-cpu.ts";
 import { type Mention, SlackCli } from "./support/slack-cli.ts";
 import { median, percentile, round } from "./support/stats.ts";
-import { tempDir } from "./support/temp-dir.ts";
-import { message200 } from "./support/text.ts";
 
 const AT_ONCE = 200;
 const MODEL_MS = 2_000;
@@ -74,10 +67,6 @@ const modelSection = (stub: ModelStub) => ({
   ...stub.modelConfig(),
   firstTokenTimeoutSeconds: FIRST_TOKEN_TIMEOUT_SECONDS,
 });
-
-/** Rounds of the burst beside the Chat SDK bot (each set-up once a round, order alternating). */
-const BESIDE_ROUNDS = 3;
-const BESIDE_WARM_UP = 20;
 
 const token = (prefix: "q" | "t", index: number) => `${prefix}${String(index).padStart(3, "0")}`;
 
@@ -207,53 +196,12 @@ async function storm(): Promise<{ before: number; windows: number[]; answered: n
   }
 }
 
-/** One bot of the side-by-side, fresh process: a short warm-up, then `AT_ONCE` mentions at once; their answer times. */
-async function besideBurst(setup: Extract<Setup, "chat-sdk" | "defaults">): Promise<number[]> {
-  const dir = tempDir(`model-latency-${setup}`);
-  let answers = 0;
-  const model = await ModelStub.start(() => ({
-    kind: "answer",
-    text: message200("answer", ++answers),
-    latencyMs: MODEL_MS,
-  }));
-  const load = await SlackLoad.start();
-  const { bot, cleanUp } = await startBot(setup, load, model, dir.path);
-  try {
-    await driveLoad(BESIDE_WARM_UP, 5, 60_000, (i) => load.ask(`warm ${i}`));
-    await bot.process.quiet();
-    const run = await driveLoad(AT_ONCE, AT_ONCE, 60_000, (i) => load.ask(`burst ${i}`));
-    return run.latencies;
-  } finally {
-    await cleanUp();
-    await load.close();
-    await model.close();
-    dir.remove();
-  }
-}
-
-/** p50 answer times of the burst, per set-up, over interleaved rounds (Chat SDK first, then ours first). */
-async function burstBesideChatSdk(): Promise<{ ours: number[]; theirs: number[]; answered: number[] }> {
-  const ours: number[] = [];
-  const theirs: number[] = [];
-  const answered: number[] = [];
-  for (let round = 0; round < BESIDE_ROUNDS; round += 1) {
-    const order: Array<"chat-sdk" | "defaults"> =
-      round % 2 === 0 ? ["chat-sdk", "defaults"] : ["defaults", "chat-sdk"];
-    for (const setup of order) {
-      const latencies = await besideBurst(setup);
-      answered.push(latencies.length);
-      if (latencies.length > 0) (setup === "defaults" ? ours : theirs).push(median(latencies));
-    }
-  }
-  return { ours, theirs, answered };
-}
-
 export async function measureModelLatency(): Promise<Figure[]> {
   const steady = await burst("model-latency", false, 60_000);
   const hangs = await burst("model-latency-hangs", true, 100_000);
   const acks = await acksWhileWaiting();
   const rates = await storm();
-  const beside = await burstBesideChatSdk();
+  const beside = await measureBurstBesideChatSdk({ atOnce: AT_ONCE, modelMs: MODEL_MS });
 
   const p50 = steady.answerMs.length > 0 ? median(steady.answerMs) : null;
   const modelMs = steady.modelMsPerTurn.length > 0 ? median(steady.modelMsPerTurn) : null;
@@ -262,10 +210,6 @@ export async function measureModelLatency(): Promise<Figure[]> {
   const ackP99 = acks.probes.length > 0 ? round(percentile(acks.probes, 99)) : null;
   const afterRatio =
     rates.before > 0 && rates.windows[0] !== undefined ? round(rates.windows[0] / rates.before) : null;
-  const ourBurstP50 = beside.ours.length > 0 ? median(beside.ours) : null;
-  const theirBurstP50 = beside.theirs.length > 0 ? median(beside.theirs) : null;
-  const besideRatio = ourBurstP50 !== null && theirBurstP50 ? round(ourBurstP50 / theirBurstP50) : null;
-  const toModel = (p50s: number[]) => p50s.map((ms) => round(ms / MODEL_MS)).join(", ");
   const pct = (samples: number[], p: number) => (samples.length > 0 ? round(percentile(samples, p)) : "—");
   return [
     {
@@ -309,15 +253,6 @@ export async function measureModelLatency(): Promise<Figure[]> {
       },
       note: `${STORM.perSecond} mentions/s, model ${STORM.modelMs} ms; calls/s over the 4 s before the storm as baseline; from 8 s every call answered 429 with Retry-After ${STORM.retryAfterS} s for ${STORM.stormMs / 1000} s. Calls/s per Retry-After window from the storm's start: ${rates.windows.join(", ")} (the last two after it ended); ${rates.answered}/${rates.sent} mentions answered (the rest told the model is not answering)`,
     },
-    {
-      key: "burstAnswerP50VsChatSdk",
-      value: besideRatio,
-      unit: "×",
-      baseline: {
-        label: "Chat SDK + LangGraph burst p50 (ms)",
-        value: theirBurstP50 === null ? null : round(theirBurstP50),
-      },
-      note: `${AT_ONCE} mentions at once, model ${MODEL_MS} ms a call, each bot in its own process (Switchboard: \`switchboard start\` with its defaults, memory on); ${BESIDE_ROUNDS} interleaved rounds, medians of each round's p50. Ratio of p50 to the model's time per round: Switchboard ${toModel(beside.ours)}, the Chat SDK bot ${toModel(beside.theirs)}; answered per run ${beside.answered.join(", ")} of ${AT_ONCE}`,
-    },
+    beside,
   ];
 }
