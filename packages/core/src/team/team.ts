@@ -24,33 +24,23 @@ import { type Logger, silentLogger } from "../runtime/logger.ts";
 import { endOfFailedRun, RUN_STEPS_KEY, type RunSteps } from "../steps/step-sink.ts";
 import type { Store } from "../store/types.ts";
 import { ActiveAgentStore } from "./active-agents.ts";
-import { type Colleague, consultTool } from "./consult.ts";
-import { createHandoffTool, handoffDescription, handoffToolName } from "./handoff.ts";
+import { handoffToolName } from "./handoff.ts";
 import { estimateTokens, textOf } from "./history.ts";
 import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
-import { forgetBoundModel } from "./model-with-tools.ts";
 import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
-import { INTERIM_KEY, sendMessageTool } from "./send-message.ts";
+import { INTERIM_KEY } from "./send-message.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
 import { type AgentSummary, type FreshStartKind, type TeamControls, teamCommands } from "./team-commands.ts";
-import {
-  DEFAULT_MAX_CONSULT_DEPTH,
-  DEFAULT_MAX_INTERIM_MESSAGES,
-  HUMAN,
-  type LimitsConfig,
-  type RoutingConfig,
-  SUPERVISOR,
-  type TeamConfig,
-} from "./team-config.ts";
+import { HUMAN, type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
 import {
   type ApprovalRequest,
   buildTeamGraph,
-  type GraphAgent,
   LEARNINGS_KEY,
   SITUATION_KEY,
   type TeamGraphOptions,
 } from "./team-graph.ts";
+import { TeamRoster } from "./team-roster.ts";
 import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
 import { unknownToolReferences } from "./tool-references.ts";
 
@@ -128,12 +118,8 @@ export class Team implements Responder, TeamControls {
   #config: TeamConfig;
   /** One object for the graph's whole life: `reconfigure` changes its fields in place. */
   readonly #limits: { -readonly [K in keyof LimitsConfig]: LimitsConfig[K] };
-  /** The graph's agents by name; their prompts change in place. */
-  readonly #liveAgents = new Map<string, { -readonly [K in keyof GraphAgent]: GraphAgent[K] }>();
-  /** The supervisor's handoff tool per specialist; their descriptions change in place. */
-  readonly #handoffTools = new Map<string, ReturnType<typeof createHandoffTool>>();
-  /** The specialists as consults see them; replaced by `reconfigure`. */
-  #colleagues: Colleague[] = [];
+  /** The agents the graph runs; a reload changes their prompts and descriptions in place. */
+  readonly #roster: TeamRoster;
   readonly #graph: ReturnType<typeof buildTeamGraph>;
   readonly #journal: RunJournal;
   readonly #logger: Logger;
@@ -162,9 +148,19 @@ export class Team implements Responder, TeamControls {
             error: event.error,
           }),
       });
+    this.#roster = new TeamRoster({
+      config: options.config,
+      limits: options.limits,
+      modelFor: options.modelFor,
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.builtInTools ? { builtInTools: options.builtInTools } : {}),
+      acceptsImages: (model) => options.images?.acceptsImages(model) ?? false,
+      contextFor: options.contextFor ?? (async () => undefined),
+      callModel: this.#callModel,
+    });
     this.#graph = buildTeamGraph({
       journal: this.#journal,
-      agents: this.#graphAgents(),
+      agents: this.#roster.build(),
       limits: this.#limits,
       checkpointer: options.checkpointer,
       contextFor: options.contextFor ?? (async () => undefined),
@@ -478,46 +474,12 @@ export class Team implements Responder, TeamControls {
     readonly changed: string[];
     readonly needsRestart: string[];
   } {
-    const changed: string[] = [];
-    const needsRestart: string[] = [];
-    const specOf = (config: TeamConfig, name: string) =>
-      name === SUPERVISOR
-        ? { ...config.supervisor, description: "" }
-        : config.specialists.find((specialist) => specialist.name === name);
-    const nextNames = [SUPERVISOR, ...next.config.specialists.map((s) => s.name)];
-    const nowNames = [SUPERVISOR, ...this.#config.specialists.map((s) => s.name)];
-    if (nextNames.join("\n") !== nowNames.join("\n")) needsRestart.push("team: which agents there are");
-    for (const name of nowNames) {
-      const was = specOf(this.#config, name);
-      const will = specOf(next.config, name);
-      const live = this.#liveAgents.get(name);
-      if (!was || !will || !live) continue;
-      if (was.model !== will.model) needsRestart.push(`team: ${name}'s model`);
-      if (JSON.stringify(was.tools) !== JSON.stringify(will.tools))
-        needsRestart.push(`team: ${name}'s tools`);
-      if (was.prompt !== will.prompt) {
-        live.prompt = withName(name, will.prompt);
-        changed.push(`team: ${name}'s prompt`);
-      }
-      const handoff = this.#handoffTools.get(name);
-      if (handoff && was.description !== will.description) {
-        handoff.description = handoffDescription(name, will.description);
-        const supervisor = this.#liveAgents.get(SUPERVISOR);
-        if (supervisor) forgetBoundModel(supervisor);
-        changed.push(`team: ${name}'s description`);
-      }
-    }
+    const { changed, needsRestart } = this.#roster.reconfigure(this.#config, next.config);
     const limitsChanged = (Object.keys(next.limits) as (keyof LimitsConfig)[]).filter(
       (key) => next.limits[key] !== this.#limits[key],
     );
     Object.assign(this.#limits, next.limits);
     changed.push(...limitsChanged.map((key) => `limits.${key}`));
-    this.#colleagues = this.#colleagues.map((colleague) => {
-      const will = next.config.specialists.find((one) => one.name === colleague.name);
-      return will
-        ? { ...colleague, prompt: withName(will.name, will.prompt), description: will.description }
-        : colleague;
-    });
     // What /agents shows follows what the agents now are told; the kept parts stay as they run.
     this.#config = {
       ...this.#config,
@@ -528,83 +490,6 @@ export class Team implements Responder, TeamControls {
       }),
     };
     return { changed, needsRestart };
-  }
-
-  #graphAgents(): GraphAgent[] {
-    const { config, modelFor, limits } = this.#options;
-    const builtIn = (agent: string) => this.#options.builtInTools?.(agent) ?? [];
-    const maxInterim = limits.maxInterimMessages ?? DEFAULT_MAX_INTERIM_MESSAGES;
-    const speaking = maxInterim > 0 ? [sendMessageTool(maxInterim)] : [];
-    const handoffs = config.specialists.map((s) => {
-      const handoff = createHandoffTool(s.name, s.description);
-      this.#handoffTools.set(s.name, handoff);
-      return handoff;
-    });
-    const supervisorTools = [
-      ...handoffs,
-      ...this.#namedTools(config.supervisor.tools),
-      ...builtIn(SUPERVISOR),
-      ...speaking,
-    ];
-    const backToSupervisor = createHandoffTool(SUPERVISOR, "anything outside your speciality");
-    this.#colleagues = config.specialists.map((s) => ({
-      name: s.name,
-      description: s.description,
-      prompt: withName(s.name, s.prompt),
-      model: modelFor(s.model),
-    }));
-    const consulting = config.maxConsultDepth ?? DEFAULT_MAX_CONSULT_DEPTH;
-    const consult = (name: string) =>
-      consulting > 0 && this.#colleagues.length > 1
-        ? [
-            consultTool(name, {
-              // Read at each consult: a reload's new prompts and descriptions reach colleagues too.
-              colleagues: () => this.#colleagues,
-              maxDepth: consulting,
-              maxSteps: limits.maxIterations,
-              contextFor: this.#options.contextFor ?? (async () => undefined),
-              situationOf: (run) => {
-                const situation = run.configurable?.[SITUATION_KEY];
-                return typeof situation === "string" ? situation : undefined;
-              },
-              callModel: this.#callModel,
-            }),
-          ]
-        : [];
-    const agents: GraphAgent[] = [
-      {
-        name: SUPERVISOR,
-        prompt: withName(SUPERVISOR, config.supervisor.prompt),
-        model: modelFor(config.supervisor.model),
-        tools: supervisorTools,
-        acceptsImages: this.#acceptsImages(config.supervisor.model),
-      },
-      ...config.specialists.map((s, index) => ({
-        name: s.name,
-        prompt: withName(s.name, s.prompt),
-        model: this.#colleagues[index]?.model ?? modelFor(s.model),
-        tools: [
-          ...this.#namedTools(s.tools),
-          ...builtIn(s.name),
-          ...speaking,
-          ...consult(s.name),
-          backToSupervisor,
-        ],
-        acceptsImages: this.#acceptsImages(s.model),
-      })),
-    ];
-    for (const agent of agents) this.#liveAgents.set(agent.name, agent);
-    return agents;
-  }
-
-  #acceptsImages(model: string | undefined): boolean {
-    return this.#options.images?.acceptsImages(model) ?? false;
-  }
-
-  #namedTools(names: readonly string[]): StructuredToolInterface[] {
-    const registry = this.#options.tools ?? {};
-    // Checked in the constructor (unknownToolReferences): every name is in the registry.
-    return names.flatMap((name) => registry[name] ?? []);
   }
 }
 
@@ -621,11 +506,6 @@ function filesOfTurn(messages: readonly BaseMessage[]): OutboundFile[] {
     const files: unknown = (artifact as Record<string, unknown>)[FILES_ARTIFACT_KEY];
     return Array.isArray(files) ? (files as OutboundFile[]) : [];
   });
-}
-
-/** Every prompt opens with the agent's name, so models (and the offline model) know who speaks. */
-function withName(name: string, prompt: string): string {
-  return prompt.startsWith(`You are ${name}`) ? prompt : `You are ${name}.\n${prompt}`;
 }
 
 export { handoffToolName };
