@@ -37,6 +37,7 @@ export interface CrashConfigOptions {
 export function crashConfig(options: CrashConfigOptions): Record<string, unknown> {
   const { extra = {} } = options;
   const engine = (extra.engine ?? {}) as Record<string, unknown>;
+  const scaleOut = (extra.scaleOut ?? {}) as Record<string, unknown>;
   return {
     model: options.model,
     store: options.storeUrl,
@@ -66,10 +67,10 @@ export function crashConfig(options: CrashConfigOptions): Record<string, unknown
       ? {
           role: options.role,
           // Quick sweeps and job locks: a killed worker's drains move on within seconds.
-          scaleOut: { jobLockSeconds: options.jobLockSeconds ?? 3, sweepSeconds: 2 },
+          scaleOut: { jobLockSeconds: options.jobLockSeconds ?? 3, sweepSeconds: 2, ...scaleOut },
         }
       : {}),
-    ...Object.fromEntries(Object.entries(extra).filter(([key]) => key !== "engine")),
+    ...Object.fromEntries(Object.entries(extra).filter(([key]) => key !== "engine" && key !== "scaleOut")),
   };
 }
 
