@@ -1,67 +1,47 @@
 /**
  * Wires one Switchboard process from a validated configuration: store, checkpointer, models, the
  * agent team, adapters, engine. Every piece that is chosen by configuration is chosen here, and
- * only here.
+ * only here; each part is built by its own file in this folder, and this one keeps the order.
  */
 
 import {
-  createMemory,
-  createObservability,
   createRetryLater,
-  Engine,
+  type Engine,
   type Logger,
   type Observability,
-  openStore,
   RequestTracking,
   type Store,
   systemClock,
   type Team,
 } from "@switchboard/core";
-import type { Adapter } from "@switchboard/core/adapter";
-import { DEFAULT_ENGINE_SETTINGS, humansConfigSchema, retryLaterOf } from "@switchboard/core/config";
+import { retryLaterOf } from "@switchboard/core/config";
 import {
   AttachmentReader,
-  BlobRetention,
   type BlobStore,
-  catchUpCommands,
-  catchUpTool,
   componentLogger,
-  type EncryptionCounts,
-  EncryptionMetrics,
-  HumanHandoffs,
-  humanCommands,
-  Identities,
-  type InitiatedRunner,
-  Learnings,
-  learningCommands,
   modelCallPolicy,
-  openBlobStore,
   RetryLaterMetrics,
   StoreMetrics,
-  SwitchboardMetrics,
-  spaceOf,
-  teamIdentities,
-  timezoneCommand,
   WorkQueueMetrics,
 } from "@switchboard/core/host";
 import { ActiveAgentStore } from "@switchboard/core/records";
 import type { LoadedConfig } from "../config/load-config.ts";
 import type { Platform } from "../config/platform-sections.ts";
-import type { Role, SwitchboardConfig } from "../config/schema.ts";
-import { ConsoleAdapter } from "../console/console-adapter.ts";
-import { applyConfig, type Reconfigured } from "../reload/apply-config.ts";
-import type { ScaleOut } from "../scale-out/index.ts";
+import type { Role } from "../config/schema.ts";
+import type { ConsoleAdapter } from "../console/console-adapter.ts";
 import { createConfiguredAccess } from "./access.ts";
-import { type OpenedCheckpointer, openCheckpointerFor } from "./checkpointer.ts";
-import { type HttpServer, startConfiguredHttpServer } from "./http-server.ts";
+import type { OpenedCheckpointer } from "./checkpointer.ts";
+import { createConfiguredEngine } from "./engine.ts";
+import { createEngineAdapters } from "./engine-adapters.ts";
+import { createConfiguredHumans } from "./humans.ts";
+import { type AppLifecycle, appLifecycle } from "./lifecycle.ts";
+import { createConfiguredMemory } from "./memory.ts";
 import { loadModelCatalog, type ModelCatalog } from "./model-catalog.ts";
-import type { MountedConsole } from "./operator-console.ts";
-import { createPlatformAdapters, type PlatformAdapter } from "./platform-adapters.ts";
-import { openScaleOutFor, platformAdaptersForRole } from "./role.ts";
-import { AdapterDirectory, createConfiguredSchedules, createTimeAndPlace } from "./schedules.ts";
-import { createConfiguredTasks } from "./tasks.ts";
-import { createTeam, memoryModel } from "./team.ts";
-import { type OpenedTools, openTools } from "./tools.ts";
+import { createConfiguredObservability, registerEncryptionMetrics } from "./observability.ts";
+import { createPlatformAdapters } from "./platform-adapters.ts";
+import { openResources } from "./resources.ts";
+import { createTeamAndWork } from "./team-and-work.ts";
+import type { OpenedTools } from "./tools.ts";
 
 export interface BuildAppOptions {
   readonly loaded: LoadedConfig;
@@ -78,7 +58,8 @@ export interface BuildAppOptions {
   readonly models?: ModelCatalog;
 }
 
-export interface App {
+/** The built process: its parts, and (AppLifecycle) starting, reloading and stopping it. */
+export interface App extends AppLifecycle {
   readonly engine: Engine;
   readonly team: Team;
   readonly store: Store;
@@ -95,22 +76,6 @@ export interface App {
   readonly toolServers: OpenedTools["mcp"];
   /** Where file bytes are kept (absent when `attachments.enabled` is off). */
   readonly blobs: BlobStore | undefined;
-  /** Starts the engine (adapters, queued work), the sweepers (a worker: its sweep rounds), request tracking, HTTP. */
-  start(): Promise<void>;
-  /** Resolves when no turn is running and memory has recorded every answered turn. */
-  idle(): Promise<void>;
-  /** Where the HTTP server listens, once started (when `http:` is configured). */
-  httpUrl(): string | undefined;
-  /** The operator console's address and how its token was found, once started (with `http:`). */
-  operatorConsole(): { url: string; token: MountedConsole["token"] } | undefined;
-  /** Stops the engine (finishing or cancelling turns, releasing locks), then closes storage. */
-  close(): Promise<void>;
-  /**
-   * A new configuration while running (SIGHUP, the file changed): applies what can change live —
-   * agents' prompts and descriptions, limits, access lists, declared schedules — and names what
-   * needs a restart. Queued and running work goes on.
-   */
-  reconfigure(next: SwitchboardConfig): Promise<Reconfigured>;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
@@ -126,58 +91,17 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   const logger = operatorConsole?.logger ?? options.logger;
   const models = options.models ?? (await loadModelCatalog(loaded));
 
-  const store = await openStore(config.store, { cwd, logger: componentLogger(logger, "store") });
-  operatorConsole?.open(store);
-  let checkpointer: OpenedCheckpointer | undefined;
-  let tools: OpenedTools | undefined;
-  let scaleOut: ScaleOut | undefined;
-  let blobs: BlobStore | undefined;
+  const resources = await openResources(config, { cwd, logger });
+  const { store, blobs, scaleOut, checkpointer, tools } = resources;
   try {
-    blobs = config.attachments.enabled
-      ? await openBlobStore({
-          ...(config.attachments.blobs ? { blobsUrl: config.attachments.blobs } : {}),
-          storeUrl: config.store,
-          cwd,
-          retainDays: config.attachments.retainDays,
-          onBackgroundError: (error) => logger.error(error.message, { cause: error.cause }),
-        })
-      : undefined;
-    const openedBlobs = blobs;
-    const retention = openedBlobs
-      ? new BlobRetention({
-          blobs: openedBlobs,
-          retainDays: config.attachments.retainDays,
-          clock: systemClock,
-          logger: componentLogger(logger, "attachments"),
-        })
-      : undefined;
-    if (openedBlobs)
-      operatorConsole?.chat.useFiles({ blobs: openedBlobs, maxBytes: config.attachments.maxBytes });
-    scaleOut = await openScaleOutFor(config, { cwd, logger: componentLogger(logger, "scale-out") });
-    checkpointer = await openCheckpointerFor(config.checkpoints, { cwd, logger, store });
-    tools = await openTools(config, {
-      store,
-      logger,
-      ...(openedBlobs ? { files: { blobs: openedBlobs, maxBytes: config.attachments.maxBytes } } : {}),
-    });
-    // Metrics exist whenever the HTTP server does: that is where they are read.
-    const openedToolServers = tools.mcp;
-    // Metrics are built before the engine (it reports to them); they read its health once it exists.
+    operatorConsole?.open(store);
+    if (blobs) operatorConsole?.chat.useFiles({ blobs, maxBytes: config.attachments.maxBytes });
     let builtEngine: Engine | undefined;
-    const metrics = config.http
-      ? new SwitchboardMetrics({
-          atomic: store.atomic,
-          toolServers: () => openedToolServers.states(),
-          engineHealth: () => builtEngine?.health(),
-        })
-      : undefined;
-    const observability = createObservability({
+    const { metrics, observability } = createConfiguredObservability(config, {
       store,
-      steps: config.steps,
-      usage: config.usage,
-      clock: systemClock,
-      logger: componentLogger(logger, "steps"),
-      metrics,
+      toolServers: tools.mcp,
+      engineHealth: () => builtEngine?.health(),
+      logger,
     });
     const tracking = new RequestTracking({
       store,
@@ -186,108 +110,43 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       config: config.requests,
       ...(config.http?.webhookSecret ? { webhookSecret: config.http.webhookSecret } : {}),
     });
-    const memory = createMemory({
+    const { memory, learnings, catchUp } = createConfiguredMemory(config, {
       store,
-      storeUrl: config.store,
       cwd,
-      checkpointer: checkpointer.saver,
-      logger: componentLogger(logger, "memory"),
-      config: config.memory,
-      recorder: observability.memoryWork,
+      checkpointer,
+      models,
       modelCalls,
-      // The offline model writes no memory entries: memory then stays extractive.
-      ...memoryModel(config, models),
-      ...(config.memory.summaryModel ? { summaryModel: models.modelFor(config.memory.summaryModel) } : {}),
-      ...(openedBlobs ? { forgetAlso: (key: string) => openedBlobs.deleteSpace(spaceOf(key)) } : {}),
+      observability,
+      blobs,
+      logger: componentLogger(logger, "memory"),
     });
-    const learnings = new Learnings({
-      store,
-      config: config.memory.learnings,
-      identities: new Identities(config.identities),
-      clock: systemClock,
-    });
-    const catchUpSources = {
-      notesOf: (key: string, since?: number) => memory.notesOf(key, since),
-      runs: observability.steps,
-      clock: systemClock,
-    };
     const activeAgents = new ActiveAgentStore(store);
-    const humans = new HumanHandoffs({
+    const humans = createConfiguredHumans(config, {
       store,
       activeAgents,
-      config: humansConfigSchema.parse(config.team.humans ?? {}),
-      summaryOf: async (key) => {
-        const context = await memory.book.context(key);
-        if (context?.content) return context.content;
-        const entries = await memory.book.recentEntries(key, 5);
-        return entries.length > 0 ? entries.map((entry) => `- ${entry.summary}`).join("\n") : undefined;
-      },
-      clock: systemClock,
+      memory,
       logger: componentLogger(logger, "humans"),
     });
-    let builtTeam: Team | undefined;
-    const tasks = createConfiguredTasks(config, {
+    const { team, responder, tasks, schedules, timeAndPlace, directory } = createTeamAndWork(config, {
       store,
       models,
       checkpointer,
       tools,
       memory,
-      tracking,
-      observability,
-      modelCalls,
-      team: () => {
-        if (!builtTeam) throw new Error("the team is not built yet");
-        return builtTeam;
-      },
-      logger: componentLogger(logger, "tasks"),
-      ...(operatorConsole ? { observer: operatorConsole.taskObserver } : {}),
-    });
-    const directory = new AdapterDirectory();
-    const timeAndPlace = createTimeAndPlace(config, {
-      store,
-      adapters: directory,
-      logger: componentLogger(logger, "team"),
-    });
-    let trackedTeam: InitiatedRunner | undefined;
-    const schedules = createConfiguredSchedules(config, {
-      store,
-      zones: timeAndPlace.zones,
-      adapters: directory,
-      tracking,
-      memory,
-      observability,
-      team: () => {
-        if (!trackedTeam) throw new Error("the team is not built yet");
-        return trackedTeam;
-      },
-      ...(operatorConsole ? { changed: () => operatorConsole.feed.publish({ topic: "schedules" }) } : {}),
-      logger: componentLogger(logger, "schedules"),
-    });
-    const team = createTeam(config, {
-      store,
-      models,
-      logger: componentLogger(logger, "team"),
-      checkpointer,
-      tools,
-      memory,
-      tracking,
-      observability,
-      modelCalls,
-      blobs: openedBlobs,
-      tasks,
-      schedules,
-      situation: timeAndPlace.situation,
-      humans,
       learnings,
-      catchUp: config.memory.enabled ? catchUpTool(catchUpSources) : undefined,
+      catchUp,
+      humans,
       activeAgents,
-      humansTool: config.team.humans !== undefined,
+      tracking,
+      observability,
+      modelCalls,
+      blobs,
+      taskObserver: operatorConsole?.taskObserver,
+      schedulesChanged: operatorConsole
+        ? () => operatorConsole.feed.publish({ topic: "schedules" })
+        : undefined,
+      logger,
     });
-    builtTeam = team;
-    memory.attach(team);
-    const tracked = tracking.track(team);
-    trackedTeam = tracked;
-    const responder = observability.observe(tracked);
     // Turns the model could not answer are tried again later, answered through the same team.
     const retryLater = createRetryLater({
       store,
@@ -308,88 +167,46 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ...(cluster ? { callLeader: (platform, request) => cluster.callLeader(platform, request) } : {}),
     });
     if (metrics) registerEncryptionMetrics(metrics, platformAdapters);
-    const consoleAdapter =
-      platformAdapters.length === 0 && config.role === "all"
-        ? new ConsoleAdapter({
-            print: options.print,
-            state: store.namespace<string>("console"),
-            userId: options.consoleUser,
-            ...(options.renderMarkdown ? { renderMarkdown: options.renderMarkdown } : {}),
-          })
-        : undefined;
-    const baseAdapters: Adapter[] = [
-      ...(consoleAdapter
-        ? [consoleAdapter]
-        : await platformAdaptersForRole(config, platformAdapters, scaleOut)),
-      ...(operatorConsole ? [operatorConsole.chat] : []),
-    ];
-    const adapters = baseAdapters.map((adapter) => operatorConsole?.record(adapter) ?? adapter);
+    const { console: consoleAdapter, adapters } = await createEngineAdapters(config, platformAdapters, {
+      store,
+      scaleOut,
+      operatorConsole,
+      print: options.print,
+      consoleUser: options.consoleUser,
+      renderMarkdown: options.renderMarkdown,
+    });
     directory.set(adapters);
-    const attachments = openedBlobs
+    const attachments = blobs
       ? new AttachmentReader({
           config: config.attachments,
-          blobs: openedBlobs,
+          blobs,
           store,
           sourceFor: (platform) => adapters.find((adapter) => adapter.platform === platform)?.attachments,
           logger: componentLogger(logger, "attachments"),
         })
       : undefined;
     const access = createConfiguredAccess(config, store);
-    // What the running process was configured with; a reload compares the new file against it.
-    let current = config;
-    const engine = new Engine({
+    const engine = createConfiguredEngine(config, {
       store,
       adapters,
-      access: access.gate,
+      access,
       responder,
-      continuations: retryLater.continuations(
-        humans.continuations(tasks.continuations(schedules.continuations(responder))),
-      ),
-      laterRetries: retryLater.engine,
-      commands: observability.recordCommands([
-        ...team.commands,
-        ...tasks.commands,
-        ...schedules.commands,
-        timezoneCommand(timeAndPlace.zones),
-        ...humanCommands(humans),
-        ...access.commands,
-        // `/forget <id>` deletes a learning; anything else is memory's `/forget` (when memory is on).
-        ...memory.commands.filter((command) => command.name !== "forget"),
-        ...learningCommands(
-          learnings,
-          memory.commands.find((command) => command.name === "forget"),
-        ),
-        ...(config.memory.enabled ? catchUpCommands(catchUpSources) : []),
-        ...tracking.commands(),
-        ...observability.commands,
-      ]),
-      observers: [memory.observer, ...observability.observers],
-      approvals: tracking.approvals,
-      deliveryObserver: observability.deliveryObserver,
-      ...(metrics ? { onAccept: (outcome, message) => metrics.accepted(outcome, message) } : {}),
-      ...(scaleOut ? { scheduler: scaleOut.queue } : {}),
-      modelEndpoints: () => models.endpoints.states(),
-      identities: teamIdentities(config.team),
-      ...(attachments && openedBlobs
-        ? {
-            readAttachments: async (messages, { key, signal }) =>
-              attachments.read(messages, { key, signal, imagesAccepted: await team.imagesAccepted(key) }),
-            openFile: (blob) => openedBlobs.open(blob),
-          }
-        : {}),
-      settings: {
-        commandPrefixes: config.engine.commandPrefixes,
-        midRunPolicy: config.engine.midRunPolicy,
-        lockTtlMs: config.engine.lockTtlSeconds * 1000,
-        typingDelayMs: config.engine.typingDelayMs,
-        maxConcurrentTurns: config.engine.maxConcurrentTurns,
-        cpuSlots: {
-          ...DEFAULT_ENGINE_SETTINGS.cpuSlots,
-          targetDelayMs: config.engine.eventLoopDelayTargetMs,
-        },
-        // Past the team's own wall time: a safety net for work that hangs outside a model call.
-        maxTurnMs: (config.limits.wallTimeSeconds + 60) * 1000,
-      },
+      team,
+      memory,
+      learnings,
+      catchUp,
+      humans,
+      tasks,
+      schedules,
+      zones: timeAndPlace.zones,
+      retryLater,
+      tracking,
+      observability,
+      metrics,
+      scaleOut,
+      models,
+      attachments,
+      blobs,
       logger: componentLogger(logger, "engine"),
     });
     builtEngine = engine;
@@ -399,152 +216,41 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       metrics && workQueue && scaleOut
         ? new WorkQueueMetrics(metrics.registry, () => workQueue.counts(), scaleOut.leading)
         : undefined;
-    const opened = checkpointer;
-    const openedTools = tools;
-    const openedScaleOut = scaleOut;
-    let http: HttpServer | undefined;
-    let mounted: MountedConsole | undefined;
     return {
       engine,
       team,
       store,
-      checkpointer: opened,
+      checkpointer,
       console: consoleAdapter,
       platforms: platformAdapters.map((entry) => entry.platform),
       observability,
-      toolServers: openedTools.mcp,
-      blobs: openedBlobs,
+      toolServers: tools.mcp,
+      blobs,
       role: config.role,
-      scaleOut: openedScaleOut?.description,
-      async start() {
-        await engine.start();
-        // One process sweeps (requests, idle memory sessions) on its own timers; a cluster runs each
-        // sweep once per cluster, as BullMQ rounds its workers take.
-        tracking.bind(engine, { sweep: !openedScaleOut });
-        tasks.bind(engine);
-        humans.bind(engine);
-        if (!openedScaleOut) humans.start();
-        if (openedScaleOut) tasks.useScheduler(openedScaleOut.taskSteps);
-        else tasks.startDriving();
-        schedules.bind(engine);
-        retryLater.bind(engine);
-        await schedules.syncDeclared();
-        // One process fires schedules from its due index; a cluster fires them in one worker's round.
-        if (!openedScaleOut) {
-          schedules.startDriving();
-          retryLater.startDriving();
-          memory.start();
-          retention?.start();
-        }
-        await openedScaleOut?.startWorking(
-          engine,
-          {
-            tracking,
-            memory,
-            tasks,
-            humans,
-            schedules,
-            retryLater,
-            ...(retention ? { files: retention } : {}),
-          },
-          queueMetrics,
-        );
-        for (const adapter of adapters) metrics?.platformConnected(adapter.platform, true);
-        if (config.http) {
-          mounted = await operatorConsole?.mount(
-            {
-              engine,
-              team,
-              tracking,
-              memory: config.memory.enabled ? memory : undefined,
-              tasks,
-              humans,
-              ...(config.memory.learnings.enabled ? { learnings } : {}),
-              ...(attachments && openedBlobs
-                ? {
-                    files: {
-                      reader: attachments,
-                      blobs: openedBlobs,
-                      maxBytes: config.attachments.maxBytes,
-                      maxPerMessage: config.attachments.maxPerMessage,
-                    },
-                  }
-                : {}),
-              schedules,
-              pairings: access.pairings,
-              ...(observability.steps ? { steps: observability.steps } : {}),
-              ...(observability.usage ? { usage: observability.usage } : {}),
-              ...(workQueue ? { workQueue: () => workQueue.counts() } : {}),
-            },
-            config.http.consoleToken,
-          );
-          http = await startConfiguredHttpServer(config.http, {
-            tracking,
-            logger: componentLogger(logger, "http"),
-            metrics,
-            mounts: mounted ? [mounted] : [],
-            engineHealth: () => engine.health(),
-          });
-        }
-      },
-      async reconfigure(next) {
-        const result = await applyConfig({ team, access: access.gate, schedules }, current, next);
-        current = next;
-        return result;
-      },
-      async idle() {
-        await schedules.idle();
-        await retryLater.idle();
-        await engine.idle();
-        // A task's ending is queued work of its thread: answered once the task ends.
-        await tasks.idle();
-        await engine.idle();
-        await memory.idle();
-        await observability.flushed();
-      },
-      httpUrl: () => http?.url,
-      operatorConsole: () =>
-        http && mounted ? { url: `${http.url}${mounted.prefix}`, token: mounted.token } : undefined,
-      async close() {
-        try {
-          await http?.close();
-          // Workers stop taking drains while the engine cancels running turns (left queued, retried elsewhere).
-          const stopping = openedScaleOut?.stopWorking();
-          // Running task steps end first (each continues from its last step at the next start).
-          await tasks.stop();
-          await schedules.stop();
-          await retryLater.stop();
-          humans.stop();
-          await engine.stop();
-          await stopping;
-          for (const adapter of adapters) metrics?.platformConnected(adapter.platform, false);
-          await tracking.close();
-          await memory.close();
-          await retention?.stop();
-          await observability.flushed();
-        } finally {
-          await openedScaleOut?.close();
-          await openedTools.close();
-          await opened.close();
-          await openedBlobs?.close();
-          await store.close();
-        }
-      },
+      scaleOut: scaleOut?.description,
+      ...appLifecycle(config, {
+        resources,
+        engine,
+        team,
+        adapters,
+        tracking,
+        memory,
+        learnings,
+        tasks,
+        humans,
+        schedules,
+        retryLater,
+        access,
+        observability,
+        metrics,
+        queueMetrics,
+        attachments,
+        operatorConsole,
+        logger,
+      }),
     };
   } catch (error) {
-    await scaleOut?.close();
-    await tools?.close();
-    await checkpointer?.close();
-    await blobs?.close();
-    await store.close();
+    await resources.close();
     throw error;
   }
-}
-
-/** Decryption failures and events waiting for keys, for the platforms that encrypt (read when scraped). */
-function registerEncryptionMetrics(metrics: SwitchboardMetrics, adapters: readonly PlatformAdapter[]): void {
-  const sources = new Map<string, () => EncryptionCounts | undefined>();
-  for (const { platform, encryptionCounts } of adapters)
-    if (encryptionCounts) sources.set(platform, encryptionCounts);
-  if (sources.size > 0) new EncryptionMetrics(metrics.registry, sources);
 }
