@@ -12,7 +12,8 @@ export type { Command, CommandContext, CommandResult } from "./commands/command.
 export type { AgentIdentity, TeamIdentities } from "./conversation/identity.ts";
 export type { InboundMessage, OutboundMessage, PostedMessage } from "./conversation/messages.ts";
 export { type ConversationRef, decodeConversationKey, encodeConversationKey } from "./conversation/ref.ts";
-export { type AcceptOutcome, Engine, type EngineHealth, type EngineOptions } from "./engine/engine.ts";
+export { Engine, type EngineHealth, type EngineOptions } from "./engine/engine.ts";
+export type { AcceptOutcome } from "./engine/intake.ts";
 export type {
   Continuation,
   InterimMessages,

@@ -164,7 +164,7 @@ const defaultsSection = z.strictObject({
     ),
 });
 
-/** Every top-level key. A feature adds its section here (one line) and reads it in app/build-app.ts. */
+/** Every top-level key. A feature adds its section here (one line) and reads it where app/ wires that feature. */
 export const CONFIG_SECTIONS = {
   model: modelSection
     .prefault("offline")

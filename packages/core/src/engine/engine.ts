@@ -1,9 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import type Keyv from "keyv";
 import type { AccessGate } from "../access/access-gate.ts";
 import type { EndpointState } from "../capacity/endpoint-limiter.ts";
 import type { Command } from "../commands/command.ts";
-import { parseCommand } from "../commands/command.ts";
 import { CommandRegistry } from "../commands/registry.ts";
 import type { Adapter } from "../conversation/adapter.ts";
 import type { ApprovalDecider } from "../conversation/approvals.ts";
@@ -19,13 +16,13 @@ import { runAsIntake } from "../runtime/event-loop.ts";
 import { type Logger, silentLogger } from "../runtime/logger.ts";
 import type { Store } from "../store/types.ts";
 import { StreamRecords } from "../streaming/stream-records.ts";
-import { isAddressedToBot, type RejectReason, screenMessage } from "./admit.ts";
+import { commandPrefixFor } from "./command-prefix.ts";
 import { ConversationIndex } from "./conversation-index.ts";
 import { EngineStoppingError } from "./errors.ts";
+import { type AcceptOutcome, Intake } from "./intake.ts";
 import { StoreUnavailableError, withIntakeDeadline } from "./intake-deadline.ts";
 import type { LaterRetries } from "./later-retries.ts";
 import { decodeWork, encodeWork, workIdOf } from "./queued-work.ts";
-import { resolveConversation } from "./resolve.ts";
 import type { Continuation, ContinuationHandler, Responder, TurnObserver } from "./responder.ts";
 import {
   ConversationSerializer,
@@ -34,6 +31,7 @@ import {
   type SerializerHealth,
 } from "./serializer.ts";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./settings.ts";
+import { StopRequests } from "./stop-requests.ts";
 import { type ReadAttachments, TurnProcessor } from "./turn-processor.ts";
 
 export interface EngineOptions {
@@ -77,8 +75,6 @@ export interface EngineOptions {
   readonly identities?: TeamIdentities;
 }
 
-export type AcceptOutcome = { accepted: true; key: string } | { accepted: false; reason: RejectReason };
-
 export interface EngineHealth extends SerializerHealth {
   readonly accepting: boolean;
   /** The recovery loop's last look at the queues (absent before its first round). */
@@ -102,7 +98,8 @@ export class Engine {
   readonly #logger: Logger;
   readonly #index: ConversationIndex;
   readonly #serializer: ConversationSerializer;
-  readonly #stopFlags: Keyv<boolean>;
+  readonly #stops: StopRequests;
+  readonly #intake: Intake;
   readonly #processor: TurnProcessor;
   readonly #recovery: RecoveryLoop;
   #accepting = true;
@@ -114,7 +111,6 @@ export class Engine {
     this.settings = { ...DEFAULT_ENGINE_SETTINGS, ...options.settings };
     this.#logger = options.logger ?? silentLogger;
     this.#index = new ConversationIndex(options.store);
-    this.#stopFlags = options.store.namespace<boolean>("stop-requests");
     this.deliverer = new Deliverer(options.adapters, this.#index, {
       typingDelayMs: this.settings.typingDelayMs,
       ...(options.deliveryObserver ? { observer: options.deliveryObserver } : {}),
@@ -164,8 +160,26 @@ export class Engine {
       cpuSlots: this.settings.cpuSlots,
       maxTurnMs: this.settings.maxTurnMs,
       work: (key, items, signal) => this.#processor.process(key, items, signal),
-      stopRequested: (key) => this.#takeStopRequest(key),
+      stopRequested: (key) => this.#stops.take(key),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    });
+    this.#stops = new StopRequests({
+      store: options.store,
+      serializer: this.#serializer,
+      notices: this.notices,
+      laterRetries: options.laterRetries,
+      lockTtlMs: this.settings.lockTtlMs,
+    });
+    this.#intake = new Intake({
+      store: options.store,
+      adapters: options.adapters,
+      index: this.#index,
+      serializer: this.#serializer,
+      notices: this.notices,
+      stops: this.#stops,
+      access: options.access,
+      settings: this.settings,
+      logger: this.#logger,
     });
     this.#recovery = new RecoveryLoop({
       scan: {
@@ -284,63 +298,14 @@ export class Engine {
     // Ahead of running turns: a platform is waiting for this message's acknowledgement.
     return runAsIntake(async () => {
       try {
-        return await withIntakeDeadline(this.#accept(message), this.settings.intakeDeadlineMs);
+        if (!this.#accepting) throw new EngineStoppingError();
+        return await withIntakeDeadline(this.#intake.accept(message), this.settings.intakeDeadlineMs);
       } catch (error) {
         if (error instanceof StoreUnavailableError)
           this.#logger.warn("message not accepted: the store is unavailable", { id: message.id, error });
         throw error;
       }
     });
-  }
-
-  async #accept(message: InboundMessage): Promise<AcceptOutcome> {
-    if (!this.#accepting) throw new EngineStoppingError();
-    const screened = screenMessage(message);
-    if (screened) return this.#reject(message, screened);
-    const lostBefore = this.#options.store.health?.dataLostBefore;
-    if (lostBefore !== undefined && message.sentAt < lostBefore) {
-      // Its dedupe mark may have gone with the store's data: it may have been answered already.
-      this.#logger.warn("message not answered: sent before the store lost its data", {
-        id: message.id,
-        sentAt: new Date(message.sentAt).toISOString(),
-      });
-      return this.#reject(message, "before-data-loss");
-    }
-    const refused = await this.#checkAccess(message);
-    if (refused) return this.#reject(message, refused);
-
-    const resolved = await resolveConversation(message, this.#index);
-    // Participation is only looked up when nothing cheaper already addresses the bot.
-    const addressedDirectly = isAddressedToBot(message, {
-      repliesToBot: resolved.repliesToBot,
-      botTakesPart: false,
-    });
-    if (!addressedDirectly && !(await this.#index.isParticipating(resolved.key))) {
-      return this.#reject(message, "not-addressed");
-    }
-    const dedupe = {
-      key: `seen:${message.conversation.platform}:${message.id}`,
-      ttlMs: this.settings.dedupeTtlMs,
-    };
-    const command = parseCommand(message.text, this.settings.commandPrefixes);
-    if (command?.name === "stop") {
-      if (!(await this.#options.store.atomic.setIfAbsent(dedupe.key, "1", dedupe.ttlMs)))
-        return this.#reject(message, "duplicate");
-      await this.#stop(resolved.key, { ...message, conversation: resolved.conversation });
-      return { accepted: true, key: resolved.key };
-    }
-    // Asked here, the bot takes part from now on: a follow-up typed before the first answer is
-    // posted continues the conversation (and queues behind it) without a mention.
-    if (addressedDirectly) await this.#index.markParticipating(resolved.key);
-    const work = { kind: "message" as const, message: { ...message, conversation: resolved.conversation } };
-    const queued = await this.#serializer.submit(
-      resolved.key,
-      encodeWork(work, Date.now()),
-      message.sentAt,
-      dedupe,
-    );
-    if (!queued) return this.#reject(message, "duplicate");
-    return { accepted: true, key: resolved.key };
   }
 
   /** Queues work for a conversation behind its current turn; durable, so a restart still runs it. */
@@ -354,98 +319,6 @@ export class Engine {
         : { key: `continuation:${workIdOf(work)}`, ttlMs: this.settings.dedupeTtlMs };
     return this.#serializer.submit(key, encodeWork(work, now), now, dedupe);
   }
-
-  /**
-   * `access:`: null when the sender may talk here. A pairing reply (the sender's code) is posted
-   * once per platform message id, so a platform's redelivery does not repeat it.
-   */
-  async #checkAccess(message: InboundMessage): Promise<RejectReason | null> {
-    const access = this.#options.access;
-    if (!access) return null;
-    const adapter = this.#options.adapters.find((one) => one.platform === message.conversation.platform);
-    const where = adapter?.accessPlace?.(message) ?? { place: message.conversation.path[0] ?? "" };
-    const prefix = commandPrefixFor(
-      message.conversation.platform,
-      this.#options.adapters,
-      this.settings.commandPrefixes,
-    );
-    const verdict = await access.check(message, where, prefix);
-    if (verdict.kind === "allow") return null;
-    if (verdict.kind === "deny") return "not-allowed";
-    if (verdict.reply !== null) {
-      const seen = `seen:${message.conversation.platform}:${message.id}`;
-      if (await this.#options.store.atomic.setIfAbsent(seen, "1", this.settings.dedupeTtlMs)) {
-        await this.notices.send(`pairing:${message.conversation.platform}:${message.id}`, {
-          conversation: message.conversation,
-          text: verdict.reply,
-          replyTo: message.id,
-          recipientId: message.author.id,
-        });
-      }
-    }
-    return "pairing";
-  }
-
-  #reject(message: InboundMessage, reason: RejectReason): AcceptOutcome {
-    this.#logger.debug("message not answered", { id: message.id, reason });
-    return { accepted: false, reason };
-  }
-
-  /** `/stop` skips the queue: it cancels the turn running now, here or on another instance. */
-  async #stop(key: string, message: InboundMessage): Promise<void> {
-    let reply = "Stopped the current answer.";
-    // A retry waiting for the model is cancelled too (its countdown says so).
-    let waitingRetry = false;
-    if (this.#serializer.cancel(key, "stopped by user")) {
-      // The turn may have just planned a retry and be posting its countdown: the retry is cancelled
-      // once the turn has ended, when the countdown's delivery is recorded and can be edited to say
-      // so (cancelled earlier, the countdown would go on promising a retry that never comes).
-      if (this.#options.laterRetries) {
-        // Bounded: the platform waits for this message's acknowledgement.
-        await Promise.race([this.#serializer.settled(key), sleep(STOP_SETTLE_MS, undefined, { ref: false })]);
-        waitingRetry = await this.#options.laterRetries.cancel(key);
-        if (waitingRetry)
-          reply = "Stopped: the answer that was waiting for the model will not be tried again.";
-      }
-    } else {
-      waitingRetry = (await this.#options.laterRetries?.cancel(key)) ?? false;
-      const probe = await this.#options.store.atomic.acquireLock(`lock:${key}`, 1_000);
-      if (probe) {
-        await this.#options.store.atomic.releaseLock(`lock:${key}`, probe);
-        reply = waitingRetry
-          ? "Stopped: the answer that was waiting for the model will not be tried again."
-          : "Nothing is running in this conversation.";
-      } else {
-        await this.#stopFlags.set(key, true, this.settings.lockTtlMs * 2);
-        reply = "Stopping the current answer.";
-      }
-    }
-    // Named by the /stop message: its redelivery is deduped above, a recovery posts it once.
-    await this.notices.send(`stop:${message.conversation.platform}:${message.id}`, {
-      conversation: message.conversation,
-      text: reply,
-      replyTo: message.id,
-    });
-  }
-
-  async #takeStopRequest(key: string): Promise<boolean> {
-    if (!(await this.#stopFlags.get(key))) return false;
-    await this.#stopFlags.delete(key);
-    return true;
-  }
-}
-
-/** How long `/stop` waits for the turn it cancelled to end before it answers. */
-const STOP_SETTLE_MS = 1_000;
-
-/** The adapter's own prefix when the engine accepts it, else the engine's first. */
-function commandPrefixFor(
-  platform: string,
-  adapters: readonly Adapter[],
-  prefixes: readonly string[],
-): string {
-  const own = adapters.find((adapter) => adapter.platform === platform)?.commandPrefix;
-  return own !== undefined && prefixes.includes(own) ? own : (prefixes[0] ?? "/");
 }
 
 function builtInCommands(engine: Engine): Command[] {

@@ -1,7 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { InboundMessage, OutboundMessage } from "../conversation/messages.ts";
 import type { DeliveryObserver } from "../delivery/deliverer.ts";
-import type { AcceptOutcome, EngineHealth } from "../engine/engine.ts";
+import type { EngineHealth } from "../engine/engine.ts";
+import type { AcceptOutcome } from "../engine/intake.ts";
 import type { Turn, TurnAnswer, TurnObserver } from "../engine/responder.ts";
 import type { StepListener } from "../steps/step-recorder.ts";
 import type { AtomicStore } from "../store/types.ts";
