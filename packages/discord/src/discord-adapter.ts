@@ -5,14 +5,11 @@ import {
   type AdapterFiles,
   type AdapterLimits,
   type AdapterStreaming,
-  type AgentIdentity,
   type ApprovalDecider,
   type ApprovalPrompt,
   adapterStreaming,
   type CommandSummary,
   type ConversationRef,
-  chunkMarkdown,
-  decisionLine,
   encodeConversationKey,
   type InboundMessage,
   type InboundSink,
@@ -23,49 +20,30 @@ import {
   type Store,
   silentLogger,
   type TeamIdentities,
-  withNamePrefix,
 } from "@switchboard/core/adapter";
-import {
-  type Client,
-  DiscordAPIError,
-  Events,
-  type Message,
-  type PartialMessage,
-  RESTJSONErrorCodes,
-} from "discord.js";
-import { approvalButtons } from "./approvals/approval-buttons.ts";
-import { answerApprovalPress, withOutcome } from "./approvals/approval-presses.ts";
+import type { Client } from "discord.js";
 import { registerSlashCommands } from "./commands/register-commands.ts";
 import { SlashCommandReceiver } from "./commands/slash-command-receiver.ts";
-import {
-  isInteractionMessageId,
-  SLASH_COMMANDS,
-  type SlashCommand,
-  slashCommandsFor,
-} from "./commands/slash-commands.ts";
-import { DISCORD_MESSAGE_LIMIT, type DiscordAdapterConfig } from "./config.ts";
+import { SLASH_COMMANDS, type SlashCommand, slashCommandsFor } from "./commands/slash-commands.ts";
+import type { DiscordAdapterConfig } from "./config.ts";
 import { checkDiscordAccess } from "./connect/check.ts";
 import { createDiscordClient } from "./connect/client.ts";
 import { connectClient } from "./connect/connect.ts";
 import { openSendOnlyClient } from "./connect/send-only.ts";
 import { skipUnreadablePackets } from "./library-patches.ts";
 import { discordPlaceNames } from "./places/channel-names.ts";
-import { isAllowed } from "./receive/allowlist.ts";
 import { discordAttachmentDownloads, discordFileOrigins } from "./receive/attachment-downloads.ts";
-import { messagesAfter } from "./receive/channel-history.ts";
-import { toInboundMessage } from "./receive/inbound-message.ts";
-import { messageFacts } from "./receive/message-facts.ts";
-import { MissedMessages } from "./receive/missed-messages.ts";
+import { registerGatewayListeners } from "./receive/gateway-listeners.ts";
+import { MessageReceiver, type Receiving } from "./receive/message-receiver.ts";
 import { conversationOf, DM_SPACE, PLATFORM, placeOf } from "./receive/places.ts";
 import { AgentPosts } from "./send/agent-posts.ts";
 import { AgentWebhooks, valuesInMemory } from "./send/agent-webhooks.ts";
 import { ChannelPoster } from "./send/channel-poster.ts";
 import { CommandAnswers } from "./send/command-answers.ts";
 import { discordFiles } from "./send/discord-files.ts";
-import { discordNonce } from "./send/nonce.ts";
+import { DiscordPoster } from "./send/discord-poster.ts";
 import { SharedInteractions } from "./send/shared-interactions.ts";
-import { degradeTables } from "./send/tables.ts";
-import { ThreadNames, threadNameFor } from "./send/thread-names.ts";
+import { ThreadNames } from "./send/thread-names.ts";
 import { TypingIndicator } from "./typing.ts";
 
 export interface DiscordAdapterDeps {
@@ -104,12 +82,11 @@ export class DiscordAdapter implements Adapter {
   #slashCommands: readonly SlashCommand[] = SLASH_COMMANDS;
   #connection: Connection | undefined;
   #approvals: ApprovalDecider | undefined;
-  readonly #agentPosts: AgentPosts;
   readonly #agentWebhooks: AgentWebhooks;
+  readonly #poster: DiscordPoster;
   /** Some agent has a `display`: its messages go through the channel's webhook under its name. */
   #identities = false;
-  /** Messages the engine refused (store down), read back from the channels' history once it takes them. */
-  readonly #missed: MissedMessages<Message>;
+  readonly #receiver: MessageReceiver;
   /** Where received messages go while the gateway is connected. */
   #sink: InboundSink | undefined;
 
@@ -133,8 +110,18 @@ export class DiscordAdapter implements Adapter {
       logger: this.#logger,
       apiUrl: config.apiUrl,
     });
-    this.#agentPosts = new AgentPosts(this.#agentWebhooks, kept);
-    this.#missed = this.#readingBack();
+    this.#poster = new DiscordPoster({
+      answers: this.#answers,
+      agentPosts: new AgentPosts(this.#agentWebhooks, kept),
+      channels: () => this.#connected().poster,
+      identities: () => this.#identities,
+    });
+    this.#receiver = new MessageReceiver({
+      allow: config,
+      threadNames: this.#threadNames,
+      logger: this.#logger,
+      receiving: () => this.#receiving(),
+    });
   }
 
   /** Agents with a `display` post through a channel webhook under their name and avatar. */
@@ -175,22 +162,13 @@ export class DiscordAdapter implements Adapter {
     });
     skipUnreadablePackets(client, this.#logger);
     this.#sink = sink;
-    client.on(Events.MessageCreate, (message) => void this.#receive(client, sink, message, false));
-    client.on(Events.MessageUpdate, (before, after) => {
-      // Only a change of text is an edit; thread creation, embeds unfurling etc. also send updates.
-      if (!before.partial && before.content === after.content) return;
-      void this.#receive(client, sink, after, true);
+    registerGatewayListeners(client, {
+      sink,
+      messages: this.#receiver,
+      slash,
+      approvals: () => this.#approvals,
+      logger: this.#logger,
     });
-    client.on(Events.InteractionCreate, (interaction) => {
-      if (interaction.isChatInputCommand()) void slash.receive(interaction);
-      else if (interaction.isButton())
-        answerApprovalPress(interaction, this.#approvals, this.#logger).catch((error: unknown) =>
-          this.#logger.error("could not answer an approval button", { id: interaction.id, error }),
-        );
-    });
-    client.on(Events.Error, (error) => this.#logger.error("Discord client error", { error }));
-    client.on(Events.ShardError, (error) => this.#logger.warn("Discord gateway connection error", { error }));
-    client.on(Events.ShardReconnecting, () => this.#logger.info("reconnecting to the Discord gateway"));
     await connectClient(client, this.#config.token, this.#config.apiUrl);
     const ready = client as Client<true>;
     this.#logger.info("connected to Discord", { user: ready.user.tag, guilds: ready.guilds.cache.size });
@@ -203,7 +181,7 @@ export class DiscordAdapter implements Adapter {
     this.#connection = { client: ready, poster, sendOnly: false };
     await registerSlashCommands(ready, this.#config, this.#logger, this.#slashCommands);
     // Connected again in this process (a cluster ingress leading again): read back what it missed.
-    this.#missed.resume();
+    this.#receiver.resume();
   }
 
   /**
@@ -224,7 +202,7 @@ export class DiscordAdapter implements Adapter {
   }
 
   async stop(): Promise<void> {
-    this.#missed.pause();
+    this.#receiver.pause();
     this.#sink = undefined;
     this.#typing.stopAll();
     await this.#agentWebhooks.close();
@@ -235,107 +213,22 @@ export class DiscordAdapter implements Adapter {
     await connection?.client.destroy();
   }
 
-  async post(message: OutboundMessage): Promise<PostedMessage> {
-    const place = placeOf(message.conversation);
-    const { replyTo, identity } = message;
-    const command = isInteractionMessageId(replyTo);
-    // An agent speaks through the channel's webhook; where there is none, its name goes in front.
-    const route =
-      identity && !command
-        ? await this.#agentPosts.route(await this.#connected().poster.placeFor(place, true), identity)
-        : undefined;
-    const formatted = degradeTables(
-      identity && !route ? withNamePrefix(message.text, identity.name) : message.text,
-    );
-    // Rewriting tables can lengthen a chunk past Discord's limit; split again rather than fail.
-    const parts =
-      formatted.length <= DISCORD_MESSAGE_LIMIT
-        ? [formatted]
-        : chunkMarkdown(formatted, DISCORD_MESSAGE_LIMIT);
-    const ids: string[] = [];
-    for (const [index, part] of parts.entries()) {
-      const key = message.idempotencyKey === undefined ? undefined : `${message.idempotencyKey}:${index}`;
-      const buttons = buttonsOn(message.approval, index === parts.length - 1);
-      // A slash command's answer never goes into the channel: it may be private.
-      if (command) ids.push(await this.#answers.post(replyTo, part, buttons));
-      else if (route) ids.push(await this.#agentPosts.post(route, part, key, buttons));
-      else
-        ids.push(
-          await this.#connected().poster.send(
-            place,
-            part,
-            replyTo,
-            key === undefined ? undefined : discordNonce(key),
-            buttons,
-          ),
-        );
-    }
-    const [first] = ids;
-    if (first === undefined) throw new Error("nothing to post: the message text is empty");
-    return { id: first, conversation: message.conversation };
+  post(message: OutboundMessage): Promise<PostedMessage> {
+    return this.#poster.post(message);
   }
 
   /** A streamed answer grows: the message's content is replaced (tables rewritten as when posting). */
-  async edit(posted: PostedMessage, text: string, approval?: ApprovalPrompt): Promise<void> {
-    const { identity } = posted;
-    const [first, ...rest] = chunkMarkdown(degradeTables(text), DISCORD_MESSAGE_LIMIT);
-    if (first === undefined) return;
-    const buttons = buttonsOn(approval, rest.length === 0);
-    const named = identity ? degradeTables(withNamePrefix(first, identity.name)) : first;
-    await this.#replace(posted, first, named, buttons);
-    // Only a rewritten table can outgrow the limit; what does not fit follows, never cut off.
-    for (const [index, part] of rest.entries())
-      await this.post({
-        conversation: posted.conversation,
-        text: part,
-        ...(identity ? { identity } : {}),
-        ...(approval && index === rest.length - 1 ? { approval } : {}),
-      });
+  edit(posted: PostedMessage, text: string, approval?: ApprovalPrompt): Promise<void> {
+    return this.#poster.edit(posted, text, approval);
   }
 
   /** A prompt decided off its buttons (typed, console): the buttons go, the outcome shows. */
-  async showDecision(prompt: PostedMessage, text: string, decision: { approved: boolean; by: string }) {
-    const line = decisionLine(decision);
-    const { identity } = prompt;
-    const content = withOutcome(degradeTables(text), line);
-    const named = identity ? withOutcome(degradeTables(withNamePrefix(text, identity.name)), line) : content;
-    await this.#replace(prompt, content, named, []);
-  }
-
-  /**
-   * Replaces a message's content: through the interaction for a command's answer, through the
-   * webhook for an agent's webhook message (`content`), as the bot otherwise (`named`: with the
-   * agent's name in front, as it was posted).
-   */
-  async #replace(
-    posted: PostedMessage,
-    content: string,
-    named: string,
-    buttons: ReturnType<typeof buttonsOn>,
+  showDecision(
+    prompt: PostedMessage,
+    text: string,
+    decision: { approved: boolean; by: string },
   ): Promise<void> {
-    const command = await this.#answers.commandOf(posted.id);
-    if (command !== undefined) {
-      await this.#answers.edit(command, posted.id, named, buttons);
-      return;
-    }
-    const place = placeOf(posted.conversation);
-    const { poster } = this.#connected();
-    const webhookRoute = async (identity: AgentIdentity | undefined) =>
-      this.#agentPosts.route(await poster.placeFor(place, false), identity);
-    if (posted.identity) {
-      const route = await webhookRoute(posted.identity);
-      if (route && (await this.#agentPosts.edit(route, posted.id, content, named, buttons))) return;
-    }
-    try {
-      await poster.edit(place, posted.id, named, buttons);
-    } catch (error) {
-      // A webhook message whose writer has no display now (a handoff mid-answer): still the webhook's to edit.
-      const anotherAuthor =
-        error instanceof DiscordAPIError &&
-        error.code === RESTJSONErrorCodes.CannotEditMessageAuthoredByAnotherUser;
-      const route = anotherAuthor && this.#identities ? await webhookRoute(undefined) : undefined;
-      if (!route || !(await this.#agentPosts.edit(route, posted.id, content, content, buttons))) throw error;
-    }
+    return this.#poster.showDecision(prompt, text, decision);
   }
 
   /**
@@ -374,109 +267,12 @@ export class DiscordAdapter implements Adapter {
     return this.#connection;
   }
 
-  async #receive(
-    client: Client,
-    sink: InboundSink,
-    message: Message | PartialMessage,
-    isEdit: boolean,
-  ): Promise<void> {
-    try {
-      await this.#handOver(client, sink, message, isEdit);
-      if (!isEdit) this.#missed.taken(message.channelId, message.id);
-    } catch (error) {
-      if (error instanceof SinkRefusedError) {
-        // The gateway never delivers it again: read back from the channel's history later. An
-        // edit is not: the message's first text was taken or is read back with its new text.
-        if (!isEdit) this.#missed.refused(message.channelId, message.id);
-        this.#logger.warn(
-          isEdit
-            ? "could not hand a Discord edit to the engine; the edit is not answered"
-            : "could not hand a Discord message to the engine; it is read back from the channel once the engine takes messages again",
-          { id: message.id, error: error.cause },
-        );
-        return;
-      }
-      this.#logger.error("could not hand a Discord message to the engine", { id: message.id, error });
-    }
+  /** What reading back hands messages to: only the process that holds the gateway reads back. */
+  #receiving(): Receiving {
+    const connection = this.#connection;
+    const sink = this.#sink;
+    if (!connection || connection.sendOnly || !sink)
+      throw new Error("the Discord gateway is not connected in this process");
+    return { client: connection.client, sink };
   }
-
-  /** Resolves once the engine took the message (or it is not one to take); SinkRefusedError otherwise. */
-  async #handOver(
-    client: Client,
-    sink: InboundSink,
-    message: Message | PartialMessage,
-    isEdit: boolean,
-  ): Promise<void> {
-    const facts = await messageFacts(message, isEdit);
-    if (!facts || !client.user || !isAllowed(facts.location, this.#config)) return;
-    const botRole = message.guild?.members.me?.roles.botRole;
-    const inbound = toInboundMessage(facts, {
-      userId: client.user.id,
-      roleIds: botRole ? [botRole.id] : [],
-    });
-    if (!inbound) return;
-    if (facts.location.kind === "channel" && !isEdit) {
-      this.#threadNames.remember(facts.id, threadNameFor(inbound.text, facts.author.displayName));
-    }
-    try {
-      await sink(inbound);
-    } catch (error) {
-      throw new SinkRefusedError(error);
-    }
-  }
-
-  #readingBack(): MissedMessages<Message> {
-    const logger = this.#logger;
-    const receiving = () => {
-      const connection = this.#connection;
-      const sink = this.#sink;
-      if (!connection || connection.sendOnly || !sink)
-        throw new Error("the Discord gateway is not connected in this process");
-      return { client: connection.client, sink };
-    };
-    return new MissedMessages<Message>({
-      read: (channelId, afterId, limit) => messagesAfter(receiving().client, channelId, afterId, limit),
-      handOver: (message) => {
-        const { client, sink } = receiving();
-        return this.#handOver(client, sink, message, false);
-      },
-      onCaughtUp: (channelId, handedOver) =>
-        logger.info("read back Discord messages the engine had not taken", { channelId, handedOver }),
-      onGivenUp: (channelId, reason) =>
-        logger.error(
-          "gave up reading back Discord messages the engine had not taken; they are not answered",
-          {
-            channelId,
-            reason,
-          },
-        ),
-      onRoundFailed: (channelId, error) =>
-        logger.warn("could not read back refused Discord messages yet; trying again", { channelId, error }),
-      retryEveryMs: READ_BACK_EVERY_MS,
-      windowMs: READ_BACK_WINDOW_MS,
-      maxChannels: READ_BACK_MAX_CHANNELS,
-    });
-  }
-}
-
-/** The engine did not take a message (store unreachable, stopping): nothing of it was kept. */
-class SinkRefusedError extends Error {
-  constructor(cause: unknown) {
-    super("the engine did not take the message", { cause });
-    this.name = "SinkRefusedError";
-  }
-}
-
-/**
- * Reading back what the engine refused: a round every 5 s while any channel is behind, for up to an
- * hour after a channel's first refused message (the store outages worth waiting out; a longer one
- * is an incident whose messages people send again), at most 1,000 channels at once.
- */
-const READ_BACK_EVERY_MS = 5_000;
-const READ_BACK_WINDOW_MS = 60 * 60_000;
-const READ_BACK_MAX_CHANNELS = 1_000;
-
-/** The Approve / Deny row goes on the last message of a prompt, under the whole question. */
-function buttonsOn(approval: ApprovalPrompt | undefined, last: boolean) {
-  return approval && last ? [approvalButtons(approval)] : undefined;
 }
