@@ -134,13 +134,13 @@ export class DiscordAdapter implements Adapter {
     this.#slashCommands = slashCommandsFor(commands);
   }
 
-  /** Approve / Deny buttons on prompts; presses are decided by core. */
   /** `access.discord`: the channel (a thread's parent) and the server (guild) of a message. */
   accessPlace(message: InboundMessage): { place: string; space?: string } {
     const [space = "", channel = ""] = message.conversation.path;
     return space === DM_SPACE ? { place: channel } : { place: channel, space };
   }
 
+  /** Approve / Deny buttons on prompts; presses are decided by core. */
   useApprovals(decider: ApprovalDecider): void {
     this.#approvals = decider;
   }

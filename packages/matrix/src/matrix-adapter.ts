@@ -134,7 +134,6 @@ export class MatrixAdapter implements Adapter {
     return withNamePrefix(text, identity.name);
   }
 
-  /** ✅ / ❌ reactions on prompts; they are decided by core. */
   /** `access.matrix`: the room, and the sender's homeserver (`@ana:example.org` → `example.org`). */
   accessPlace(message: InboundMessage): { place: string; space?: string } {
     const room = message.conversation.path[0] ?? "";
@@ -144,6 +143,7 @@ export class MatrixAdapter implements Adapter {
       : { place: room, space: server };
   }
 
+  /** ✅ / ❌ reactions on prompts; they are decided by core. */
   useApprovals(decider: ApprovalDecider): void {
     this.#approvals = decider;
   }

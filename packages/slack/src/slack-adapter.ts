@@ -177,13 +177,13 @@ export class SlackAdapter implements Adapter {
     this.#engineCommandWords = commands.map((command) => command.name);
   }
 
-  /** Approve / Deny buttons on prompts; presses are decided by core. */
   /** `access.slack`: the channel (`C…`, `D…`) and the workspace (`T…`) of a message. */
   accessPlace(message: InboundMessage): { place: string; space: string } {
     const [team = "", channel = ""] = message.conversation.path;
     return { place: channel, space: team };
   }
 
+  /** Approve / Deny buttons on prompts; presses are decided by core. */
   useApprovals(decider: ApprovalDecider): void {
     this.#approvals = decider;
   }
