@@ -37,7 +37,15 @@ export interface CrashConfigOptions {
 export function crashConfig(options: CrashConfigOptions): Record<string, unknown> {
   const { extra = {} } = options;
   const engine = (extra.engine ?? {}) as Record<string, unknown>;
-  const scaleOut = (extra.scaleOut ?? {}) as Record<string, unknown>;
+  // A cluster role's scale-out section: quick sweeps and job locks (a killed worker's drains move
+  // on within seconds) under what the test sets itself; without a role, `extra` gives it as is.
+  const scaleOut = options.role
+    ? {
+        jobLockSeconds: options.jobLockSeconds ?? 3,
+        sweepSeconds: 2,
+        ...((extra.scaleOut ?? {}) as Record<string, unknown>),
+      }
+    : extra.scaleOut;
   return {
     model: options.model,
     store: options.storeUrl,
@@ -63,13 +71,8 @@ export function crashConfig(options: CrashConfigOptions): Record<string, unknown
       streaming: "off",
       ...(options.commandWords ? { commandWords: [...options.commandWords] } : {}),
     },
-    ...(options.role
-      ? {
-          role: options.role,
-          // Quick sweeps and job locks: a killed worker's drains move on within seconds.
-          scaleOut: { jobLockSeconds: options.jobLockSeconds ?? 3, sweepSeconds: 2, ...scaleOut },
-        }
-      : {}),
+    ...(options.role ? { role: options.role } : {}),
+    ...(scaleOut === undefined ? {} : { scaleOut }),
     ...Object.fromEntries(Object.entries(extra).filter(([key]) => key !== "engine" && key !== "scaleOut")),
   };
 }
