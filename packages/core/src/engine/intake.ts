@@ -68,7 +68,7 @@ export class Intake {
       return this.#reject(message, "not-addressed");
     }
     const dedupe = {
-      key: `seen:${message.conversation.platform}:${message.id}`,
+      key: seenMark(message),
       ttlMs: settings.dedupeTtlMs,
     };
     const command = parseCommand(message.text, settings.commandPrefixes);
@@ -106,8 +106,7 @@ export class Intake {
     if (verdict.kind === "allow") return null;
     if (verdict.kind === "deny") return "not-allowed";
     if (verdict.reply !== null) {
-      const seen = `seen:${message.conversation.platform}:${message.id}`;
-      if (await store.atomic.setIfAbsent(seen, "1", settings.dedupeTtlMs)) {
+      if (await store.atomic.setIfAbsent(seenMark(message), "1", settings.dedupeTtlMs)) {
         await notices.send(`pairing:${message.conversation.platform}:${message.id}`, {
           conversation: message.conversation,
           text: verdict.reply,
@@ -123,4 +122,9 @@ export class Intake {
     this.#options.logger.debug("message not answered", { id: message.id, reason });
     return { accepted: false, reason };
   }
+}
+
+/** The dedupe mark of a platform message: set once it is queued, or once its pairing reply is. */
+function seenMark(message: InboundMessage): string {
+  return `seen:${message.conversation.platform}:${message.id}`;
 }
