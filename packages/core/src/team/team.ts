@@ -1,109 +1,28 @@
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import {
-  AIMessage,
-  type BaseMessage,
-  HumanMessage,
-  RemoveMessage,
-  ToolMessage,
-} from "@langchain/core/messages";
-import type { StructuredToolInterface } from "@langchain/core/tools";
-import {
-  type BaseCheckpointSaver,
-  INTERRUPT,
-  isInterrupted,
-  Command as LangGraphCommand,
-  REMOVE_ALL_MESSAGES,
-} from "@langchain/langgraph";
-import { humanTurn, type LoadImage } from "../attachments/model-content.ts";
-import { FILES_ARTIFACT_KEY, type OutboundFile } from "../attachments/stored-attachment.ts";
+import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
+import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import type { Command } from "../commands/command.ts";
 import type { Responder, Turn, TurnAnswer } from "../engine/responder.ts";
 import { invokeWithRetry } from "../models/retry.ts";
-import { DEFAULT_MODEL_CALL_POLICY, type ModelCallPolicy } from "../models/spec.ts";
+import { DEFAULT_MODEL_CALL_POLICY } from "../models/spec.ts";
 import { type Logger, silentLogger } from "../runtime/logger.ts";
 import { endOfFailedRun, RUN_STEPS_KEY, type RunSteps } from "../steps/step-sink.ts";
-import type { Store } from "../store/types.ts";
 import { ActiveAgentStore } from "./active-agents.ts";
 import { handoffToolName } from "./handoff.ts";
-import { estimateTokens, textOf } from "./history.ts";
 import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
 import { RunJournal } from "./run-journal.ts";
 import { outcomeText, type RunInput, type RunOutcome } from "./run-outcome.ts";
+import { outcomeOf, startOf } from "./run-state.ts";
 import { INTERIM_KEY } from "./send-message.ts";
 import { TURN_EVENTS_KEY } from "./streamed-call.ts";
 import { type AgentSummary, type FreshStartKind, type TeamControls, teamCommands } from "./team-commands.ts";
-import { HUMAN, type LimitsConfig, type RoutingConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
-import {
-  type ApprovalRequest,
-  buildTeamGraph,
-  LEARNINGS_KEY,
-  SITUATION_KEY,
-  type TeamGraphOptions,
-} from "./team-graph.ts";
+import { HUMAN, type LimitsConfig, SUPERVISOR, type TeamConfig } from "./team-config.ts";
+import { buildTeamGraph, LEARNINGS_KEY, SITUATION_KEY, type TeamGraphOptions } from "./team-graph.ts";
+import type { TeamOptions } from "./team-options.ts";
 import { TeamRoster } from "./team-roster.ts";
-import { FRESH_TURN, type TeamStateValue } from "./team-state.ts";
+import type { TeamStateValue } from "./team-state.ts";
 import { unknownToolReferences } from "./tool-references.ts";
 
-export interface TeamOptions {
-  readonly config: TeamConfig;
-  readonly routing: RoutingConfig;
-  readonly limits: LimitsConfig;
-  readonly checkpointer: BaseCheckpointSaver;
-  readonly store: Store;
-  /** The chat model for an agent's `model:` string; undefined → the default model. */
-  readonly modelFor: (model: string | undefined) => BaseChatModel;
-  /** How /status names an agent's model. */
-  readonly describeModel: (model: string | undefined) => string;
-  /** Tools agents may name in their `tools:` list. */
-  readonly tools?: Readonly<Record<string, StructuredToolInterface>>;
-  /**
-   * Runs before a run that answers a new message reads the conversation's history (memory starts a
-   * new session when the last one went quiet). A failure is logged and the run goes on.
-   */
-  readonly beforeRun?: (key: string) => Promise<void>;
-  /** Extra system context per conversation (memory). */
-  readonly contextFor?: (key: string) => Promise<string | undefined>;
-  /**
-   * The line every agent's prompt ends with: the asking person's date and time, the platform and
-   * place. Computed once per run (every model call of the run sees the same line).
-   */
-  readonly situationFor?: (key: string, userId: string, now: number) => Promise<string | undefined>;
-  /**
-   * What the team keeps about the asking person, the conversation and the place (learnings), for
-   * every agent's prompt. Read once per run.
-   */
-  readonly learningsFor?: (key: string, userId: string) => Promise<string | undefined>;
-  /**
-   * What else `/new` and `/reset` do to the conversation (memory archives its session…): runs
-   * before the history is cleared and returns the sentences that say so.
-   */
-  readonly freshStart?: (key: string, userId: string, kind: FreshStartKind) => Promise<string[]>;
-  /** Who answers each conversation; shared with whatever else changes it (handing a thread to a person). */
-  readonly activeAgents?: ActiveAgentStore;
-  /** Tools an agent has besides those its `tools:` list names (start_task, for the agents tasks allow). */
-  readonly builtInTools?: (agent: string) => readonly StructuredToolInterface[];
-  /** Tools attached to a conversation's agent at run time (find_tools). */
-  readonly attachedTools?: (key: string, agent: string) => Promise<StructuredToolInterface[]>;
-  /** Tools that wait for a person's approval before they run. */
-  readonly needsApproval?: (toolName: string) => boolean;
-  /** A tool's progress text (its `status`), shown while it runs; undefined → a plain default. */
-  readonly toolStatus?: (toolName: string) => string | undefined;
-  /** More lines for /status (open requests…); `viewer` is who asked, for lines only admins see. */
-  readonly statusLines?: (key: string, viewer: string) => Promise<string[]>;
-  /**
-   * Where one graph run's model and tool calls are recorded (the run-steps log), asked for as the
-   * graph starts; the team finishes it when the graph ends.
-   */
-  readonly stepsFor?: (input: RunInput) => RunSteps | undefined;
-  /** Attempts and per-attempt timeout of every model call (the `model:` config); defaults otherwise. */
-  readonly modelCalls?: ModelCallPolicy;
-  /** Which models take images, and where the history's images are loaded from for a model call. */
-  readonly images?: {
-    readonly acceptsImages: (model: string | undefined) => boolean;
-    readonly load: LoadImage;
-  };
-  readonly logger?: Logger;
-}
+export type { TeamOptions } from "./team-options.ts";
 
 /**
  * The agent team as a Responder: a supervisor and specialists in one checkpointed graph, with
@@ -239,7 +158,7 @@ export class Team implements Responder, TeamControls {
       return { kind: "with-person", agent: HUMAN };
     }
     const active = this.sticky ? holder : undefined;
-    const start = await this.#startOf(input, active?.agent ?? null);
+    const start = await startOf(this.#graph, input, active?.agent ?? null);
     // Run again after it had ended (the process stopped before its answer was kept): what it
     // answered then, without a second run that would ask the model and call its tools again.
     if ("finished" in start) return this.#outcomeOf(input.key, active?.agent ?? null, start.finished);
@@ -314,66 +233,14 @@ export class Team implements Responder, TeamControls {
     return this.#outcomeOf(input.key, active?.agent ?? null, state);
   }
 
-  /** What a run that ended left in the conversation's state: its answer, its question, or its stop. */
+  /** What a run that ended left in the conversation's state; a handoff it made is kept for the thread. */
   async #outcomeOf(
     key: string,
     activeAgent: string | null,
     state: Record<string, unknown>,
   ): Promise<RunOutcome> {
-    const values = state as TeamStateValue;
-    await this.#persistActiveAgent(key, activeAgent, values.activeAgent ?? null);
-    const agent = values.answeredBy ?? SUPERVISOR;
-    if (isInterrupted<ApprovalRequest>(state)) {
-      const approval = state[INTERRUPT][0]?.value;
-      if (approval) return { kind: "awaiting-approval", approval, agent };
-    }
-    if (values.stoppedBy) return { kind: "stopped-for-tool", tool: values.stoppedBy, agent };
-    const last = values.messages.at(-1);
-    const files = filesOfTurn(values.messages);
-    return {
-      kind: "answered",
-      text: last && AIMessage.isInstance(last) ? textOf(last) : "",
-      agent,
-      historyTokens: estimateTokens(values.messages),
-      ...(files.length > 0 ? { files } : {}),
-    };
-  }
-
-  /**
-   * What the graph is given: the user's text as a fresh turn, an approval decision, or — for a run
-   * stopped part-way (its checkpoint names it and still has steps to take) — nothing, so the graph
-   * continues where it stopped instead of hearing the message twice. A run that is run again after
-   * it ended (its checkpoint names it, has no steps left and still ends with what it answered) is not
-   * given anything: it is `finished`.
-   */
-  async #startOf(
-    input: RunInput,
-    activeAgent: string | null,
-  ): Promise<{ readonly input: GraphInput } | { readonly finished: Record<string, unknown> }> {
-    if (input.resume !== undefined) return { input: new LangGraphCommand({ resume: input.resume }) };
-    if (input.resumed && input.runId) {
-      const snapshot = await this.#graph.getState({ configurable: { thread_id: input.key } });
-      const values = snapshot.values as Partial<TeamStateValue>;
-      if (values.runId === input.runId) {
-        if (snapshot.next.length > 0) return { input: null };
-        // Its answer must still be there: archiving a quiet session since then leaves no history.
-        if (values.stoppedBy || AIMessage.isInstance(values.messages?.at(-1)))
-          return { finished: snapshot.values };
-      }
-    }
-    const text = [input.text ?? "", input.attachments?.modelText ?? ""]
-      .filter((part) => part !== "")
-      .join("\n\n");
-    return {
-      input: {
-        messages: [humanTurn(text, input.attachments?.images ?? [])],
-        activeAgent,
-        answeredBy: null,
-        stoppedBy: null,
-        runId: input.runId ?? null,
-        turn: FRESH_TURN,
-      },
-    };
+    await this.#persistActiveAgent(key, activeAgent, (state as TeamStateValue).activeAgent ?? null);
+    return outcomeOf(state);
   }
 
   /** What a run can do without: its failure is logged and the run goes on (undefined). */
@@ -491,21 +358,6 @@ export class Team implements Responder, TeamControls {
     };
     return { changed, needsRestart };
   }
-}
-
-/** What the team's graph is invoked with: a fresh turn, an approval decision, or null (go on). */
-type GraphInput = Parameters<ReturnType<typeof buildTeamGraph>["invoke"]>[0];
-
-/** Files the tools of the run's latest turn returned (artifacts of the tool results after the user's message). */
-function filesOfTurn(messages: readonly BaseMessage[]): OutboundFile[] {
-  const start = messages.findLastIndex((message) => HumanMessage.isInstance(message));
-  return messages.slice(start + 1).flatMap((message) => {
-    if (!ToolMessage.isInstance(message)) return [];
-    const artifact: unknown = message.artifact;
-    if (typeof artifact !== "object" || artifact === null) return [];
-    const files: unknown = (artifact as Record<string, unknown>)[FILES_ARTIFACT_KEY];
-    return Array.isArray(files) ? (files as OutboundFile[]) : [];
-  });
 }
 
 export { handoffToolName };
