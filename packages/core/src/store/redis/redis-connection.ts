@@ -1,6 +1,6 @@
 import { createClient, type RedisClientType } from "@redis/client";
 import { recognizeOutages } from "../errors.ts";
-import { isRedisConnectionError } from "./redis-errors.ts";
+import { isRedisConnectionError, noteRedisSocketFailure } from "./redis-errors.ts";
 
 export type RedisConnection = RedisClientType;
 
@@ -41,6 +41,8 @@ export async function connectRedis(options: RedisConnectOptions): Promise<RedisC
   });
   // Before the first connection the same failure rejects connect() below, so it is reported there.
   client.on("error", (error: unknown) => {
+    // The commands on the wire are failed with this very error next: it must read as an outage.
+    noteRedisSocketFailure(error);
     if (connected) onBackgroundError(new Error(`Redis connection to ${host} failed`, { cause: error }));
   });
   // Each keyv namespace adapter listens on the shared client; ten namespaces are normal, not a leak.

@@ -1,3 +1,4 @@
+import { connect, createServer, type Socket } from "node:net";
 import { createClient, SimpleError } from "@redis/client";
 import { expect, it } from "vitest";
 import { waitFor } from "../../testing/wait.ts";
@@ -48,6 +49,55 @@ describeWithRedis("Redis errors as store outages", () => {
     } finally {
       client.destroy();
       admin.destroy();
+    }
+  });
+
+  it("a command on the wire when the connection is reset (ECONNRESET) is an outage; another reset is not", async () => {
+    // Between the client and Redis, a relay that can reset the client's connection, as a killed
+    // server, a proxy or the network does (a reset, where CLIENT KILL above closes cleanly).
+    const target = new URL(TEST_REDIS_URL);
+    const clientSides: Socket[] = [];
+    const relay = createServer((clientSide) => {
+      const serverSide = connect(Number(target.port || 6379), target.hostname);
+      clientSides.push(clientSide);
+      clientSide.pipe(serverSide).on("error", () => serverSide.destroy());
+      serverSide.pipe(clientSide).on("error", () => clientSide.destroy());
+      clientSide.on("error", () => serverSide.destroy());
+      serverSide.on("error", () => clientSide.resetAndDestroy());
+      clientSide.on("close", () => serverSide.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+    const address = relay.address();
+    if (address === null || typeof address === "string") throw new Error("the relay has no port");
+    const reported: unknown[] = [];
+    const client = await connectRedis({
+      clientUrl: `redis://127.0.0.1:${address.port}`,
+      host: "test Redis through a relay",
+      clientName: "connection-reset-test",
+      onBackgroundError: (error) => reported.push(error),
+      startupError: (cause) => new Error("no test Redis", { cause }),
+    });
+    const prefix = uniqueRedisPrefix("connection-reset");
+    try {
+      await client.ping();
+      const waiting = client.blPop(`${prefix}never`, 0).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      for (const socket of clientSides) socket.resetAndDestroy();
+      const reset = await waiting;
+      expect(reset).toBeInstanceOf(Error);
+      expect((reset as NodeJS.ErrnoException).code).toBe("ECONNRESET");
+      expect(isStoreOutage(reset)).toBe(true);
+      expect(isStoreOutage(new Error("the turn's read failed", { cause: reset }))).toBe(true);
+      expect(reported.length).toBeGreaterThan(0);
+      // The same kind of error from anything else (a model's connection) is not the store's.
+      const elsewhere = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", syscall: "read" });
+      expect(isStoreOutage(elsewhere)).toBe(false);
+      expect(isStoreOutage(new TypeError("fetch failed", { cause: elsewhere }))).toBe(false);
+    } finally {
+      client.destroy();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
     }
   });
 });
