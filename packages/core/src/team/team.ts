@@ -22,8 +22,6 @@ import { TeamRoster } from "./team-roster.ts";
 import type { TeamStateValue } from "./team-state.ts";
 import { unknownToolReferences } from "./tool-references.ts";
 
-export type { TeamOptions } from "./team-options.ts";
-
 /**
  * The agent team as a Responder: a supervisor and specialists in one checkpointed graph, with
  * sticky routing — after a handoff the specialist answers the conversation directly (one model

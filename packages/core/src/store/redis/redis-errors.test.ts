@@ -77,12 +77,20 @@ describeWithRedis("Redis errors as store outages", () => {
       onBackgroundError: (error) => reported.push(error),
       startupError: (cause) => new Error("no test Redis", { cause }),
     });
+    const admin = createClient({ url: TEST_REDIS_URL });
+    await admin.connect();
     const prefix = uniqueRedisPrefix("connection-reset");
     try {
-      await client.ping();
+      const id = await client.clientId();
       const waiting = client.blPop(`${prefix}never`, 0).then(
         () => undefined,
         (error: unknown) => error,
+      );
+      // Reset only once the command blocks on the server: it is on the wire, waiting for its reply.
+      await waitFor("the command to block on the server", async () =>
+        (await admin.sendCommand<string>(["CLIENT", "LIST", "ID", String(id)])).includes("cmd=blpop")
+          ? true
+          : undefined,
       );
       for (const socket of clientSides) socket.resetAndDestroy();
       const reset = await waiting;
@@ -97,6 +105,7 @@ describeWithRedis("Redis errors as store outages", () => {
       expect(isStoreOutage(new TypeError("fetch failed", { cause: elsewhere }))).toBe(false);
     } finally {
       client.destroy();
+      admin.destroy();
       await new Promise<void>((resolve) => relay.close(() => resolve()));
     }
   });
