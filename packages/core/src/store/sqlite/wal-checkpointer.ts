@@ -70,7 +70,11 @@ export class WalCheckpointer {
       maxIntervalMs: options.maxIntervalMs ?? 1_000,
       busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
     };
-    const worker = new Worker(WORKER_URL, { workerData: job });
+    const worker = new Worker(WORKER_URL, {
+      workerData: job,
+      // It allocates a row of numbers per round: a small heap, whatever the process's own flags ask.
+      resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 },
+    });
     this.#worker = worker;
     worker.unref();
     this.#db.exec("PRAGMA wal_autocheckpoint = 0");
