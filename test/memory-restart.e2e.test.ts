@@ -37,7 +37,7 @@ describe("memory across a restart (SQLite)", () => {
       });
       const close = async () => {
         await h.stop();
-        checkpointer.close();
+        await checkpointer.close();
         await store.close();
       };
       return { h, memoryModel, teamModel, close };

@@ -67,7 +67,7 @@ const sqlite: TestBackend = {
         return saver;
       },
       async dispose() {
-        for (const saver of savers) saver.close();
+        for (const saver of savers) await saver.close();
         rmSync(folder, { recursive: true, force: true });
       },
     };

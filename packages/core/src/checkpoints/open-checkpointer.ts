@@ -70,8 +70,18 @@ async function openLocation(
   switch (location.kind) {
     case "sqlite": {
       const shared = sharedConnection(options.store, location.path);
+      const logger = options.logger ?? createStreamLogger();
       const saver = openSqliteSaver(
-        shared ? { connection: shared } : { path: location.path },
+        shared
+          ? { connection: shared }
+          : {
+              path: location.path,
+              onBackgroundError: (error) =>
+                logger.error("SQLite checkpoint file: background work failed", {
+                  checkpointer: maskedUrl,
+                  cause: error,
+                }),
+            },
         keepCheckpoints,
       );
       return {
@@ -165,7 +175,7 @@ function sharedConnection(store: Store | undefined, path: string): SqliteConnect
 }
 
 function openSqliteSaver(
-  file: { path: string } | { connection: SqliteConnection },
+  file: { path: string; onBackgroundError: (error: Error) => void } | { connection: SqliteConnection },
   keepCheckpoints: number,
 ): SqliteSaver {
   try {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { SqliteStore } from "../store/sqlite/sqlite-store.ts";
+import { WAL_THREAD_DELAY_MS } from "../store/sqlite/wal-checkpointer.ts";
 import { SqliteSaver } from "./sqlite-saver.ts";
 import { createCheckpointTables } from "./sqlite-schema.ts";
 import { prepareStatements } from "./sqlite-statements.ts";
@@ -31,16 +32,40 @@ registerCheckpointerValidation<SqliteSaver>("SqliteSaver on the store's connecti
     return saver;
   },
   destroyCheckpointer: async (saver) => {
-    saver.close();
+    await saver.close();
     await storesOf.get(saver)?.close();
   },
 }));
 
 describe("SqliteSaver files", () => {
+  it("checkpoints a file of its own in a thread after its first second, when told where failures go", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const problems: Error[] = [];
+      const saver = new SqliteSaver({
+        path: join(folder, "own-file.db"),
+        onBackgroundError: (error) => problems.push(error),
+      });
+      expect(saver.checkpointsInBackground).toBe(false);
+      vi.advanceTimersByTime(WAL_THREAD_DELAY_MS);
+      expect(saver.checkpointsInBackground).toBe(true);
+      await saver.close();
+      expect(saver.checkpointsInBackground).toBe(false);
+      expect(problems).toEqual([]);
+      // Without a place for failures, no thread: its failure would go unseen.
+      const quiet = new SqliteSaver({ path: join(folder, "own-file-quiet.db") });
+      vi.advanceTimersByTime(WAL_THREAD_DELAY_MS);
+      expect(quiet.checkpointsInBackground).toBe(false);
+      await quiet.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("creates missing parent folders", async () => {
     const saver = new SqliteSaver({ path: join(folder, "nested", "deeper", "checkpoints.db") });
     expect(await saver.getTuple({ configurable: { thread_id: "t" } })).toBeUndefined();
-    saver.close();
+    await saver.close();
   });
 
   it("refuses a file whose checkpoint tables have another layout", async () => {
@@ -73,7 +98,7 @@ describe("SqliteSaver and the event loop", () => {
       immediate.mockRestore();
     }
     expect(await saver.getTuple({ configurable: { thread_id: "t" } })).toBeDefined();
-    saver.close();
+    await saver.close();
   });
 });
 
@@ -114,7 +139,7 @@ describe("SqliteSaver on the store's connection", () => {
     const store = new SqliteStore(path, { description: path, onBackgroundError: () => {} });
     const saver = new SqliteSaver({ connection: store.connection });
     await put(saver, "t");
-    saver.close();
+    await saver.close();
     expect(store.connection.db.isOpen).toBe(true);
     await store.namespace<string>("answers").set("after", "close");
     expect(await store.namespace<string>("answers").get("after")).toBe("close");

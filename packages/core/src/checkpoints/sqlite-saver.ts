@@ -13,6 +13,7 @@ import type {
 import { SqliteCommitGroup } from "../store/sqlite/sqlite-commit-group.ts";
 import { inImmediateTransaction } from "../store/sqlite/sqlite-database.ts";
 import type { SqliteConnection } from "../store/sqlite/sqlite-store.ts";
+import { WAL_THREAD_DELAY_MS, WalCheckpointer } from "../store/sqlite/wal-checkpointer.ts";
 import {
   type CheckpointRecord,
   matchesMetadataFilter,
@@ -41,6 +42,11 @@ export type SqliteSaverOptions = RetainingSaverOptions &
         path: string;
         /** How long a write waits for another connection's lock before failing (default 5000 ms). */
         busyTimeoutMs?: number;
+        /**
+         * When given, the file's WAL checkpoints move to a thread of their own a second after it
+         * opens (store/sqlite/wal-checkpointer.ts), and a failure of that thread is reported here.
+         */
+        onBackgroundError?: (error: Error) => void;
       }
     | {
         /** The store's connection to the same file: its tables are added there, and it stays the store's to close. */
@@ -67,6 +73,8 @@ export class SqliteSaver extends RetainingCheckpointSaver {
   /** False on the store's connection: the store closes it. */
   private readonly ownsConnection: boolean;
   private readonly statements: ReturnType<typeof prepareStatements>;
+  /** The WAL checkpoints' thread of a file on its own connection, when asked for. */
+  private readonly walCheckpoints: WalCheckpointer | undefined;
 
   constructor(options: SqliteSaverOptions) {
     super(options);
@@ -84,13 +92,25 @@ export class SqliteSaver extends RetainingCheckpointSaver {
       this.db.exec("PRAGMA synchronous = NORMAL");
       this.commits = new SqliteCommitGroup(this.db);
       this.ownsConnection = true;
+      if (options.onBackgroundError && options.path !== ":memory:") {
+        this.walCheckpoints = new WalCheckpointer(this.db, options.path, {
+          onProblem: options.onBackgroundError,
+        });
+        this.walCheckpoints.startAfter(WAL_THREAD_DELAY_MS);
+      }
     }
     createCheckpointTables(this.db, this.path);
     this.statements = prepareStatements(this.db);
   }
 
-  close(): void {
+  /** Whether a thread of its own checkpoints the file's write-ahead log now. */
+  get checkpointsInBackground(): boolean {
+    return this.walCheckpoints?.running ?? false;
+  }
+
+  async close(): Promise<void> {
     if (!this.ownsConnection || !this.db.isOpen) return;
+    await this.walCheckpoints?.stop();
     this.commits.flushNow();
     this.db.close();
   }

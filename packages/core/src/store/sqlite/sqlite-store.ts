@@ -9,7 +9,7 @@ import { SqliteCommitGroup } from "./sqlite-commit-group.ts";
 import { openSqliteDatabase } from "./sqlite-database.ts";
 import { SqliteKeyvAdapter } from "./sqlite-keyv-adapter.ts";
 import { SqliteSortedSets } from "./sqlite-sorted-sets.ts";
-import { WalCheckpointer } from "./wal-checkpointer.ts";
+import { WAL_THREAD_DELAY_MS, WalCheckpointer } from "./wal-checkpointer.ts";
 
 export interface SqliteStoreOptions {
   readonly description: string;
@@ -21,12 +21,6 @@ export interface SqliteStoreOptions {
 }
 
 const DEFAULT_PURGE_INTERVAL_MS = 60_000;
-/**
- * When the store's checkpoints move to their thread (wal-checkpointer.ts): a command that opens the
- * store for a moment never pays for a thread (~30 ms of CPU to start it), a running process does
- * from its first second on. Until then the connection checkpoints by itself, as SQLite does.
- */
-export const WAL_THREAD_DELAY_MS = 1_000;
 
 /**
  * One open SQLite file and the commit group every operation on it goes through: what another
@@ -67,7 +61,6 @@ export class SqliteStore implements Store {
   readonly #purgeStatements: StatementSync[];
   /** Copies the write-ahead log back into the file in a thread of its own (none for `:memory:`). */
   readonly #walCheckpoints: WalCheckpointer | undefined;
-  readonly #walStart: NodeJS.Timeout;
 
   constructor(path: string, options: SqliteStoreOptions) {
     const db = openSqliteDatabase(path);
@@ -75,8 +68,7 @@ export class SqliteStore implements Store {
       path === ":memory:"
         ? undefined
         : new WalCheckpointer(db, path, { onProblem: options.onBackgroundError });
-    this.#walStart = setTimeout(() => this.#walCheckpoints?.start(), WAL_THREAD_DELAY_MS);
-    this.#walStart.unref();
+    this.#walCheckpoints?.startAfter(WAL_THREAD_DELAY_MS);
     const now = options.now ?? Date.now;
     this.#now = now;
     this.description = options.description;
@@ -118,7 +110,6 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.#purgeTimer);
-    clearTimeout(this.#walStart);
     await this.#walCheckpoints?.stop();
     // Operations issued before close (keyv takes a few microtasks to reach the adapter) still commit.
     await new Promise((resolve) => setImmediate(resolve));

@@ -4,8 +4,8 @@ import type { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { tempDirectory } from "../test-backends.ts";
 import { openSqliteDatabase } from "./sqlite-database.ts";
-import { SqliteStore, WAL_THREAD_DELAY_MS } from "./sqlite-store.ts";
-import { SQLITE_AUTOCHECKPOINT_PAGES, WalCheckpointer } from "./wal-checkpointer.ts";
+import { SqliteStore } from "./sqlite-store.ts";
+import { SQLITE_AUTOCHECKPOINT_PAGES, WAL_THREAD_DELAY_MS, WalCheckpointer } from "./wal-checkpointer.ts";
 
 const PAGE_BYTES = 4096;
 const autocheckpoint = (db: DatabaseSync) =>

@@ -27,6 +27,13 @@ const WORKER_URL = new URL(
 /** SQLite's own threshold, in pages, for a connection that checkpoints by itself. */
 export const SQLITE_AUTOCHECKPOINT_PAGES = 1_000;
 
+/**
+ * How long after a connection opens its checkpoints move to the thread (`startAfter`): a command
+ * that opens the store for a moment never pays for a thread (~30 ms of CPU to start it), a running
+ * process does from its first second on. Until then the connection checkpoints by itself.
+ */
+export const WAL_THREAD_DELAY_MS = 1_000;
+
 export interface WalCheckpointerOptions {
   /** Pages a round should copy (SQLite's own threshold by default); the wait between rounds follows. */
   readonly pagesPerRound?: number;
@@ -45,6 +52,7 @@ export class WalCheckpointer {
   readonly #path: string;
   readonly #options: WalCheckpointerOptions;
   #worker: Worker | undefined;
+  #startTimer: NodeJS.Timeout | undefined;
   #stopping = false;
 
   /** For `db`, a connection to `path`; nothing changes until `start()`. */
@@ -57,6 +65,13 @@ export class WalCheckpointer {
   /** Whether the thread does the checkpoints now (false before it started and after it stopped). */
   get running(): boolean {
     return this.#worker !== undefined && !this.#stopping;
+  }
+
+  /** Starts the thread after `delayMs` (a timer that never keeps the process alive). */
+  startAfter(delayMs: number): void {
+    clearTimeout(this.#startTimer);
+    this.#startTimer = setTimeout(() => this.start(), delayMs);
+    this.#startTimer.unref();
   }
 
   /** Starts the thread and turns the connection's own checkpoints off (once; not after `stop()`). */
@@ -101,6 +116,7 @@ export class WalCheckpointer {
   /** Ends the thread; call before closing the connection (whose close then checkpoints what is left). */
   async stop(): Promise<void> {
     this.#stopping = true;
+    clearTimeout(this.#startTimer);
     await this.#worker?.terminate();
   }
 }
