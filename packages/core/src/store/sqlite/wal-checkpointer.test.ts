@@ -5,7 +5,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { tempDirectory } from "../test-backends.ts";
 import { openSqliteDatabase } from "./sqlite-database.ts";
 import { SqliteStore } from "./sqlite-store.ts";
-import { SQLITE_AUTOCHECKPOINT_PAGES, WAL_THREAD_DELAY_MS, WalCheckpointer } from "./wal-checkpointer.ts";
+import {
+  SQLITE_AUTOCHECKPOINT_PAGES,
+  WAL_THREAD_DELAY_MS,
+  WAL_THREAD_RETRY_MS,
+  WalCheckpointer,
+} from "./wal-checkpointer.ts";
 
 const PAGE_BYTES = 4096;
 const autocheckpoint = (db: DatabaseSync) =>
@@ -86,6 +91,34 @@ describe("WalCheckpointer", () => {
     write(1_500, 50);
     const walFrames = Number(db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get()?.log);
     expect(walFrames).toBeLessThan(2 * SQLITE_AUTOCHECKPOINT_PAGES);
+  });
+
+  it("tries a new thread a minute after a failure, and waits twice as long while it keeps failing", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let reported: (error: Error) => void = () => {};
+      const nextProblem = () =>
+        new Promise<Error>((resolve) => {
+          reported = resolve;
+        });
+      let problem = nextProblem();
+      checkpointer = new WalCheckpointer(db, join(directory.path, "missing", "nowhere.db"), {
+        onProblem: (error) => reported(error),
+      });
+      checkpointer.start();
+      expect((await problem).message).toContain("until a new thread is tried in 60 s");
+      expect(checkpointer.running).toBe(false);
+      problem = nextProblem();
+      vi.advanceTimersByTime(WAL_THREAD_RETRY_MS.first - 1);
+      expect(checkpointer.running).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(checkpointer.running).toBe(true);
+      expect(autocheckpoint(db)).toBe(0);
+      expect((await problem).message).toContain("until a new thread is tried in 120 s");
+      expect(autocheckpoint(db)).toBe(SQLITE_AUTOCHECKPOINT_PAGES);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("stops without a word when asked to, and leaves the connection's settings alone", async () => {

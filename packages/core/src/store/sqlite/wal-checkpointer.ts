@@ -11,8 +11,9 @@
  * store's commits go on meanwhile. Durability is SQLite's either way: a checkpoint only moves
  * committed pages from the log into the file.
  *
- * If the thread fails or stops, the connection checkpoints by itself again (SQLite's default of
- * 1,000 pages) and `onProblem` says so: the log never grows without bound.
+ * If the thread fails, the connection checkpoints by itself again (SQLite's default of 1,000 pages)
+ * and `onProblem` says so, so the log never grows without bound; a new thread is tried a minute
+ * later (then two, four… up to an hour while it keeps failing).
  */
 import type { DatabaseSync } from "node:sqlite";
 import { Worker } from "node:worker_threads";
@@ -41,11 +42,14 @@ export interface WalCheckpointerOptions {
   readonly minIntervalMs?: number;
   readonly maxIntervalMs?: number;
   readonly busyTimeoutMs?: number;
-  /** The thread failed or stopped; the connection checkpoints by itself from now on. */
+  /** The thread failed; the connection checkpoints by itself until a new thread is tried. */
   readonly onProblem: (error: Error) => void;
   /** Each round that copied pages (for tests and metrics). */
   readonly onCheckpoint?: (report: { readonly frames: number; readonly walFrames: number }) => void;
 }
+
+/** After a failed thread, the wait before the next one is tried: doubled after each failure, up to an hour. */
+export const WAL_THREAD_RETRY_MS = { first: 60_000, longest: 3_600_000 } as const;
 
 export class WalCheckpointer {
   readonly #db: DatabaseSync;
@@ -53,7 +57,8 @@ export class WalCheckpointer {
   readonly #options: WalCheckpointerOptions;
   #worker: Worker | undefined;
   #startTimer: NodeJS.Timeout | undefined;
-  #stopping = false;
+  #retryMs: number = WAL_THREAD_RETRY_MS.first;
+  #stopped = false;
 
   /** For `db`, a connection to `path`; nothing changes until `start()`. */
   constructor(db: DatabaseSync, path: string, options: WalCheckpointerOptions) {
@@ -62,21 +67,22 @@ export class WalCheckpointer {
     this.#options = options;
   }
 
-  /** Whether the thread does the checkpoints now (false before it started and after it stopped). */
+  /** Whether a thread does the checkpoints now (false before it started, after a failure and after `stop()`). */
   get running(): boolean {
-    return this.#worker !== undefined && !this.#stopping;
+    return this.#worker !== undefined;
   }
 
   /** Starts the thread after `delayMs` (a timer that never keeps the process alive). */
   startAfter(delayMs: number): void {
+    if (this.#stopped) return;
     clearTimeout(this.#startTimer);
     this.#startTimer = setTimeout(() => this.start(), delayMs);
     this.#startTimer.unref();
   }
 
-  /** Starts the thread and turns the connection's own checkpoints off (once; not after `stop()`). */
+  /** Starts the thread and turns the connection's own checkpoints off (not while one runs, nor after `stop()`). */
   start(): void {
-    if (this.#worker || this.#stopping || !this.#db.isOpen) return;
+    if (this.#worker || this.#stopped || !this.#db.isOpen) return;
     const options = this.#options;
     const job: WalCheckpointJob = {
       path: this.#path,
@@ -93,30 +99,45 @@ export class WalCheckpointer {
     this.#worker = worker;
     worker.unref();
     this.#db.exec("PRAGMA wal_autocheckpoint = 0");
-    const giveUp = (error: Error) => {
-      if (this.#stopping) return;
-      this.#stopping = true;
-      if (this.#db.isOpen) this.#db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
-      options.onProblem(
-        new Error(
-          `checkpointing ${this.#path} in the background stopped; its connection checkpoints by itself from now on (on the event loop)`,
-          { cause: error },
-        ),
-      );
-      void worker.terminate();
-    };
     worker.on("message", (report: WalCheckpointReport) => {
-      if (report.kind === "checkpointed") options.onCheckpoint?.(report);
-      else giveUp(new Error(report.message));
+      if (report.kind === "checkpointed") {
+        // A thread that copies is a healthy one: a later failure waits the shortest time again.
+        this.#retryMs = WAL_THREAD_RETRY_MS.first;
+        options.onCheckpoint?.(report);
+      } else this.#failed(worker, new Error(report.message));
     });
-    worker.on("error", giveUp);
-    worker.on("exit", (code) => giveUp(new Error(`the checkpoint thread exited (code ${code})`)));
+    worker.on("error", (error) => this.#failed(worker, error));
+    worker.on("exit", (code) =>
+      this.#failed(worker, new Error(`the checkpoint thread exited (code ${code})`)),
+    );
   }
 
-  /** Ends the thread; call before closing the connection (whose close then checkpoints what is left). */
+  /**
+   * The thread failed (a full disk, an unreadable file): the connection checkpoints by itself again,
+   * so the log never grows without bound, and a new thread is tried later.
+   */
+  #failed(worker: Worker, error: Error): void {
+    if (this.#worker !== worker || this.#stopped) return;
+    this.#worker = undefined;
+    void worker.terminate();
+    if (this.#db.isOpen) this.#db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
+    const retryMs = this.#retryMs;
+    this.#retryMs = Math.min(WAL_THREAD_RETRY_MS.longest, retryMs * 2);
+    this.#options.onProblem(
+      new Error(
+        `checkpointing ${this.#path} in the background stopped; its connection checkpoints by itself (on the event loop) until a new thread is tried in ${Math.round(retryMs / 1000)} s`,
+        { cause: error },
+      ),
+    );
+    this.startAfter(retryMs);
+  }
+
+  /** Ends the thread for good; call before closing the connection (whose close then checkpoints what is left). */
   async stop(): Promise<void> {
-    this.#stopping = true;
+    this.#stopped = true;
     clearTimeout(this.#startTimer);
-    await this.#worker?.terminate();
+    const worker = this.#worker;
+    this.#worker = undefined;
+    await worker?.terminate();
   }
 }
