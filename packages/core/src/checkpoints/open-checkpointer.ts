@@ -70,17 +70,20 @@ async function openLocation(
   switch (location.kind) {
     case "sqlite": {
       const shared = sharedConnection(options.store, location.path);
-      const logger = options.logger ?? createStreamLogger();
       const saver = openSqliteSaver(
         shared
           ? { connection: shared }
           : {
               path: location.path,
+              // A file of its own has its own WAL thread, whose failures are reported here.
               onBackgroundError: (error) =>
-                logger.error("SQLite checkpoint file: background work failed", {
-                  checkpointer: maskedUrl,
-                  cause: error,
-                }),
+                (options.logger ?? createStreamLogger()).error(
+                  "SQLite checkpoint file: background work failed",
+                  {
+                    checkpointer: maskedUrl,
+                    cause: error,
+                  },
+                ),
             },
         keepCheckpoints,
       );

@@ -13,7 +13,7 @@ import type {
 import { SqliteCommitGroup } from "../store/sqlite/sqlite-commit-group.ts";
 import { inImmediateTransaction } from "../store/sqlite/sqlite-database.ts";
 import type { SqliteConnection } from "../store/sqlite/sqlite-store.ts";
-import { WAL_THREAD_DELAY_MS, WalCheckpointer } from "../store/sqlite/wal-checkpointer.ts";
+import { checkpointInBackground, type WalCheckpointer } from "../store/sqlite/wal-checkpointer.ts";
 import {
   type CheckpointRecord,
   matchesMetadataFilter,
@@ -92,12 +92,8 @@ export class SqliteSaver extends RetainingCheckpointSaver {
       this.db.exec("PRAGMA synchronous = NORMAL");
       this.commits = new SqliteCommitGroup(this.db);
       this.ownsConnection = true;
-      if (options.onBackgroundError && options.path !== ":memory:") {
-        this.walCheckpoints = new WalCheckpointer(this.db, options.path, {
-          onProblem: options.onBackgroundError,
-        });
-        this.walCheckpoints.startAfter(WAL_THREAD_DELAY_MS);
-      }
+      if (options.onBackgroundError)
+        this.walCheckpoints = checkpointInBackground(this.db, options.path, options.onBackgroundError);
     }
     createCheckpointTables(this.db, this.path);
     this.statements = prepareStatements(this.db);

@@ -7,6 +7,34 @@ import { describeWithRedis, TEST_REDIS_URL, uniqueRedisPrefix } from "../test-ba
 import { connectRedis } from "./redis-connection.ts";
 import { isRedisConnectionError } from "./redis-errors.ts";
 
+/**
+ * Starts a BLPOP on `client` that never returns and waits until Redis shows it blocking, so the
+ * command is on the wire. `failure` settles with what the command failed with (undefined if it
+ * returned).
+ */
+async function blockedOnServer(
+  client: Awaited<ReturnType<typeof connectRedis>>,
+  key: string,
+): Promise<{ readonly failure: Promise<unknown> }> {
+  const id = await client.clientId();
+  const failure = client.blPop(key, 0).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  const observer = createClient({ url: TEST_REDIS_URL });
+  await observer.connect();
+  try {
+    await waitFor("the command to block on the server", async () =>
+      (await observer.sendCommand<string>(["CLIENT", "LIST", "ID", String(id)])).includes("cmd=blpop")
+        ? true
+        : undefined,
+    );
+  } finally {
+    observer.destroy();
+  }
+  return { failure };
+}
+
 describeWithRedis("Redis errors as store outages", () => {
   it("a command on the wire when the connection drops is an outage; an error reply is not", async () => {
     const prefix = uniqueRedisPrefix("connection-drop");
@@ -22,17 +50,9 @@ describeWithRedis("Redis errors as store outages", () => {
     try {
       const id = await client.clientId();
       // Blocks on the server: the command is on the wire until the connection goes.
-      const waiting = client.blPop(`${prefix}never`, 0).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      await waitFor("the command to block on the server", async () =>
-        (await admin.sendCommand<string>(["CLIENT", "LIST", "ID", String(id)])).includes("cmd=blpop")
-          ? true
-          : undefined,
-      );
+      const { failure } = await blockedOnServer(client, `${prefix}never`);
       await admin.sendCommand(["CLIENT", "KILL", "ID", String(id)]);
-      const dropped = await waiting;
+      const dropped = await failure;
       expect(dropped).toBeInstanceOf(Error);
       expect(isStoreOutage(dropped)).toBe(true);
       expect(isStoreOutage(new Error("the turn's write failed", { cause: dropped }))).toBe(true);
@@ -77,23 +97,12 @@ describeWithRedis("Redis errors as store outages", () => {
       onBackgroundError: (error) => reported.push(error),
       startupError: (cause) => new Error("no test Redis", { cause }),
     });
-    const admin = createClient({ url: TEST_REDIS_URL });
-    await admin.connect();
     const prefix = uniqueRedisPrefix("connection-reset");
     try {
-      const id = await client.clientId();
-      const waiting = client.blPop(`${prefix}never`, 0).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
       // Reset only once the command blocks on the server: it is on the wire, waiting for its reply.
-      await waitFor("the command to block on the server", async () =>
-        (await admin.sendCommand<string>(["CLIENT", "LIST", "ID", String(id)])).includes("cmd=blpop")
-          ? true
-          : undefined,
-      );
+      const { failure } = await blockedOnServer(client, `${prefix}never`);
       for (const socket of clientSides) socket.resetAndDestroy();
-      const reset = await waiting;
+      const reset = await failure;
       expect(reset).toBeInstanceOf(Error);
       expect((reset as NodeJS.ErrnoException).code).toBe("ECONNRESET");
       expect(isStoreOutage(reset)).toBe(true);
@@ -105,7 +114,6 @@ describeWithRedis("Redis errors as store outages", () => {
       expect(isStoreOutage(new TypeError("fetch failed", { cause: elsewhere }))).toBe(false);
     } finally {
       client.destroy();
-      admin.destroy();
       await new Promise<void>((resolve) => relay.close(() => resolve()));
     }
   });

@@ -9,7 +9,7 @@ import { SqliteCommitGroup } from "./sqlite-commit-group.ts";
 import { openSqliteDatabase } from "./sqlite-database.ts";
 import { SqliteKeyvAdapter } from "./sqlite-keyv-adapter.ts";
 import { SqliteSortedSets } from "./sqlite-sorted-sets.ts";
-import { WAL_THREAD_DELAY_MS, WalCheckpointer } from "./wal-checkpointer.ts";
+import { checkpointInBackground, type WalCheckpointer } from "./wal-checkpointer.ts";
 
 export interface SqliteStoreOptions {
   readonly description: string;
@@ -64,11 +64,7 @@ export class SqliteStore implements Store {
 
   constructor(path: string, options: SqliteStoreOptions) {
     const db = openSqliteDatabase(path);
-    this.#walCheckpoints =
-      path === ":memory:"
-        ? undefined
-        : new WalCheckpointer(db, path, { onProblem: options.onBackgroundError });
-    this.#walCheckpoints?.startAfter(WAL_THREAD_DELAY_MS);
+    this.#walCheckpoints = checkpointInBackground(db, path, options.onBackgroundError);
     const now = options.now ?? Date.now;
     this.#now = now;
     this.description = options.description;

@@ -160,10 +160,12 @@ describe("SqliteStore and its log", () => {
     expect(problems).toEqual([]);
   });
 
-  it("keeps its own checkpoints for a store in memory (there is no file to share)", async () => {
+  it("starts no thread for a store in memory (there is no file to share)", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const store = new SqliteStore(":memory:", { description: "memory", onBackgroundError: () => {} });
     try {
-      // An in-memory database has no write-ahead log; SQLite's default stays.
+      vi.advanceTimersByTime(WAL_THREAD_DELAY_MS);
+      // A started thread would have turned the connection's own checkpoints off.
       expect(autocheckpoint(store.connection.db)).toBe(SQLITE_AUTOCHECKPOINT_PAGES);
     } finally {
       await store.close();

@@ -48,6 +48,21 @@ export interface WalCheckpointerOptions {
   readonly onCheckpoint?: (report: { readonly frames: number; readonly walFrames: number }) => void;
 }
 
+/**
+ * The WAL thread for `db`, a connection to the file at `path`, started `WAL_THREAD_DELAY_MS` from
+ * now; none for an in-memory database (it has no log to share).
+ */
+export function checkpointInBackground(
+  db: DatabaseSync,
+  path: string,
+  onProblem: (error: Error) => void,
+): WalCheckpointer | undefined {
+  if (path === ":memory:") return undefined;
+  const checkpointer = new WalCheckpointer(db, path, { onProblem });
+  checkpointer.startAfter(WAL_THREAD_DELAY_MS);
+  return checkpointer;
+}
+
 /** After a failed thread, the wait before the next one is tried: doubled after each failure, up to an hour. */
 export const WAL_THREAD_RETRY_MS = { first: 60_000, longest: 3_600_000 } as const;
 
