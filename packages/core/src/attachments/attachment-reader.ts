@@ -1,4 +1,5 @@
 import type Keyv from "keyv";
+import { awayFromCpu } from "../capacity/cpu-slots.ts";
 import {
   type AdapterAttachments,
   AttachmentFetchError,
@@ -136,10 +137,13 @@ export class AttachmentReader {
     const signal = AbortSignal.any([context.signal, download.signal]);
     let written: Awaited<ReturnType<typeof writeBlob>>;
     try {
-      const body = await source.open(attachment, signal);
-      written = await writeBlob(this.#options.blobs, spaceOf(context.key), body.body, {
-        maxBytes: config.maxBytes,
-        onOverflow: () => download.abort(new Error("over the attachment size limit")),
+      // A download waits on the platform: the turn holds no CPU slot meanwhile.
+      written = await awayFromCpu(async () => {
+        const body = await source.open(attachment, signal);
+        return writeBlob(this.#options.blobs, spaceOf(context.key), body.body, {
+          maxBytes: config.maxBytes,
+          onOverflow: () => download.abort(new Error("over the attachment size limit")),
+        });
       });
     } catch (error) {
       context.signal.throwIfAborted();
@@ -185,9 +189,13 @@ export class AttachmentReader {
       case "docx": {
         const bytes = await readBlob(blobs, file.blob);
         if (!bytes) return fileLines.skipped(file.name, "it was deleted before it could be read", { about });
-        const reading = await readDocument(
-          { kind: file.kind, bytes, maxChars },
-          { timeoutMs: config.pdfTimeoutSeconds * 1000, memoryMb: config.pdfMemoryMb },
+        // Read in a thread of its own: this one's CPU slot is free meanwhile.
+        const kind = file.kind;
+        const reading = await awayFromCpu(() =>
+          readDocument(
+            { kind, bytes, maxChars },
+            { timeoutMs: config.pdfTimeoutSeconds * 1000, memoryMb: config.pdfMemoryMb },
+          ),
         );
         if (reading.ok) {
           if (reading.text.trim() === "")
@@ -221,7 +229,8 @@ export class AttachmentReader {
     const { config, blobs, logger } = this.#options;
     const about = describeFile(file);
     const what = attachment.voice ? "voice note" : "audio file";
-    if (!config.transcription)
+    const { transcription } = config;
+    if (!transcription)
       return fileLines.skipped(file.name, "no transcription service is set up", {
         about,
         notice: `I can't listen to audio here (no transcription service is set up), so I only know you sent the ${what} ${file.name}.`,
@@ -229,11 +238,13 @@ export class AttachmentReader {
     const bytes = await readBlob(blobs, file.blob);
     if (!bytes) return fileLines.skipped(file.name, "it was deleted before it could be heard", { about });
     try {
-      const text = await transcribe(
-        config.transcription,
-        { bytes, name: file.name, mediaType: file.mediaType },
-        context.signal,
-        this.#options.fetchImpl,
+      const text = await awayFromCpu(() =>
+        transcribe(
+          transcription,
+          { bytes, name: file.name, mediaType: file.mediaType },
+          context.signal,
+          this.#options.fetchImpl,
+        ),
       );
       return fileLines.transcript(file, what, text, config.maxTextTokens * CHARS_PER_TOKEN);
     } catch (error) {

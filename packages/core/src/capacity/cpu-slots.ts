@@ -1,9 +1,15 @@
 /**
  * Turns hold a CPU slot only while they use the CPU. A turn takes a slot to start, gives it back
- * for as long as it waits on a model or a tool (`awayFromCpu`: for a model, while its request waits
- * for capacity and for each piece of the answer, so reading the answer is counted as computing),
- * and takes one again — ahead of turns that have not started — to go on. So a thousand turns waiting on a model hold no slot, and the
- * slots bound only the turns whose store calls and graph steps share the event loop with intake.
+ * for as long as it waits outside the process (`awayFromCpu`: for a model, while its request waits
+ * for capacity and for each piece of the answer, so reading the answer is counted as computing; a
+ * tool; a delivery to the platform with its retries; a download, a transcription, a document read
+ * in its thread), and takes one again — ahead of turns that have not started — to go on. So a
+ * thousand turns waiting on a model hold no slot, and the slots bound only the turns whose store
+ * calls and graph steps share the event loop with intake.
+ *
+ * `awayFromCpu` is for waits the turn itself is in. Work started beside the turn's own (a typing
+ * indicator shown on a timer, a preview edit) is not wrapped: it would hand back the slot of a turn
+ * still computing.
  *
  * How many slots there are is decided by the event loop's delay (event-loop-load.ts), not fixed
  * here. The turn a piece of code works for is found through AsyncLocalStorage, so model and tool

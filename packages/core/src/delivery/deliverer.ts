@@ -1,6 +1,7 @@
 import type Keyv from "keyv";
 import type { BlobRef } from "../attachments/blobs/blob-store.ts";
 import type { OutboundFile } from "../attachments/stored-attachment.ts";
+import { awayFromCpu } from "../capacity/cpu-slots.ts";
 import type { Adapter, AdapterStreaming, NativeTextStream } from "../conversation/adapter.ts";
 import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { FileMessage, FileToSend } from "../conversation/files.ts";
@@ -347,10 +348,14 @@ export class Deliverer {
       return await work();
     } finally {
       clearTimeout(timer);
-      if (shown) {
-        await shown;
-        await setTyping(conversation, false).catch(onError);
-      }
+      // The turn waits for the platform here: without a CPU slot. (Showing the indicator is not
+      // waited for: it runs beside the turn's own work, which keeps its slot.)
+      const started = shown;
+      if (started)
+        await awayFromCpu(async () => {
+          await started;
+          await setTyping(conversation, false).catch(onError);
+        });
     }
   }
 }

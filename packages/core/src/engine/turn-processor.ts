@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { PreparedAttachments } from "../attachments/stored-attachment.ts";
+import { awayFromCpu } from "../capacity/cpu-slots.ts";
 import { parseCommand } from "../commands/command.ts";
 import type { CommandRegistry } from "../commands/registry.ts";
 import type { InboundMessage, PostedMessage } from "../conversation/messages.ts";
@@ -210,8 +211,11 @@ export class TurnProcessor {
       ...(live.stream ? { onEvent: (event) => live.stream?.accept(event) } : {}),
     });
     turn.signal.throwIfAborted();
-    // The outbox holds the final text; what was streamed is replaced by it, chunk by chunk.
-    const placeholders = (await live.stream?.close()) ?? [];
+    // The outbox holds the final text; what was streamed is replaced by it, chunk by chunk. Closing
+    // waits for the preview's last edits and the platform's pace between calls: a wait outside
+    // this process, so without a CPU slot.
+    const stream = live.stream;
+    const placeholders = stream ? await awayFromCpu(() => stream.close()) : [];
     // What the sender must know about their files (a limit, a refused download) ends the answer.
     // The answer is posted exactly as written (what was streamed must end the same).
     const notices = (attachments?.notices ?? []).map((notice) => `_${notice}_`);

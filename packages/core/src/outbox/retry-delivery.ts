@@ -1,3 +1,4 @@
+import { awayFromCpu } from "../capacity/cpu-slots.ts";
 import { type BackoffPolicy, retryWithBackoff, untilAborted } from "../retry/retry-with-backoff.ts";
 
 /** Attempts per chunk (the first included) and the backoff between them. */
@@ -24,6 +25,10 @@ function retryAfterMsOf(error: unknown): number | undefined {
 /**
  * Runs `post` until it succeeds or the attempts are spent, waiting with jittered exponential
  * backoff (or the platform's own retry-after) in between; the wait ends early when `signal` aborts.
+ *
+ * The whole of it — the platform's answer, a 429's retry-after, the backoff — is a wait outside
+ * this process, so a turn delivering holds no CPU slot meanwhile (capacity/cpu-slots.ts): a
+ * platform that is slow, down or rate-limiting in one conversation holds no other conversation back.
  */
 export async function withDeliveryRetry<T>(
   post: () => Promise<T>,
@@ -34,10 +39,12 @@ export async function withDeliveryRetry<T>(
   },
 ): Promise<T> {
   const { policy, signal } = options;
-  return retryWithBackoff(() => untilAborted(post(), signal), {
-    policy,
-    ...(signal ? { signal } : {}),
-    retryAfterMs: retryAfterMsOf,
-    onRetry: options.onRetry,
-  });
+  return awayFromCpu(() =>
+    retryWithBackoff(() => untilAborted(post(), signal), {
+      policy,
+      ...(signal ? { signal } : {}),
+      retryAfterMs: retryAfterMsOf,
+      onRetry: options.onRetry,
+    }),
+  );
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type Keyv from "keyv";
+import { awayFromCpu } from "../capacity/cpu-slots.ts";
 import type { ApprovalPrompt } from "../conversation/approvals.ts";
 import type { PostedMessage } from "../conversation/messages.ts";
 import type { Deliverer, Delivery } from "../delivery/deliverer.ts";
@@ -188,7 +189,7 @@ export class WorkOutbox {
           placeholder !== undefined
             ? await this.#replacePlaceholder(delivery, placeholder, text, approval)
             : inherited && delivery.attempting === chunk
-              ? await deliverer.findPosted(delivery.conversation, idempotencyKey)
+              ? await awayFromCpu(() => deliverer.findPosted(delivery.conversation, idempotencyKey))
               : undefined;
         inherited = false;
         postedId =
@@ -281,7 +282,8 @@ export class WorkOutbox {
 
   async #paceLikeTheStream(delivery: OutboxDelivery): Promise<void> {
     const intervalMs = this.#deps.deliverer.adapterFor(delivery.conversation).streaming?.editIntervalMs ?? 0;
-    if (intervalMs > 0) await sleep(intervalMs, undefined, this.#signal ? { signal: this.#signal } : {});
+    if (intervalMs > 0)
+      await awayFromCpu(() => sleep(intervalMs, undefined, this.#signal ? { signal: this.#signal } : {}));
   }
 
   async #giveUp(index: number, error: unknown): Promise<void> {
