@@ -1,0 +1,115 @@
+/**
+ * Slack slow to take posts in some threads, on the app as `switchboard start` builds it (the real
+ * adapter and Bolt against the stand-in, the OpenAI SDK against the stub): the turns whose answers
+ * Slack has not acknowledged yet hold no CPU slot (`switchboard_cpu_slots_in_use` reads 0 on
+ * /metrics while they wait), another thread is answered meanwhile, and the held answers land once
+ * Slack answers — each exactly once.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createMemoryLogger, waitFor } from "@switchboard/core/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { type App, buildApp } from "../packages/cli/src/app/build-app.ts";
+import { loadConfig } from "../packages/cli/src/config/load-config.ts";
+import { answer } from "./support/model/chat-request.ts";
+import { Gauge, ModelStub } from "./support/model/model-stub.ts";
+import { FakeSlack } from "./support/slack/fake-slack.ts";
+import { BOT_USER_ID, GENERAL } from "./support/slack/workspace-state.ts";
+
+const MENTION = `<@${BOT_USER_ID}>`;
+const SLOW = 3;
+
+let app: App | undefined;
+let slack: FakeSlack | undefined;
+let stub: ModelStub | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await app?.close();
+  await slack?.close();
+  await stub?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  app = slack = stub = dir = undefined;
+});
+
+async function startApp(): Promise<App> {
+  stub = await ModelStub.start((request) => answer(`Answer to: ${request.lastUserText}`));
+  slack = await FakeSlack.start({ transport: "socket" });
+  const config = slack.adapterConfig();
+  if (!("appToken" in config)) throw new Error("the Slack stand-in is not in Socket Mode");
+  dir = await mkdtemp(join(tmpdir(), "switchboard-slow-slack-"));
+  const yaml = {
+    store: "sqlite://./data/switchboard.db",
+    memory: { enabled: false },
+    model: stub.modelConfig(),
+    http: { port: 0 },
+    slack: { apiUrl: config.apiUrl, streaming: "off", workingIndicator: "off" },
+  };
+  await writeFile(join(dir, "switchboard.yaml"), JSON.stringify(yaml));
+  const loaded = await loadConfig({
+    cwd: dir,
+    env: { SWITCHBOARD_SLACK_BOT_TOKEN: config.botToken, SWITCHBOARD_SLACK_APP_TOKEN: config.appToken },
+  });
+  app = await buildApp({ loaded, logger: createMemoryLogger(), print: () => {}, cwd: dir, consoleUser: "ana" });
+  await app.start();
+  return app;
+}
+
+/** Holds Slack's `chat.postMessage` calls whose text matches, before Slack acts on them, until released. */
+function holdPostsBeforeSlackActs(shouldHold: (text: string) => boolean) {
+  const held = new Gauge();
+  const waiting: (() => void)[] = [];
+  let released = false;
+  slack!.api.requestGate = (method, args) => {
+    if (released || method !== "chat.postMessage") return undefined;
+    if (!shouldHold(typeof args.text === "string" ? args.text : "")) return undefined;
+    held.add(1);
+    return new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  return {
+    held,
+    release() {
+      released = true;
+      for (const resolve of waiting.splice(0)) resolve();
+    },
+  };
+}
+
+/** The value of one gauge on /metrics. */
+async function gauge(name: string): Promise<number> {
+  const text = await (await fetch(`${app!.httpUrl()}/metrics`)).text();
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${name} `));
+  if (!line) throw new Error(`/metrics has no ${name}`);
+  return Number(line.slice(name.length + 1));
+}
+
+const botTexts = (thread: string) =>
+  slack!.state
+    .thread(GENERAL, thread)
+    .filter((message) => message.user === BOT_USER_ID || message.bot_id)
+    .map((message) => message.text);
+
+describe("Slack slow to take posts", () => {
+  it("holds no CPU slot while Slack has not answered; another thread is answered meanwhile", async () => {
+    await startApp();
+    const held = holdPostsBeforeSlackActs((text) => text.includes("slow question"));
+    const slow = [];
+    for (let i = 1; i <= SLOW; i++) slow.push(await slack!.say(GENERAL, `${MENTION} slow question ${i}`));
+    await held.held.atLeast(SLOW);
+    for (const root of slow) expect(botTexts(root.ts)).toEqual([]);
+    expect(await gauge("switchboard_running_turns")).toBe(SLOW);
+    expect(await gauge("switchboard_cpu_slots_in_use")).toBe(0);
+
+    const quick = await slack!.say(GENERAL, `${MENTION} quick question`);
+    await waitFor("the quick thread's answer", () => botTexts(quick.ts).length === 1);
+    expect(botTexts(quick.ts)[0]).toContain("quick question");
+
+    held.release();
+    for (const root of slow) await waitFor("a held answer to land", () => botTexts(root.ts).length === 1);
+    await waitFor("every turn to end", async () => (await gauge("switchboard_running_turns")) === 0);
+    for (const [index, root] of slow.entries()) {
+      expect(botTexts(root.ts)).toHaveLength(1);
+      expect(botTexts(root.ts)[0]).toContain(`slow question ${index + 1}`);
+    }
+  });
+});
