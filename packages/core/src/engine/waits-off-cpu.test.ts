@@ -1,7 +1,7 @@
 /**
  * A turn waiting on something outside this process holds no CPU slot, whatever it waits on: the
  * platform taking a post (or refusing it with a retry-after), the typing indicator going off, a
- * file downloading, a transcription. With one slot, a second conversation is answered while the
+ * streamed answer's end waiting out the platform's pace, a file downloading, a transcription. With one slot, a second conversation is answered while the
  * first one waits — each test fails if that wait keeps the slot.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -15,17 +15,23 @@ import type { ConversationRef } from "../conversation/ref.ts";
 import { Deliverer } from "../delivery/deliverer.ts";
 import { Outbox } from "../outbox/outbox.ts";
 import { createMemoryLogger, silentLogger } from "../runtime/logger.ts";
+import { openStore } from "../store/index.ts";
 import { MemoryAtomicStore } from "../store/memory/memory-atomic-store.ts";
 import { MemoryStore } from "../store/memory/memory-store.ts";
 import { RecordingAdapter } from "../testing/recording-adapter.ts";
+import { scriptedResponder, streamedAnswer } from "../testing/responders.ts";
 import { waitFor } from "../testing/wait.ts";
 import { ConversationIndex } from "./conversation-index.ts";
+import { Engine } from "./engine.ts";
 import { ConversationSerializer } from "./serializer.ts";
 
 let serializer: ConversationSerializer | undefined;
+let engine: Engine | undefined;
 afterEach(async () => {
   await serializer?.stop();
+  await engine?.stop();
   serializer = undefined;
+  engine = undefined;
 });
 
 /** One CPU slot, so a turn that kept it while waiting would hold every other conversation back. */
@@ -160,6 +166,38 @@ describe("waits outside the process hold no CPU slot", () => {
     platform.released.open();
     await turns.idle();
     expect(done).toEqual(["other", "typing"]);
+  });
+
+  it("a streamed answer's last edit waiting out the platform's pace", async () => {
+    // A platform that allows one change to a thread every 4 s: after the preview, the answer's end
+    // waits that long before it may edit the preview into the answer (and stopping waits it out).
+    class PacedPlatform extends RecordingAdapter {
+      readonly streaming = { editIntervalMs: 4_000, progress: false };
+      async edit(): Promise<void> {}
+    }
+    const platform = new PacedPlatform();
+    const streamed = streamedAnswer({ pieces: ["a long ", "streamed ", "answer"], paceMs: 150 });
+    engine = new Engine({
+      store: await openStore("memory://"),
+      adapters: [platform],
+      responder: scriptedResponder((turn) =>
+        turn.message.conversation.path[0] === "streamed" ? streamed(turn) : `answer to ${turn.text}`,
+      ),
+      settings: { cpuSlots: { initial: 1, min: 1, max: 1, targetDelayMs: 1_000 } },
+    });
+    await engine.start();
+    const posted = (key: string) => platform.posts.filter((post) => post.conversation.path[0] === key);
+    await platform.send("tell me everything", { conversation: where("streamed") });
+    await waitFor("the streamed answer's preview", () => posted("streamed").length === 1);
+    await waitFor("the streamed turn to wait for the platform's pace without its slot", () => {
+      const health = engine!.health();
+      return health.runningTurns === 1 && health.cpuSlots.inUse === 0;
+    });
+    await platform.send("a quick one", { conversation: where("other") });
+    await waitFor("the other conversation's answer", () => posted("other").length === 1);
+    expect(engine.health().runningTurns).toBe(1);
+    await engine.idle();
+    expect(posted("streamed")).toHaveLength(1);
   });
 
   it("a file downloading from the platform, and a voice note being transcribed", async () => {
