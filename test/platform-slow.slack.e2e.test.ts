@@ -50,7 +50,13 @@ async function startApp(): Promise<App> {
     cwd: dir,
     env: { SWITCHBOARD_SLACK_BOT_TOKEN: config.botToken, SWITCHBOARD_SLACK_APP_TOKEN: config.appToken },
   });
-  app = await buildApp({ loaded, logger: createMemoryLogger(), print: () => {}, cwd: dir, consoleUser: "ana" });
+  app = await buildApp({
+    loaded,
+    logger: createMemoryLogger(),
+    print: () => {},
+    cwd: dir,
+    consoleUser: "ana",
+  });
   await app.start();
   return app;
 }
