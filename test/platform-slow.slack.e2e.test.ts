@@ -24,6 +24,7 @@ let app: App | undefined;
 let slack: FakeSlack | undefined;
 let stub: ModelStub | undefined;
 let dir: string | undefined;
+let logger: ReturnType<typeof createMemoryLogger> | undefined;
 afterEach(async () => {
   await app?.close();
   await slack?.close();
@@ -32,7 +33,9 @@ afterEach(async () => {
   app = slack = stub = dir = undefined;
 });
 
-async function startApp(): Promise<App> {
+async function startApp(
+  options: { slack?: Record<string, unknown>; engine?: Record<string, unknown> } = {},
+): Promise<App> {
   stub = await ModelStub.start((request) => answer(`Answer to: ${request.lastUserText}`));
   slack = await FakeSlack.start({ transport: "socket" });
   const config = slack.adapterConfig();
@@ -43,16 +46,18 @@ async function startApp(): Promise<App> {
     memory: { enabled: false },
     model: stub.modelConfig(),
     http: { port: 0 },
-    slack: { apiUrl: config.apiUrl, streaming: "off", workingIndicator: "off" },
+    slack: { apiUrl: config.apiUrl, streaming: "off", workingIndicator: "off", ...options.slack },
+    ...(options.engine ? { engine: options.engine } : {}),
   };
   await writeFile(join(dir, "switchboard.yaml"), JSON.stringify(yaml));
   const loaded = await loadConfig({
     cwd: dir,
     env: { SWITCHBOARD_SLACK_BOT_TOKEN: config.botToken, SWITCHBOARD_SLACK_APP_TOKEN: config.appToken },
   });
+  logger = createMemoryLogger();
   app = await buildApp({
     loaded,
-    logger: createMemoryLogger(),
+    logger,
     print: () => {},
     cwd: dir,
     consoleUser: "ana",
@@ -117,5 +122,36 @@ describe("Slack slow to take posts", () => {
       expect(botTexts(root.ts)).toHaveLength(1);
       expect(botTexts(root.ts)[0]).toContain(`slow question ${index + 1}`);
     }
+  });
+
+  it("a method Slack rate-limits for a minute holds no other call back; a rate-limited post waits its Retry-After and lands once", async () => {
+    // The working indicator at once, as a reaction: its reactions.add is refused for a minute.
+    await startApp({ slack: { workingIndicator: "reaction" }, engine: { typingDelayMs: 0 } });
+    slack!.api.rateLimits.set("reactions.add", { retryAfterSeconds: 60, times: Infinity });
+    const first = await slack!.say(GENERAL, `${MENTION} first question`);
+    await waitFor("the first answer, without waiting out the reaction's minute", () =>
+      botTexts(first.ts).length === 1 ? true : undefined,
+    );
+    expect(botTexts(first.ts)[0]).toContain("first question");
+    expect(slack!.state.calls.filter((call) => call.method === "reactions.add")).toHaveLength(1);
+    await waitFor("the refused indicator in the log", () =>
+      logger!.lines.some((line) => line.message === "typing indicator failed"),
+    );
+
+    // Slack refuses the next answer's post once, asking for a second.
+    slack!.api.rateLimits.set("chat.postMessage", { retryAfterSeconds: 1, times: 1 });
+    const second = await slack!.say(GENERAL, `${MENTION} second question`);
+    await waitFor("the second answer, posted after its Retry-After", () =>
+      botTexts(second.ts).length === 1 ? true : undefined,
+    );
+    expect(botTexts(second.ts)[0]).toContain("second question");
+    const posts = slack!.state.calls.filter(
+      (call) => call.method === "chat.postMessage" && String(call.args.text).includes("second question"),
+    );
+    expect(posts).toHaveLength(2);
+    // Closing waits for the engine: nothing is left that would post the answer again.
+    await app!.close();
+    app = undefined;
+    expect(botTexts(second.ts)).toHaveLength(1);
   });
 });

@@ -66,6 +66,24 @@ describe("Slack streaming (real Bolt and Web API client against the stand-in)", 
     expect(bot.slack.api.streams.messageRate.breaches).toEqual([]);
   });
 
+  it("ends exact when Slack rate-limits an append or an edit of the preview (429 with Retry-After)", async () => {
+    for (const streaming of [true, false]) {
+      const pieces = longAnswerPieces(30);
+      const answer = pieces.join("");
+      const { responder } = timedAnswer(pieces, 15);
+      bot = await startSlackBot({ responder, streaming });
+      const method = streaming ? "chat.appendStream" : "chat.update";
+      bot.slack.api.rateLimits.set(method, { retryAfterSeconds: 1, times: 1 });
+      await bot.slack.say(GENERAL, `${MENTION} explain`);
+      await waitFor(`${method} refused once`, () => bot.slack.api.rateLimits.get(method)?.times === 0);
+      await bot.engine.idle();
+      const state = bot.slack.state;
+      expect(state.botMessages().map((message) => message.text)).toEqual(expectedTexts(answer));
+      expect(bot.slack.api.streams.openStreams()).toEqual([]);
+      await bot.close();
+    }
+  });
+
   it("shows progress in the thread status where Slack shows one", async () => {
     const responder = scriptedResponder(async (turn) => {
       // A tool starts once the working indicator is up (it shows after a short delay).

@@ -56,8 +56,8 @@ export interface SlackAdapterDeps {
 }
 
 /**
- * Web API calls are retried on network and HTTP errors (rate limits are waited out by the client),
- * briefly: a chat answer that is minutes late is worse than a logged failure.
+ * Web API calls are retried on network and HTTP errors, briefly: a chat answer that is minutes late
+ * is worse than a logged failure.
  */
 const RETRY = { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
 
@@ -104,6 +104,12 @@ export class SlackAdapter implements Adapter {
       slackApiUrl: this.#config.apiUrl,
       logger: boltLoggerFrom(this.#logger),
       retryConfig: RETRY,
+      // A 429 comes back to the caller at once, with Slack's Retry-After. Waited out by the client
+      // instead, it pauses the client's whole queue: one method past its rate tier (a working
+      // reaction in a busy channel) would hold every answer in every channel for that long. The
+      // outbox waits out a refused post or edit itself (outbox/retry-delivery.ts); the working
+      // indicator, a preview and a name lookup give up and say so in the log.
+      rejectRateLimitedCalls: true,
     });
     this.#channelNames = slackChannelNames(this.#client, this.#logger);
     this.#userTimeZone = slackUserTimeZone(this.#client, this.#logger);

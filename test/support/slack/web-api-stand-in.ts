@@ -68,6 +68,11 @@ export class WebApiStandIn {
   readonly #methods: Record<string, Method>;
   readonly streams: ReturnType<typeof streamingMethods>;
   responseGate: ResponseGate | undefined;
+  /**
+   * Methods Slack answers with HTTP 429 and a Retry-After (seconds), as it does past a method's rate
+   * tier, for the next `times` calls (Infinity: until the entry is deleted).
+   */
+  readonly rateLimits = new Map<string, { retryAfterSeconds: number; times: number }>();
   /** Runs before a Web API call acts (crash tests hold a call here: Slack has not acted yet). */
   requestGate: ((method: string, args: Record<string, unknown>) => Promise<void> | undefined) | undefined;
   /** Uploads started with files.getUploadURLExternal: file id → name, declared length, bytes once sent. */
@@ -164,6 +169,17 @@ export class WebApiStandIn {
     this.state.calls.push({ method, args });
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
     const token = bearer ?? text(args.token);
+    const limited = this.rateLimits.get(method);
+    if (limited && limited.times > 0) {
+      limited.times -= 1;
+      response
+        .writeHead(429, {
+          "content-type": "application/json; charset=utf-8",
+          "retry-after": String(limited.retryAfterSeconds),
+        })
+        .end(JSON.stringify({ ok: false, error: "ratelimited" }));
+      return;
+    }
     if (MESSAGE_METHODS.has(method)) this.streams.messageRate.take(text(args.channel) ?? "");
     await this.requestGate?.(method, args);
     const handler = this.#methods[method];

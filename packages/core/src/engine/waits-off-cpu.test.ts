@@ -80,8 +80,10 @@ async function answeredMeanwhile(
 class SlowPlatform extends RecordingAdapter {
   readonly released = gate();
   readonly waiting = new Set<string>();
-  constructor(readonly behaviour: "hang" | "rate-limit") {
+  readonly behaviour: "hang" | "rate-limit";
+  constructor(behaviour: "hang" | "rate-limit") {
     super();
+    this.behaviour = behaviour;
   }
 
   override async post(message: OutboundMessage): Promise<PostedMessage> {

@@ -64,7 +64,9 @@ export async function sendFiles(deps: FileSendsDeps, deliveryIndex: number): Pro
         ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
       };
       // The upload was recorded by an earlier attempt: its post may have landed.
-      const found = entry.attempting ? await deliverer.findPostedFile(message) : undefined;
+      const found = entry.attempting
+        ? await retried("looking for the file's earlier post", () => deliverer.findPostedFile(message))
+        : undefined;
       const posted = found ?? (await retried("posting a file", () => deliverer.postFile(message)));
       await deps.record(index, { file: entry.file, upload, posted: posted.id });
     } catch (error) {
@@ -94,13 +96,29 @@ async function announceInstead(
 ): Promise<void> {
   const { file } = entry;
   const text = `_${file.name} (${file.mediaType}, ${formatBytes(file.size)}) could not be attached: ${why}._`;
-  const found = await deps.deliverer.findPosted(delivery.conversation, idempotencyKey);
-  if (found) return;
-  await deps.deliverer.post({
-    conversation: delivery.conversation,
-    text,
-    idempotencyKey,
-    ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
-    ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
-  });
+  // Looked for before each attempt: a post that landed unheard is not made twice.
+  await withDeliveryRetry(
+    async () => {
+      if (await deps.deliverer.findPosted(delivery.conversation, idempotencyKey)) return;
+      await deps.deliverer.post({
+        conversation: delivery.conversation,
+        text,
+        idempotencyKey,
+        ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
+        ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
+      });
+    },
+    {
+      policy: deps.retry,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      onRetry: (attempt, delayMs, error) =>
+        deps.logger.warn("saying that a file was not sent failed; retrying", {
+          workId: deps.workId,
+          file: file.name,
+          attempt,
+          delayMs,
+          error,
+        }),
+    },
+  );
 }

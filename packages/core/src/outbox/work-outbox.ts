@@ -189,7 +189,18 @@ export class WorkOutbox {
           placeholder !== undefined
             ? await this.#replacePlaceholder(delivery, placeholder, text, approval)
             : inherited && delivery.attempting === chunk
-              ? await awayFromCpu(() => deliverer.findPosted(delivery.conversation, idempotencyKey))
+              ? await withDeliveryRetry(() => deliverer.findPosted(delivery.conversation, idempotencyKey), {
+                  policy: this.#deps.retry,
+                  ...(this.#signal ? { signal: this.#signal } : {}),
+                  onRetry: (attempt, delayMs, error) =>
+                    logger.warn("looking for an earlier attempt's post failed; retrying", {
+                      workId: this.workId,
+                      chunk,
+                      attempt,
+                      delayMs,
+                      error,
+                    }),
+                })
               : undefined;
         inherited = false;
         postedId =
