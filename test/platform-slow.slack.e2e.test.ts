@@ -12,8 +12,9 @@ import { createMemoryLogger, waitFor } from "@switchboard/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type App, buildApp } from "../packages/cli/src/app/build-app.ts";
 import { loadConfig } from "../packages/cli/src/config/load-config.ts";
+import { holdPosts } from "./support/crash/held-posts.ts";
 import { answer } from "./support/model/chat-request.ts";
-import { Gauge, ModelStub } from "./support/model/model-stub.ts";
+import { ModelStub } from "./support/model/model-stub.ts";
 import { FakeSlack } from "./support/slack/fake-slack.ts";
 import { BOT_USER_ID, GENERAL } from "./support/slack/workspace-state.ts";
 
@@ -66,26 +67,6 @@ async function startApp(
   return app;
 }
 
-/** Holds Slack's `chat.postMessage` calls whose text matches, before Slack acts on them, until released. */
-function holdPostsBeforeSlackActs(shouldHold: (text: string) => boolean) {
-  const held = new Gauge();
-  const waiting: (() => void)[] = [];
-  let released = false;
-  slack!.api.requestGate = (method, args) => {
-    if (released || method !== "chat.postMessage") return undefined;
-    if (!shouldHold(typeof args.text === "string" ? args.text : "")) return undefined;
-    held.add(1);
-    return new Promise<void>((resolve) => waiting.push(resolve));
-  };
-  return {
-    held,
-    release() {
-      released = true;
-      for (const resolve of waiting.splice(0)) resolve();
-    },
-  };
-}
-
 /** The value of one gauge on /metrics. */
 async function gauge(name: string): Promise<number> {
   const text = await (await fetch(`${app!.httpUrl()}/metrics`)).text();
@@ -103,7 +84,7 @@ const botTexts = (thread: string) =>
 describe("Slack slow to take posts", () => {
   it("holds no CPU slot while Slack has not answered; another thread is answered meanwhile", async () => {
     await startApp();
-    const held = holdPostsBeforeSlackActs((text) => text.includes("slow question"));
+    const held = holdPosts(slack!.api, (text) => text.includes("slow question"), { before: true });
     const slow = [];
     for (let i = 1; i <= SLOW; i++) slow.push(await slack!.say(GENERAL, `${MENTION} slow question ${i}`));
     await held.held.atLeast(SLOW);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { awayFromCpu } from "../capacity/cpu-slots.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { MemoryAtomicStore } from "../store/memory/memory-atomic-store.ts";
+import { gate } from "../testing/gate.ts";
 import { waitFor } from "../testing/wait.ts";
 import { ConversationSerializer, type SerializerOptions } from "./serializer.ts";
 
@@ -22,15 +23,6 @@ function serializerWith(options: Pick<SerializerOptions, "work" | "maxConcurrent
     ...options,
   });
   return serializer;
-}
-
-/** A promise the test resolves when it wants. */
-function gate() {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
 }
 
 describe("turn admission", () => {

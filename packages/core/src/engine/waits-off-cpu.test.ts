@@ -18,6 +18,7 @@ import { createMemoryLogger, silentLogger } from "../runtime/logger.ts";
 import { openStore } from "../store/index.ts";
 import { MemoryAtomicStore } from "../store/memory/memory-atomic-store.ts";
 import { MemoryStore } from "../store/memory/memory-store.ts";
+import { gate } from "../testing/gate.ts";
 import { RecordingAdapter } from "../testing/recording-adapter.ts";
 import { scriptedResponder, streamedAnswer } from "../testing/responders.ts";
 import { waitFor } from "../testing/wait.ts";
@@ -48,15 +49,6 @@ function oneSlot(work: (key: string, signal: AbortSignal) => Promise<void>): Con
     work: (key, _items, signal) => work(key, signal),
   });
   return serializer;
-}
-
-/** A promise the test resolves when it wants. */
-function gate() {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
 }
 
 const where = (key: string): ConversationRef => ({ platform: "test", path: [key] });
