@@ -7,6 +7,17 @@ export function platformErrorCode(error: unknown): string | undefined {
   return typeof data.error === "string" ? data.error : undefined;
 }
 
+/**
+ * The seconds Slack asked to wait when it refused a call past the method's rate limit (HTTP 429;
+ * the client hands it back at once, see slack-adapter.ts); undefined for any other failure.
+ */
+export function rateLimitedFor(error: unknown): number | undefined {
+  if (!(error instanceof Error) || !("code" in error) || error.code !== "slack_webapi_rate_limited_error")
+    return undefined;
+  const seconds: unknown = "retryAfter" in error ? error.retryAfter : undefined;
+  return typeof seconds === "number" && seconds >= 0 ? seconds : undefined;
+}
+
 /** A Web API call Slack refused, with what to do about it. */
 export class SlackApiError extends Error {
   readonly method: string;

@@ -2,7 +2,7 @@ import type { WebClient } from "@slack/web-api";
 import { type ConversationRef, encodeConversationKey, type Logger } from "@switchboard/core/adapter";
 import { LRUCache } from "lru-cache";
 import { postTargetOf } from "../conversations.ts";
-import { explainSlackError, platformErrorCode } from "../slack-api-errors.ts";
+import { explainSlackError, platformErrorCode, rateLimitedFor } from "../slack-api-errors.ts";
 
 export type WorkingIndicatorMode = "auto" | "status" | "reaction" | "off";
 
@@ -31,6 +31,8 @@ type Shown =
   | { readonly kind: "reaction"; readonly channel: string; readonly ts: string };
 
 const DEFAULT_STATUS_REFRESH_MS = 90_000;
+/** Tries at taking an indicator off that Slack refused for its rate limit (each after its Retry-After). */
+const REMOVAL_TRIES = 3;
 
 /**
  * Shows that a turn is running: the thread status line (assistant.threads.setStatus) where Slack
@@ -43,6 +45,8 @@ export class WorkingIndicator {
   /** Channels where Slack refused a thread status; `auto` uses the reaction there from then on. */
   readonly #statusRefused = new LRUCache<string, true>({ max: 10_000 });
   readonly #shown = new Map<string, Shown>();
+  /** Until when (epoch ms) no indicator is shown: Slack refused one for its rate limit. */
+  #quietUntil = 0;
 
   constructor(options: WorkingIndicatorOptions) {
     this.#options = options;
@@ -52,19 +56,33 @@ export class WorkingIndicator {
     this.#origins.set(encodeConversationKey(conversation), { channel, ts });
   }
 
+  /**
+   * Shows the indicator. Refused for Slack's rate limit, it is not shown — here nor in any other
+   * conversation — for as long as Slack asked (logged once), rather than tried by every turn.
+   */
   async start(conversation: ConversationRef): Promise<void> {
     const { mode } = this.#options;
     const target = postTargetOf(conversation);
     const key = encodeConversationKey(conversation);
     if (mode === "off" || target.kind === "ephemeral" || this.#shown.has(key)) return;
-    if (
-      (mode === "status" || mode === "auto") &&
-      target.kind === "thread" &&
-      !this.#statusRefused.has(target.channel)
-    ) {
-      if (await this.#showStatus(key, target.channel, target.threadTs)) return;
+    if (Date.now() < this.#quietUntil) return;
+    try {
+      if (
+        (mode === "status" || mode === "auto") &&
+        target.kind === "thread" &&
+        !this.#statusRefused.has(target.channel)
+      ) {
+        if (await this.#showStatus(key, target.channel, target.threadTs)) return;
+      }
+      if (mode === "reaction" || mode === "auto") await this.#showReaction(key);
+    } catch (error) {
+      const seconds = rateLimitedFor(error);
+      if (seconds === undefined) throw error;
+      this.#quietUntil = Date.now() + seconds * 1000;
+      this.#options.logger.info("Slack rate-limited the working indicator; none is shown until it allows", {
+        retryAfterSeconds: seconds,
+      });
     }
-    if (mode === "reaction" || mode === "auto") await this.#showReaction(key);
   }
 
   async stop(conversation: ConversationRef): Promise<void> {
@@ -72,7 +90,7 @@ export class WorkingIndicator {
     const shown = this.#shown.get(key);
     if (!shown) return;
     this.#shown.delete(key);
-    const { client, reaction } = this.#options;
+    const { client } = this.#options;
     if (shown.kind === "status") {
       clearInterval(shown.refresh);
       await client.assistant.threads
@@ -80,12 +98,31 @@ export class WorkingIndicator {
         .catch((error: unknown) => explainSlackError("assistant.threads.setStatus", error));
       return;
     }
-    await client.reactions
-      .remove({ channel: shown.channel, timestamp: shown.ts, name: reaction })
-      .catch((error: unknown) => {
-        // Someone (or a retry) already took it off: the goal is reached.
-        if (platformErrorCode(error) !== "no_reaction") explainSlackError("reactions.remove", error);
-      });
+    await this.#removeReaction(shown.channel, shown.ts, REMOVAL_TRIES).catch((error: unknown) =>
+      explainSlackError("reactions.remove", error),
+    );
+  }
+
+  /**
+   * Takes the reaction off. Refused for Slack's rate limit, it is taken off later, after the
+   * Retry-After, in the background (the turn does not wait): a working reaction must not stay.
+   */
+  async #removeReaction(channel: string, ts: string, tries: number): Promise<void> {
+    const { client, reaction, logger } = this.#options;
+    try {
+      await client.reactions.remove({ channel, timestamp: ts, name: reaction });
+    } catch (error) {
+      // Someone (or a retry) already took it off: the goal is reached.
+      if (platformErrorCode(error) === "no_reaction") return;
+      const seconds = rateLimitedFor(error);
+      if (seconds === undefined || tries <= 1) throw error;
+      const later = setTimeout(() => {
+        this.#removeReaction(channel, ts, tries - 1).catch((failure: unknown) =>
+          logger.warn("could not take the working reaction off", { channel, ts, error: failure }),
+        );
+      }, seconds * 1000);
+      later.unref();
+    }
   }
 
   /**
