@@ -59,6 +59,8 @@ const backends: Backend[] = [
 /** A platform whose next post lands and never answers (the process dies before it hears back). */
 class LandingAdapter extends RecordingAdapter {
   swallowNext = 0;
+  /** The platform refuses this many look-ups for its rate limit, asking for no wait. */
+  refuseLookups = 0;
 
   override async post(message: Parameters<RecordingAdapter["post"]>[0]) {
     const posted = await super.post(message);
@@ -70,6 +72,10 @@ class LandingAdapter extends RecordingAdapter {
   }
 
   async findPosted(_conversation: ConversationRef, key: string) {
+    if (this.refuseLookups > 0) {
+      this.refuseLookups -= 1;
+      throw Object.assign(new Error("ratelimited"), { retryAfter: 0 });
+    }
     const post = this.posts.find((candidate) => candidate.idempotencyKey === key);
     return post ? { id: post.id, conversation: post.conversation } : undefined;
   }
@@ -138,6 +144,20 @@ for (const backend of backends) {
       await retry.deliver({ conversation: thread, text: "found three options" }, { key: "run-3:call-1" });
       await retry.deliver({ conversation: thread, text: "the answer" }, { answer: true });
       expect(adapter.posts.map((post) => post.text)).toEqual(["found three options", "the answer"]);
+    });
+
+    it("looks again for a landed post when the platform refused the look-up for its rate limit", async () => {
+      const adapter = new LandingAdapter();
+      adapter.swallowNext = 1;
+      const outbox = await outboxOn(adapter);
+      const dying = await outbox.open("work-5");
+      void dying.deliver({ conversation: thread, text: "the answer" }, { answer: true });
+      await waitUntil(() => adapter.posts.length === 1);
+      adapter.refuseLookups = 1;
+      const retry = await outbox.open("work-5");
+      const outcome = await retry.deliver({ conversation: thread, text: "the answer" }, { answer: true });
+      expect(outcome).toEqual({ delivered: true });
+      expect(adapter.posts.map((post) => post.text)).toEqual(["the answer"]);
     });
 
     it("knows a post that landed while its work was being cancelled (abandoned, so never recorded)", async () => {
