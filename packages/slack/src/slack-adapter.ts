@@ -107,8 +107,9 @@ export class SlackAdapter implements Adapter {
       // A 429 comes back to the caller at once, with Slack's Retry-After. Waited out by the client
       // instead, it pauses the client's whole queue: one method past its rate tier (a working
       // reaction in a busy channel) would hold every answer in every channel for that long. The
-      // outbox waits out a refused post or edit itself (outbox/retry-delivery.ts); the working
-      // indicator, a preview and a name lookup give up and say so in the log.
+      // outbox waits out a refused post or edit itself (outbox/retry-delivery.ts), the working
+      // indicator stays off until the Retry-After (working/working-indicator.ts), a preview update
+      // and a name lookup give up and say so in the log.
       rejectRateLimitedCalls: true,
     });
     this.#channelNames = slackChannelNames(this.#client, this.#logger);

@@ -1,5 +1,11 @@
 import type { WebClient } from "@slack/web-api";
-import { type ConversationRef, encodeConversationKey, type Logger } from "@switchboard/core/adapter";
+import {
+  type BackoffPolicy,
+  type ConversationRef,
+  encodeConversationKey,
+  type Logger,
+  retryWithBackoff,
+} from "@switchboard/core/adapter";
 import { LRUCache } from "lru-cache";
 import { postTargetOf } from "../conversations.ts";
 import { explainSlackError, platformErrorCode, rateLimitedFor } from "../slack-api-errors.ts";
@@ -31,8 +37,16 @@ type Shown =
   | { readonly kind: "reaction"; readonly channel: string; readonly ts: string };
 
 const DEFAULT_STATUS_REFRESH_MS = 90_000;
-/** Tries at taking an indicator off that Slack refused for its rate limit (each after its Retry-After). */
-const REMOVAL_TRIES = 3;
+/**
+ * Taking off a reaction Slack refused to take off for its rate limit, later: tries after the first
+ * Retry-After (each further one after Slack's next Retry-After, at most a minute).
+ */
+const LATER_REMOVAL: BackoffPolicy = { attempts: 2, baseDelayMs: 1_000, maxDelayMs: 60_000 };
+/** A wait that never keeps the process alive (the removal runs beside everything else). */
+const backgroundSleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
 
 /**
  * Shows that a turn is running: the thread status line (assistant.threads.setStatus) where Slack
@@ -98,7 +112,7 @@ export class WorkingIndicator {
         .catch((error: unknown) => explainSlackError("assistant.threads.setStatus", error));
       return;
     }
-    await this.#removeReaction(shown.channel, shown.ts, REMOVAL_TRIES).catch((error: unknown) =>
+    await this.#removeReaction(shown.channel, shown.ts).catch((error: unknown) =>
       explainSlackError("reactions.remove", error),
     );
   }
@@ -107,21 +121,33 @@ export class WorkingIndicator {
    * Takes the reaction off. Refused for Slack's rate limit, it is taken off later, after the
    * Retry-After, in the background (the turn does not wait): a working reaction must not stay.
    */
-  async #removeReaction(channel: string, ts: string, tries: number): Promise<void> {
+  async #removeReaction(channel: string, ts: string): Promise<void> {
     const { client, reaction, logger } = this.#options;
+    const remove = async () => {
+      try {
+        await client.reactions.remove({ channel, timestamp: ts, name: reaction });
+      } catch (error) {
+        // Someone (or an earlier try) already took it off: the goal is reached.
+        if (platformErrorCode(error) !== "no_reaction") throw error;
+      }
+    };
     try {
-      await client.reactions.remove({ channel, timestamp: ts, name: reaction });
+      await remove();
     } catch (error) {
-      // Someone (or a retry) already took it off: the goal is reached.
-      if (platformErrorCode(error) === "no_reaction") return;
       const seconds = rateLimitedFor(error);
-      if (seconds === undefined || tries <= 1) throw error;
-      const later = setTimeout(() => {
-        this.#removeReaction(channel, ts, tries - 1).catch((failure: unknown) =>
+      if (seconds === undefined) throw error;
+      void backgroundSleep(seconds * 1000)
+        .then(() =>
+          retryWithBackoff(remove, {
+            policy: LATER_REMOVAL,
+            retryable: (failure) => rateLimitedFor(failure) !== undefined,
+            retryAfterMs: (failure) => (rateLimitedFor(failure) ?? 0) * 1000,
+            sleep: backgroundSleep,
+          }),
+        )
+        .catch((failure: unknown) =>
           logger.warn("could not take the working reaction off", { channel, ts, error: failure }),
         );
-      }, seconds * 1000);
-      later.unref();
     }
   }
 
