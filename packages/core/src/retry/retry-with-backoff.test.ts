@@ -48,6 +48,22 @@ describe("retryWithBackoff", () => {
     expect(waits).toEqual([700, 1_000]);
   });
 
+  it("honours a retry-after longer than the backoff's ceiling up to its own cap", async () => {
+    const waits: number[] = [];
+    const limited = (ms: number) => Object.assign(new Error("429"), { retryAfterMs: ms });
+    const { call } = failing(limited(60_000), limited(900_000), new Error("500"));
+    await retryWithBackoff(call, {
+      policy: { ...policy, maxRetryAfterMs: 300_000 },
+      retryAfterMs: (error) => (error as { retryAfterMs?: number }).retryAfterMs,
+      random: () => 0.999999,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    // The hints as asked (the second capped); a failure without one still backs off within maxDelayMs.
+    expect(waits).toEqual([60_000, 300_000, 400]);
+  });
+
   it("surfaces a failure not worth retrying at once, unchanged", async () => {
     const forbidden = new Error("403");
     const { call, attempts } = failing(forbidden);

@@ -6,7 +6,8 @@
  * delay is set to zero), because p-retry can neither honour a platform's or provider's retry-after
  * hint nor jitter fully (its `randomize` only stretches a wait 1–2×). Waits are exponential
  * backoff with full jitter — a random wait in [0, base·2^(n-1)], capped — so many callers hitting
- * one rate limit do not retry in lockstep; a failure's own retry-after replaces the backoff, capped.
+ * one rate limit do not retry in lockstep; a failure's own retry-after replaces the backoff, capped
+ * (`maxRetryAfterMs`).
  */
 import pRetry, { AbortError } from "p-retry";
 
@@ -16,8 +17,13 @@ export interface BackoffPolicy {
   readonly attempts: number;
   /** Backoff ceiling before the first retry; doubles per attempt. */
   readonly baseDelayMs: number;
-  /** No single wait is longer, retry-after hints included. */
+  /** No backoff wait is longer; nor is a retry-after hint, unless `maxRetryAfterMs` says otherwise. */
   readonly maxDelayMs: number;
+  /**
+   * The longest wait a failure's own retry-after hint is honoured for (default: `maxDelayMs`). A
+   * platform that asks for longer is tried again after this long.
+   */
+  readonly maxRetryAfterMs?: number;
 }
 
 /** What `retryWithBackoff` retries, how, and what it reports. */
@@ -37,15 +43,17 @@ export interface RetryWithBackoffOptions {
   readonly random?: () => number;
 }
 
-/** The wait before attempt `failed + 1`: full jitter over the doubling ceiling, or the hint. */
+/** The wait before attempt `failed + 1`: full jitter over the doubling ceiling, or the hint (capped). */
 export function backoffDelayMs(
   policy: BackoffPolicy,
   failed: number,
   random: () => number,
   retryAfterMs?: number,
 ): number {
+  if (retryAfterMs !== undefined)
+    return Math.round(Math.min(policy.maxRetryAfterMs ?? policy.maxDelayMs, retryAfterMs));
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failed - 1));
-  return Math.round(Math.min(policy.maxDelayMs, retryAfterMs ?? random() * ceiling));
+  return Math.round(random() * ceiling);
 }
 
 /** Carries a failure through p-retry untouched (p-retry refuses to retry plain TypeErrors). */
