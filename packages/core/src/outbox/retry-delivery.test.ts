@@ -19,7 +19,7 @@ describe("withDeliveryRetry", () => {
 
   it("waits out a platform's Retry-After longer than its backoff ceiling instead of asking again early", async () => {
     const tries: number[] = [];
-    const refusals = [rateLimited(60), rateLimited(60)];
+    const refusals = [rateLimited(45), rateLimited(60)];
     const post = async () => {
       tries.push(Date.now());
       const refusal = refusals.shift();
@@ -33,16 +33,16 @@ describe("withDeliveryRetry", () => {
       onRetry: (_attempt, delayMs) => retries.push(delayMs),
     });
 
-    await vi.advanceTimersByTimeAsync(59_000);
-    // Asked again within the minute, the platform would refuse again and spend an attempt.
+    await vi.advanceTimersByTimeAsync(44_000);
+    // Asked again before then, the platform would refuse again and spend an attempt.
     expect(tries).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(61_000);
     await expect(delivered).resolves.toEqual({ id: "posted" });
-    expect(tries.map((at) => at - started)).toEqual([0, 60_000, 120_000]);
-    expect(retries).toEqual([60_000, 60_000]);
+    expect(tries.map((at) => at - started)).toEqual([0, 45_000, 105_000]);
+    expect(retries).toEqual([45_000, 60_000]);
   });
 
-  it("tries again after 5 minutes when the platform asks for longer, and gives up after the attempts", async () => {
+  it("tries again after a minute when the platform asks for longer, and gives up after the attempts", async () => {
     const tries: number[] = [];
     const post = async () => {
       tries.push(Date.now());
@@ -51,8 +51,9 @@ describe("withDeliveryRetry", () => {
     const started = Date.now();
     const delivered = withDeliveryRetry(post, { policy: DEFAULT_DELIVERY_RETRY, onRetry: () => undefined });
     const outcome = expect(delivered).rejects.toMatchObject({ retryAfter: 3_600 });
-    await vi.advanceTimersByTimeAsync(4 * 300_000);
+    await vi.advanceTimersByTimeAsync(4 * 60_000);
     await outcome;
-    expect(tries.map((at) => at - started)).toEqual([0, 300_000, 600_000, 900_000, 1_200_000]);
+    // Four waits of a minute: within a turn's time limit, which would otherwise cut the delivery short.
+    expect(tries.map((at) => at - started)).toEqual([0, 60_000, 120_000, 180_000, 240_000]);
   });
 });

@@ -6,16 +6,18 @@ export type DeliveryRetryPolicy = BackoffPolicy;
 
 /**
  * Five attempts with backoff up to 15 s. A platform's rate limit (a 429 with Retry-After, Matrix's
- * `retry_after_ms`, Discord's `retry_after`) is waited out as long as it asks, up to 5 minutes:
- * retried sooner, the post would be refused again and spend the attempts meant for real failures,
- * and an answer the platform would have taken a minute later would be given up. The turn holds no
- * CPU slot meanwhile, and stopping the process ends the wait (the answer stays queued).
+ * `retry_after_ms`) is waited out as long as it asks, up to a minute: retried sooner, the post
+ * would be refused again and spend the attempts meant for real failures, and an answer the
+ * platform would have taken a little later would be given up. A minute (Slack asks for up to 60 s
+ * past a method's tier) keeps the four waits within a few minutes, well inside a turn's time limit
+ * (`maxTurnMs`, 11 minutes), which would otherwise cut the delivery short. The turn holds no CPU
+ * slot meanwhile, and stopping the process ends the wait (the answer stays queued).
  */
 export const DEFAULT_DELIVERY_RETRY: DeliveryRetryPolicy = {
   attempts: 5,
   baseDelayMs: 500,
   maxDelayMs: 15_000,
-  maxRetryAfterMs: 300_000,
+  maxRetryAfterMs: 60_000,
 };
 
 /** A platform error that says when to try again (HTTP 429 Retry-After, Matrix retry_after_ms…). */
