@@ -1,4 +1,4 @@
-import { SHUTDOWN_REASON, TurnCancelledError } from "../runtime/errors.ts";
+import { SHUTDOWN_REASON, TIME_LIMIT_REASON, TurnCancelledError } from "../runtime/errors.ts";
 import { runAsBackground } from "../runtime/event-loop.ts";
 import { linkSignals } from "../runtime/linked-signal.ts";
 import type { QueueEntry } from "../store/types.ts";
@@ -360,10 +360,7 @@ export class ConversationSerializer {
     let overrun: NodeJS.Timeout | undefined;
     try {
       const turn = await this.#admit(key, controller.signal);
-      overrun = setTimeout(
-        () => controller.abort(new Error("the turn ran past its time limit")),
-        this.#options.maxTurnMs,
-      );
+      overrun = setTimeout(() => controller.abort(new Error(TIME_LIMIT_REASON)), this.#options.maxTurnMs);
       overrun.unref?.();
       const work = () =>
         this.#options.work(

@@ -20,7 +20,11 @@ export interface EngineSettings {
    * start with, the bounds, and the event loop delay they are sized to stay under.
    */
   readonly cpuSlots: CpuSlotSettings;
-  /** A unit of work running longer is cancelled and left queued (a safety net above the team's wall time). */
+  /**
+   * A unit of work running longer is cancelled (a safety net above the team's wall time): a turn
+   * still working ends as stopped; one whose answer is recorded stays queued, and the next try
+   * delivers that answer.
+   */
   readonly maxTurnMs: number;
   /** How often this process looks for queued work nobody drains (a crashed holder's). */
   readonly recoveryIntervalMs: number;

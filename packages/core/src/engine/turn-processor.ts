@@ -8,7 +8,13 @@ import { decodeConversationKey } from "../conversation/ref.ts";
 import type { Deliverer, Delivery } from "../delivery/deliverer.ts";
 import type { Outbox } from "../outbox/outbox.ts";
 import type { WorkOutbox } from "../outbox/work-outbox.ts";
-import { abortedByShutdown, SHUTDOWN_REASON, TurnCancelledError, userMessageOf } from "../runtime/errors.ts";
+import {
+  abortedByShutdown,
+  abortedByTimeLimit,
+  SHUTDOWN_REASON,
+  TurnCancelledError,
+  userMessageOf,
+} from "../runtime/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { isStoreOutage } from "../store/errors.ts";
 import type { StreamingReply } from "../streaming/streaming-reply.ts";
@@ -63,7 +69,7 @@ export class TurnProcessor {
           key,
           workId: unit.workId,
         });
-        await this.#cancellable(signal, () => outbox.deliverRecorded());
+        await this.#cancellable(signal, () => outbox.deliverRecorded(), outbox);
       } else await this.#processUnit(key, unit, outbox, signal);
     }
   }
@@ -73,12 +79,17 @@ export class TurnProcessor {
     else await this.#continue(key, unit.continuation, outbox, signal);
   }
 
-  /** Shutdown leaves the work queued (the next start finishes it); other failures are the caller's. */
-  async #cancellable(signal: AbortSignal, work: () => Promise<void>): Promise<void> {
+  /**
+   * Shutdown leaves the work queued (the next start finishes it), and so does the time limit once
+   * the answer is recorded: the limit is for a turn still working, and a computed answer waiting on
+   * the platform is delivered by the next try, not thrown away. Other failures are the caller's.
+   */
+  async #cancellable(signal: AbortSignal, work: () => Promise<void>, outbox: WorkOutbox): Promise<void> {
     try {
       await work();
     } catch (error) {
       if (abortedByShutdown(signal)) throw new TurnCancelledError(SHUTDOWN_REASON);
+      if (outbox.answered && abortedByTimeLimit(signal)) throw new TurnCancelledError(RECORDED_ANSWER_LEFT);
       throw error;
     }
   }
@@ -99,26 +110,29 @@ export class TurnProcessor {
     }
     const conversation = decodeConversationKey(key);
     try {
-      await this.#cancellable(signal, () =>
-        this.#options.deliverer.whileTyping(
-          conversation,
-          () =>
-            handler.continue({
-              key,
-              continuation,
-              signal,
-              workId: outbox.workId,
-              deliver: (delivery) => outbox.deliver(delivery, { answer: true }),
-              // Into the thread; the answer that follows replies to the request's first message.
-              interim: this.#interim(outbox, (text, agent) => ({
-                conversation,
-                text,
-                ...(agent === undefined ? {} : { agent }),
-              })),
-              commandPrefix: this.#options.prefixFor(conversation.platform),
-            }),
-          (error) => this.#options.logger.warn("typing indicator failed", { key, error }),
-        ),
+      await this.#cancellable(
+        signal,
+        () =>
+          this.#options.deliverer.whileTyping(
+            conversation,
+            () =>
+              handler.continue({
+                key,
+                continuation,
+                signal,
+                workId: outbox.workId,
+                deliver: (delivery) => outbox.deliver(delivery, { answer: true }),
+                // Into the thread; the answer that follows replies to the request's first message.
+                interim: this.#interim(outbox, (text, agent) => ({
+                  conversation,
+                  text,
+                  ...(agent === undefined ? {} : { agent }),
+                })),
+                commandPrefix: this.#options.prefixFor(conversation.platform),
+              }),
+            (error) => this.#options.logger.warn("typing indicator failed", { key, error }),
+          ),
+        outbox,
       );
     } catch (error) {
       if (error instanceof TurnCancelledError || isStoreOutage(error)) throw error;
@@ -152,12 +166,15 @@ export class TurnProcessor {
     const { deliverer, logger } = this.#options;
     const live: LiveAnswer = {};
     try {
-      await this.#cancellable(signal, () =>
-        deliverer.whileTyping(
-          turn.conversation,
-          () => this.#answer(turn, outbox, live, messages),
-          (error) => logger.warn("typing indicator failed", { key, error }),
-        ),
+      await this.#cancellable(
+        signal,
+        () =>
+          deliverer.whileTyping(
+            turn.conversation,
+            () => this.#answer(turn, outbox, live, messages),
+            (error) => logger.warn("typing indicator failed", { key, error }),
+          ),
+        outbox,
       );
     } catch (error) {
       // Left in the queue: the next start answers it, in the messages streamed so far.
@@ -370,6 +387,10 @@ export class TurnProcessor {
     }
   }
 }
+
+/** Why a unit whose recorded answer the time limit cut short stays queued. */
+const RECORDED_ANSWER_LEFT =
+  "the turn ran past its time limit while its recorded answer was being delivered; the next try delivers it";
 
 /** The streamed answer of a turn in progress, for the error and cancel paths. */
 interface LiveAnswer {

@@ -38,7 +38,19 @@ export const SHUTDOWN_REASON = "shutting down";
 
 /** True when `signal` was aborted by a shutdown (the work is left for the next start), not by /stop. */
 export function abortedByShutdown(signal: AbortSignal | undefined): boolean {
+  return abortedWith(signal, SHUTDOWN_REASON);
+}
+
+/** The abort reason of a unit of work that ran past its time limit (`maxTurnMs`). */
+export const TIME_LIMIT_REASON = "the turn ran past its time limit";
+
+/** True when `signal` was aborted because the work ran past its time limit. */
+export function abortedByTimeLimit(signal: AbortSignal | undefined): boolean {
+  return abortedWith(signal, TIME_LIMIT_REASON);
+}
+
+function abortedWith(signal: AbortSignal | undefined, message: string): boolean {
   if (!signal?.aborted) return false;
   const reason: unknown = signal.reason;
-  return (reason instanceof Error ? reason.message : String(reason)) === SHUTDOWN_REASON;
+  return (reason instanceof Error ? reason.message : String(reason)) === message;
 }

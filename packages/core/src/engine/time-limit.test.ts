@@ -1,0 +1,78 @@
+/**
+ * A turn's time limit (`maxTurnMs`) cuts a turn that runs too long. An answer already computed and
+ * recorded when the limit passes — its delivery still waiting on the platform — is not thrown
+ * away with the turn: the work stays queued and the next try delivers the recorded answer, once.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { OutboundMessage, PostedMessage } from "../conversation/messages.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { openStore } from "../store/index.ts";
+import { RecordingAdapter } from "../testing/recording-adapter.ts";
+import { scriptedResponder } from "../testing/responders.ts";
+import { waitFor } from "../testing/wait.ts";
+import { Engine } from "./engine.ts";
+
+let engine: Engine | undefined;
+afterEach(async () => {
+  await engine?.stop();
+  engine = undefined;
+});
+
+/** Its first post never answers (the platform took it nowhere); every later one lands. */
+class FirstPostHangs extends RecordingAdapter {
+  attempts = 0;
+
+  override async post(message: OutboundMessage): Promise<PostedMessage> {
+    this.attempts += 1;
+    if (this.attempts === 1) return new Promise<never>(() => {});
+    return super.post(message);
+  }
+}
+
+describe("a turn's time limit", () => {
+  it("passing while a recorded answer is being delivered leaves the work queued, and the answer lands once", async () => {
+    const platform = new FirstPostHangs();
+    const responder = scriptedResponder((turn) => `answer to ${turn.text}`);
+    const logger = createMemoryLogger();
+    engine = new Engine({
+      store: await openStore("memory://"),
+      adapters: [platform],
+      responder,
+      logger,
+      settings: { maxTurnMs: 300 },
+    });
+    await engine.start();
+    await platform.send("what is the status?");
+    await waitFor("the recorded answer to be delivered on the next try", () => platform.posts.length === 1);
+    await engine.idle();
+    expect(platform.posts.map((post) => post.text)).toEqual(["answer to what is the status?"]);
+    // The model was asked once: the next try delivered what the first had recorded.
+    expect(responder.turns).toHaveLength(1);
+    expect(logger.lines.map((line) => line.message)).not.toContain("turn cancelled");
+  });
+
+  it("passing while the team still works cuts the turn for good: it is not tried again", async () => {
+    const platform = new RecordingAdapter();
+    const logger = createMemoryLogger();
+    // A team that works until it is told to stop.
+    const responder = scriptedResponder(
+      (turn) =>
+        new Promise<string>((_resolve, reject) =>
+          turn.signal.addEventListener("abort", () => reject(turn.signal.reason), { once: true }),
+        ),
+    );
+    engine = new Engine({
+      store: await openStore("memory://"),
+      adapters: [platform],
+      responder,
+      logger,
+      settings: { maxTurnMs: 200 },
+    });
+    await engine.start();
+    await platform.send("think about this forever");
+    await waitFor("the turn to be cut", () => logger.lines.some((line) => line.message === "turn cancelled"));
+    await engine.idle();
+    expect(responder.turns).toHaveLength(1);
+    expect(platform.posts).toEqual([]);
+  });
+});
