@@ -23,7 +23,7 @@ export interface EngineSettings {
   /**
    * A unit of work running longer is cancelled (a safety net above the team's wall time): a turn
    * still working ends as stopped; one whose answer is recorded stays queued, and the next try
-   * delivers that answer.
+   * delivers that answer (or, cut again, gives it up).
    */
   readonly maxTurnMs: number;
   /** How often this process looks for queued work nobody drains (a crashed holder's). */

@@ -2,6 +2,7 @@
  * A turn's time limit (`maxTurnMs`) cuts a turn that runs too long. An answer already computed and
  * recorded when the limit passes — its delivery still waiting on the platform — is not thrown
  * away with the turn: the work stays queued and the next try delivers the recorded answer, once.
+ * Cut again there, it is given up, so the conversation never waits behind it for ever.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { OutboundMessage, PostedMessage } from "../conversation/messages.ts";
@@ -17,6 +18,22 @@ afterEach(async () => {
   await engine?.stop();
   engine = undefined;
 });
+
+/** A platform whose posts starting with `hangs` never answer; every other post lands. */
+class SomePostsHang extends RecordingAdapter {
+  readonly hangs: string;
+  attempts = 0;
+  constructor(hangs: string) {
+    super();
+    this.hangs = hangs;
+  }
+
+  override async post(message: OutboundMessage): Promise<PostedMessage> {
+    if (!message.text.startsWith(this.hangs)) return super.post(message);
+    this.attempts += 1;
+    return new Promise<never>(() => {});
+  }
+}
 
 /** Its first post never answers (the platform took it nowhere); every later one lands. */
 class FirstPostHangs extends RecordingAdapter {
@@ -74,5 +91,34 @@ describe("a turn's time limit", () => {
     await engine.idle();
     expect(responder.turns).toHaveLength(1);
     expect(platform.posts).toEqual([]);
+  });
+
+  it("passing again while the recorded answer is tried again gives it up, and the conversation goes on", async () => {
+    const platform = new SomePostsHang("answer to the first");
+    const responder = scriptedResponder((turn) => `answer to ${turn.text}`);
+    const logger = createMemoryLogger();
+    engine = new Engine({
+      store: await openStore("memory://"),
+      adapters: [platform],
+      responder,
+      logger,
+      settings: { maxTurnMs: 300 },
+    });
+    await engine.start();
+    const conversation = { platform: "test", path: ["thread"] };
+    await platform.send("the first question", { conversation });
+    await waitFor("the answer to be given up", () =>
+      logger.lines.some(
+        (line) => line.message === "an answer could not be delivered; giving up after retries",
+      ),
+    );
+    // Tried by the turn and once more by the next try; then the conversation is free again.
+    expect(platform.attempts).toBe(2);
+    await platform.send("the second question", { conversation });
+    await waitFor("the second answer", () => platform.posts.length === 1);
+    await engine.idle();
+    expect(platform.posts.map((post) => post.text)).toEqual(["answer to the second question"]);
+    expect(responder.turns.map((turn) => turn.text)).toEqual(["the first question", "the second question"]);
+    expect(platform.attempts).toBe(2);
   });
 });

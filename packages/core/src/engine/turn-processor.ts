@@ -69,8 +69,26 @@ export class TurnProcessor {
           key,
           workId: unit.workId,
         });
-        await this.#cancellable(signal, () => outbox.deliverRecorded(), outbox);
+        await this.#deliverRecorded(outbox, signal);
       } else await this.#processUnit(key, unit, outbox, signal);
+    }
+  }
+
+  /**
+   * What is left of a recorded answer, posted (after a restart, or after the time limit cut the
+   * turn that recorded it). Cut by the time limit here (a platform that never answers), it is
+   * given up — logged, listed by `/status` — rather than left to be tried again: the
+   * conversation's next messages must not wait behind it for ever.
+   */
+  async #deliverRecorded(outbox: WorkOutbox, signal: AbortSignal): Promise<void> {
+    try {
+      await outbox.deliverRecorded();
+    } catch (error) {
+      if (abortedByShutdown(signal)) throw new TurnCancelledError(SHUTDOWN_REASON);
+      if (!abortedByTimeLimit(signal)) throw error;
+      await outbox.giveUpUndelivered(RECORDED_ANSWER_TIMED_OUT);
+      // This signal is spent: the next try finds the answer given up and goes on with the queue.
+      throw new TurnCancelledError(RECORDED_ANSWER_GIVEN_UP);
     }
   }
 
@@ -387,6 +405,11 @@ export class TurnProcessor {
     }
   }
 }
+
+/** Why a recorded answer is given up: its delivery, tried again, ran past the time limit again. */
+const RECORDED_ANSWER_TIMED_OUT = "its delivery ran past the turn's time limit";
+const RECORDED_ANSWER_GIVEN_UP =
+  "the delivery of a recorded answer ran past the time limit; it is given up and the queue goes on";
 
 /** Why a unit whose recorded answer the time limit cut short stays queued. */
 const RECORDED_ANSWER_LEFT =

@@ -168,6 +168,17 @@ export class WorkOutbox {
     for (let index = 0; index < this.#record.deliveries.length; index++) await this.#send(index);
   }
 
+  /**
+   * Gives up every recorded delivery with chunks not posted yet, for `reason`: each is logged and
+   * listed by `/status` in its thread, as one given up after its retries is.
+   */
+  async giveUpUndelivered(reason: string): Promise<void> {
+    for (const [index, delivery] of this.#record.deliveries.entries()) {
+      if (delivery.failed === undefined && delivery.posted.length < delivery.chunks.length)
+        await this.#giveUp(index, new Error(reason));
+    }
+  }
+
   async #send(index: number): Promise<void> {
     const { deliverer, logger } = this.#deps;
     let inherited = !this.#recordedHere.has(index);
