@@ -16,6 +16,7 @@ import { holdPosts } from "./support/crash/held-posts.ts";
 import { answer } from "./support/model/chat-request.ts";
 import { ModelStub } from "./support/model/model-stub.ts";
 import { FakeSlack } from "./support/slack/fake-slack.ts";
+import type { WebApiStandIn } from "./support/slack/web-api-stand-in.ts";
 import { BOT_USER_ID, GENERAL } from "./support/slack/workspace-state.ts";
 
 const MENTION = `<@${BOT_USER_ID}>`;
@@ -136,5 +137,35 @@ describe("Slack slow to take posts", () => {
     await app!.close();
     app = undefined;
     expect(botTexts(second.ts)).toHaveLength(1);
+  });
+
+  it.each([
+    {
+      failure: "answers 500",
+      fail: (api: WebApiStandIn, once: () => boolean) => {
+        api.responseGate = async ({ method }) => {
+          if (method === "chat.postMessage" && once()) throw new Error("upstream request timeout");
+        };
+      },
+    },
+    {
+      failure: "cuts the connection before answering",
+      fail: (api: WebApiStandIn, once: () => boolean) => {
+        api.cutAfterActing = (method) => method === "chat.postMessage" && once();
+      },
+    },
+  ])("Slack posts an answer but $failure: the answer is in the thread once", async ({ fail }) => {
+    await startApp();
+    // Slack acts on the post, then fails to say so.
+    let failures = 1;
+    fail(slack!.api, () => failures-- > 0);
+    const root = await slack!.say(GENERAL, `${MENTION} what changed today?`);
+    await waitFor("the answer", () => (botTexts(root.ts).length > 0 ? true : undefined));
+    await waitFor("the turn to end", async () => (await gauge("switchboard_running_turns")) === 0);
+    await app!.close();
+    app = undefined;
+    expect(failures).toBeLessThan(1);
+    expect(botTexts(root.ts)).toHaveLength(1);
+    expect(botTexts(root.ts)[0]).toContain("what changed today?");
   });
 });

@@ -100,7 +100,7 @@ export class SlackAdapter implements Adapter {
     this.#config = slackAdapterConfigSchema.parse(config);
     this.#connection = resolveConnection(this.#config);
     this.#logger = deps.logger ?? silentLogger;
-    this.#client = new WebClient(this.#config.botToken, {
+    const clientOptions = {
       slackApiUrl: this.#config.apiUrl,
       logger: boltLoggerFrom(this.#logger),
       retryConfig: RETRY,
@@ -111,12 +111,20 @@ export class SlackAdapter implements Adapter {
       // indicator stays off until the Retry-After (working/working-indicator.ts), a preview update
       // and a name lookup give up and say so in the log.
       rejectRateLimitedCalls: true,
+    };
+    this.#client = new WebClient(this.#config.botToken, clientOptions);
+    // New messages are never posted twice by the client's own retries (Slack has no idempotency
+    // key): the outbox retries a failed post, looking for it in the thread first.
+    const postClient = new WebClient(this.#config.botToken, {
+      ...clientOptions,
+      retryConfig: { retries: 0 },
     });
     this.#channelNames = slackChannelNames(this.#client, this.#logger);
     this.#userTimeZone = slackUserTimeZone(this.#client, this.#logger);
     this.#responseUrls = new ResponseUrls(deps.store?.namespace<string>("slack"));
     this.#poster = new SlackPoster({
       client: this.#client,
+      postClient,
       responseUrlOf: (id) => this.#responseUrls.find(id),
       customize: () => this.#customize,
     });

@@ -73,6 +73,11 @@ export class WebApiStandIn {
    * tier, for the next `times` calls (Infinity: until the entry is deleted).
    */
   readonly rateLimits = new Map<string, { retryAfterSeconds: number; times: number }>();
+  /**
+   * Web API calls Slack acts on and then never answers: the connection is cut instead of the
+   * response (true for the calls to cut).
+   */
+  cutAfterActing: ((method: string) => boolean) | undefined;
   /** Runs before a Web API call acts (crash tests hold a call here: Slack has not acted yet). */
   requestGate: ((method: string, args: Record<string, unknown>) => Promise<void> | undefined) | undefined;
   /** Uploads started with files.getUploadURLExternal: file id → name, declared length, bytes once sent. */
@@ -185,6 +190,10 @@ export class WebApiStandIn {
     const handler = this.#methods[method];
     const reply = handler ? await handler(args, token) : fail("unknown_method");
     await this.responseGate?.({ method, args, reply });
+    if (this.cutAfterActing?.(method)) {
+      request.socket.destroy();
+      return;
+    }
     response
       .writeHead(200, {
         "content-type": "application/json; charset=utf-8",

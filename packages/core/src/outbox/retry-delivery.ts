@@ -20,8 +20,11 @@ export const DEFAULT_DELIVERY_RETRY: DeliveryRetryPolicy = {
   maxRetryAfterMs: 60_000,
 };
 
-/** A platform error that says when to try again (HTTP 429 Retry-After, Matrix retry_after_ms…). */
-function retryAfterMsOf(error: unknown): number | undefined {
+/**
+ * A platform error that says when to try again (HTTP 429 Retry-After, Matrix retry_after_ms…): the
+ * platform refused the call, so nothing it would have done was done.
+ */
+export function retryAfterMsOf(error: unknown): number | undefined {
   if (!error || typeof error !== "object") return undefined;
   const record = error as Record<string, unknown>;
   for (const field of ["retryAfterMs", "retry_after_ms"]) {

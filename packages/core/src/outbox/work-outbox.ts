@@ -12,7 +12,7 @@ import {
   type OutboxFile,
   type OutboxRecord,
 } from "./outbox-record.ts";
-import { type DeliveryRetryPolicy, withDeliveryRetry } from "./retry-delivery.ts";
+import { type DeliveryRetryPolicy, retryAfterMsOf, withDeliveryRetry } from "./retry-delivery.ts";
 
 export interface WorkOutboxDeps {
   readonly records: Keyv<OutboxRecord>;
@@ -214,20 +214,34 @@ export class WorkOutbox {
                 })
               : undefined;
         inherited = false;
+        // A failed post may have landed: the platform acted, then failed to say so (a 500, a
+        // connection cut). Before posting again it is looked for, as a re-run does; a refusal
+        // with a retry-after (a rate limit) did not land.
+        let mayHaveLanded = false;
         postedId =
           found?.id ??
           (
             await withDeliveryRetry(
-              () =>
-                deliverer.post({
-                  conversation: delivery.conversation,
-                  text,
-                  idempotencyKey,
-                  ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
-                  ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
-                  ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
-                  ...(approval ? { approval } : {}),
-                }),
+              async () => {
+                if (mayHaveLanded) {
+                  const landed = await deliverer.findPosted(delivery.conversation, idempotencyKey);
+                  if (landed) return landed;
+                }
+                try {
+                  return await deliverer.post({
+                    conversation: delivery.conversation,
+                    text,
+                    idempotencyKey,
+                    ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
+                    ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
+                    ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
+                    ...(approval ? { approval } : {}),
+                  });
+                } catch (error) {
+                  mayHaveLanded ||= retryAfterMsOf(error) === undefined;
+                  throw error;
+                }
+              },
               {
                 policy: this.#deps.retry,
                 ...(this.#signal ? { signal: this.#signal } : {}),

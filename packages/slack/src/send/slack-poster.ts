@@ -54,6 +54,13 @@ export class ResponseUrlUnavailableError extends Error {
 
 export interface SlackPosterOptions {
   readonly client: WebClient;
+  /**
+   * The client new messages are posted with: one that never repeats a call by itself. Slack has no
+   * idempotency key, so a post repeated after a 500 or a cut connection — Slack may have acted —
+   * would show the answer twice; the outbox looks for the post before trying again instead.
+   * Default: `client`.
+   */
+  readonly postClient?: WebClient;
   readonly responseUrlOf: ResponseUrlLookup;
   readonly fetch?: typeof fetch;
   /** The app may post under a per-message name and icon (it has chat:write.customize). */
@@ -201,7 +208,7 @@ export class SlackPoster {
     blocks?: readonly SlackBlock[],
     authorship?: SlackAuthorship,
   ): Promise<string> {
-    const { client } = this.#options;
+    const client = this.#options.postClient ?? this.#options.client;
     if (target.kind === "ephemeral") return this.#postPrivately(target, text, message, blocks, authorship);
     const result = await client.chat
       .postMessage({
