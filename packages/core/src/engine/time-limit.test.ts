@@ -46,22 +46,33 @@ class FirstPostHangs extends RecordingAdapter {
   }
 }
 
+/** The engine on `platform` with a short time limit; its log, to read what happened. */
+async function startEngine(
+  platform: RecordingAdapter,
+  responder: ReturnType<typeof scriptedResponder>,
+  maxTurnMs: number,
+) {
+  const logger = createMemoryLogger();
+  engine = new Engine({
+    store: await openStore("memory://"),
+    adapters: [platform],
+    responder,
+    logger,
+    settings: { maxTurnMs },
+  });
+  await engine.start();
+  const started = engine;
+  return { logger, idle: () => started.idle() };
+}
+
 describe("a turn's time limit", () => {
   it("passing while a recorded answer is being delivered leaves the work queued, and the answer lands once", async () => {
     const platform = new FirstPostHangs();
     const responder = scriptedResponder((turn) => `answer to ${turn.text}`);
-    const logger = createMemoryLogger();
-    engine = new Engine({
-      store: await openStore("memory://"),
-      adapters: [platform],
-      responder,
-      logger,
-      settings: { maxTurnMs: 300 },
-    });
-    await engine.start();
+    const { logger, idle } = await startEngine(platform, responder, 300);
     await platform.send("what is the status?");
     await waitFor("the recorded answer to be delivered on the next try", () => platform.posts.length === 1);
-    await engine.idle();
+    await idle();
     expect(platform.posts.map((post) => post.text)).toEqual(["answer to what is the status?"]);
     // The model was asked once: the next try delivered what the first had recorded.
     expect(responder.turns).toHaveLength(1);
@@ -70,7 +81,6 @@ describe("a turn's time limit", () => {
 
   it("passing while the team still works cuts the turn for good: it is not tried again", async () => {
     const platform = new RecordingAdapter();
-    const logger = createMemoryLogger();
     // A team that works until it is told to stop.
     const responder = scriptedResponder(
       (turn) =>
@@ -78,17 +88,10 @@ describe("a turn's time limit", () => {
           turn.signal.addEventListener("abort", () => reject(turn.signal.reason), { once: true }),
         ),
     );
-    engine = new Engine({
-      store: await openStore("memory://"),
-      adapters: [platform],
-      responder,
-      logger,
-      settings: { maxTurnMs: 200 },
-    });
-    await engine.start();
+    const { logger, idle } = await startEngine(platform, responder, 200);
     await platform.send("think about this forever");
     await waitFor("the turn to be cut", () => logger.lines.some((line) => line.message === "turn cancelled"));
-    await engine.idle();
+    await idle();
     expect(responder.turns).toHaveLength(1);
     expect(platform.posts).toEqual([]);
   });
@@ -96,15 +99,7 @@ describe("a turn's time limit", () => {
   it("passing again while the recorded answer is tried again gives it up, and the conversation goes on", async () => {
     const platform = new SomePostsHang("answer to the first");
     const responder = scriptedResponder((turn) => `answer to ${turn.text}`);
-    const logger = createMemoryLogger();
-    engine = new Engine({
-      store: await openStore("memory://"),
-      adapters: [platform],
-      responder,
-      logger,
-      settings: { maxTurnMs: 300 },
-    });
-    await engine.start();
+    const { logger, idle } = await startEngine(platform, responder, 300);
     const conversation = { platform: "test", path: ["thread"] };
     await platform.send("the first question", { conversation });
     await waitFor("the answer to be given up", () =>
@@ -116,7 +111,7 @@ describe("a turn's time limit", () => {
     expect(platform.attempts).toBe(2);
     await platform.send("the second question", { conversation });
     await waitFor("the second answer", () => platform.posts.length === 1);
-    await engine.idle();
+    await idle();
     expect(platform.posts.map((post) => post.text)).toEqual(["answer to the second question"]);
     expect(responder.turns.map((turn) => turn.text)).toEqual(["the first question", "the second question"]);
     expect(platform.attempts).toBe(2);
