@@ -214,48 +214,8 @@ export class WorkOutbox {
                 })
               : undefined;
         inherited = false;
-        // A failed post may have landed: the platform acted, then failed to say so (a 500, a
-        // connection cut). Before posting again it is looked for, as a re-run does; a refusal
-        // with a retry-after (a rate limit) did not land.
-        let mayHaveLanded = false;
         postedId =
-          found?.id ??
-          (
-            await withDeliveryRetry(
-              async () => {
-                if (mayHaveLanded) {
-                  const landed = await deliverer.findPosted(delivery.conversation, idempotencyKey);
-                  if (landed) return landed;
-                }
-                try {
-                  return await deliverer.post({
-                    conversation: delivery.conversation,
-                    text,
-                    idempotencyKey,
-                    ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
-                    ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
-                    ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
-                    ...(approval ? { approval } : {}),
-                  });
-                } catch (error) {
-                  mayHaveLanded ||= retryAfterMsOf(error) === undefined;
-                  throw error;
-                }
-              },
-              {
-                policy: this.#deps.retry,
-                ...(this.#signal ? { signal: this.#signal } : {}),
-                onRetry: (attempt, delayMs, error) =>
-                  logger.warn("posting an answer failed; retrying", {
-                    workId: this.workId,
-                    chunk,
-                    attempt,
-                    delayMs,
-                    error,
-                  }),
-              },
-            )
-          ).id;
+          found?.id ?? (await this.#postChunk(delivery, { text, chunk, idempotencyKey, approval })).id;
       } catch (error) {
         if (this.#signal?.aborted) throw error;
         await this.#giveUp(index, error);
@@ -268,6 +228,54 @@ export class WorkOutbox {
         ...(posted.length < delivery.chunks.length ? { attempting: posted.length } : {}),
       });
     }
+  }
+
+  /**
+   * Posts one chunk, retried. A failed post may have landed — the platform acted, then failed to
+   * say so (a 500, a connection cut) — so before posting again it is looked for, as a re-run does;
+   * a refusal with a retry-after (a rate limit) did not land.
+   */
+  async #postChunk(
+    delivery: OutboxDelivery,
+    chunk: { text: string; chunk: number; idempotencyKey: string; approval: ApprovalPrompt | undefined },
+  ): Promise<PostedMessage> {
+    const { deliverer, logger } = this.#deps;
+    const { text, idempotencyKey, approval } = chunk;
+    let mayHaveLanded = false;
+    return withDeliveryRetry(
+      async () => {
+        if (mayHaveLanded) {
+          const landed = await deliverer.findPosted(delivery.conversation, idempotencyKey);
+          if (landed) return landed;
+        }
+        try {
+          return await deliverer.post({
+            conversation: delivery.conversation,
+            text,
+            idempotencyKey,
+            ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
+            ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
+            ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
+            ...(approval ? { approval } : {}),
+          });
+        } catch (error) {
+          mayHaveLanded ||= retryAfterMsOf(error) === undefined;
+          throw error;
+        }
+      },
+      {
+        policy: this.#deps.retry,
+        ...(this.#signal ? { signal: this.#signal } : {}),
+        onRetry: (attempt, delayMs, error) =>
+          logger.warn("posting an answer failed; retrying", {
+            workId: this.workId,
+            chunk: chunk.chunk,
+            attempt,
+            delayMs,
+            error,
+          }),
+      },
+    );
   }
 
   async #sendFiles(index: number): Promise<void> {
