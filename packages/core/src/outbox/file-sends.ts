@@ -3,7 +3,12 @@ import type { FileMessage } from "../conversation/files.ts";
 import type { Deliverer } from "../delivery/deliverer.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { idempotencyKeyOf, type OutboxDelivery, type OutboxFile } from "./outbox-record.ts";
-import { type DeliveryRetryPolicy, withDeliveryRetry } from "./retry-delivery.ts";
+import {
+  type DeliveryRetryOptions,
+  type DeliveryRetryPolicy,
+  postOnce,
+  withDeliveryRetry,
+} from "./retry-delivery.ts";
 
 export interface FileSendsDeps {
   readonly deliverer: Deliverer;
@@ -34,13 +39,12 @@ export async function sendFiles(deps: FileSendsDeps, deliveryIndex: number): Pro
     if (!entry || entry.posted !== undefined || entry.failed !== undefined) continue;
     // Keys past the text's chunk numbers: a file's post never shares a key with a chunk.
     const idempotencyKey = idempotencyKeyOf(workId, deliveryIndex, delivery.chunks.length + index);
-    const retried = <T>(what: string, call: () => Promise<T>) =>
-      withDeliveryRetry(call, {
-        policy: deps.retry,
-        ...(signal ? { signal } : {}),
-        onRetry: (attempt, delayMs, error) =>
-          logger.warn(`${what} failed; retrying`, { workId, file: entry.file.name, attempt, delayMs, error }),
-      });
+    const retrying = (what: string): DeliveryRetryOptions => ({
+      policy: deps.retry,
+      ...(signal ? { signal } : {}),
+      onRetry: (attempt, delayMs, error) =>
+        logger.warn(`${what} failed; retrying`, { workId, file: entry.file.name, attempt, delayMs, error }),
+    });
     try {
       if (!deliverer.canSendFiles(delivery.conversation)) {
         await announceInstead(deps, delivery, entry, idempotencyKey, "files cannot be sent here");
@@ -49,8 +53,9 @@ export async function sendFiles(deps: FileSendsDeps, deliveryIndex: number): Pro
       }
       let upload = entry.upload;
       if (upload === undefined) {
-        const uploaded = await retried("uploading a file", () =>
-          deliverer.uploadFile(delivery.conversation, entry.file),
+        const uploaded = await withDeliveryRetry(
+          () => deliverer.uploadFile(delivery.conversation, entry.file),
+          retrying("uploading a file"),
         );
         upload = uploaded;
         await deps.record(index, { ...entry, upload: uploaded, attempting: true });
@@ -63,11 +68,12 @@ export async function sendFiles(deps: FileSendsDeps, deliveryIndex: number): Pro
         ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
         ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
       };
-      // The upload was recorded by an earlier attempt: its post may have landed.
-      const found = entry.attempting
-        ? await retried("looking for the file's earlier post", () => deliverer.findPostedFile(message))
-        : undefined;
-      const posted = found ?? (await retried("posting a file", () => deliverer.postFile(message)));
+      const posted = await postOnce(
+        () => deliverer.postFile(message),
+        () => deliverer.findPostedFile(message),
+        // The upload was recorded by an earlier attempt: its post may have landed.
+        { ...retrying("posting a file"), mayHaveLanded: entry.attempting === true },
+      );
       await deps.record(index, { file: entry.file, upload, posted: posted.id });
     } catch (error) {
       if (signal?.aborted) throw error;
@@ -96,21 +102,21 @@ async function announceInstead(
 ): Promise<void> {
   const { file } = entry;
   const text = `_${file.name} (${file.mediaType}, ${formatBytes(file.size)}) could not be attached: ${why}._`;
-  // Looked for before each attempt: a post that landed unheard is not made twice.
-  await withDeliveryRetry(
-    async () => {
-      if (await deps.deliverer.findPosted(delivery.conversation, idempotencyKey)) return;
-      await deps.deliverer.post({
+  // Looked for before each attempt (a re-run says it again): a post that landed unheard is not made twice.
+  await postOnce(
+    () =>
+      deps.deliverer.post({
         conversation: delivery.conversation,
         text,
         idempotencyKey,
         ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
         ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
-      });
-    },
+      }),
+    () => deps.deliverer.findPosted(delivery.conversation, idempotencyKey),
     {
       policy: deps.retry,
       ...(deps.signal ? { signal: deps.signal } : {}),
+      mayHaveLanded: true,
       onRetry: (attempt, delayMs, error) =>
         deps.logger.warn("saying that a file was not sent failed; retrying", {
           workId: deps.workId,

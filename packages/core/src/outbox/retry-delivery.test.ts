@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_DELIVERY_RETRY, withDeliveryRetry } from "./retry-delivery.ts";
+import { DEFAULT_DELIVERY_RETRY, postOnce, withDeliveryRetry } from "./retry-delivery.ts";
 
 /** What Slack's Web API client throws for a 429 (`retryAfter` in seconds). */
 function rateLimited(retryAfterSeconds: number): Error {
@@ -55,5 +55,54 @@ describe("withDeliveryRetry", () => {
     await outcome;
     // Four waits of a minute: within a turn's time limit, which would otherwise cut the delivery short.
     expect(tries.map((at) => at - started)).toEqual([0, 60_000, 120_000, 180_000, 240_000]);
+  });
+});
+
+describe("postOnce", () => {
+  const options = { policy: { attempts: 3, baseDelayMs: 0, maxDelayMs: 0 }, onRetry: () => undefined };
+
+  /** A platform that acts on a post and fails to say so `silent` times, or refuses `refusals` posts. */
+  function platform(failures: { silent?: number; refusals?: number }) {
+    const landed: string[] = [];
+    const calls: string[] = [];
+    let silent = failures.silent ?? 0;
+    let refusals = failures.refusals ?? 0;
+    return {
+      landed,
+      calls,
+      post: async () => {
+        calls.push("post");
+        if (refusals-- > 0) throw rateLimited(0);
+        landed.push(`message ${landed.length + 1}`);
+        if (silent-- > 0) throw new Error("HTTP 500");
+        return landed.at(-1) ?? "";
+      },
+      find: async () => {
+        calls.push("find");
+        return landed[0];
+      },
+    };
+  }
+
+  it("after a failure the platform may have acted on, finds the post instead of posting it again", async () => {
+    const slack = platform({ silent: 1 });
+    await expect(postOnce(slack.post, slack.find, options)).resolves.toBe("message 1");
+    expect(slack.landed).toEqual(["message 1"]);
+    expect(slack.calls).toEqual(["post", "find"]);
+  });
+
+  it("after a rate limit's refusal posts again without looking: nothing was done", async () => {
+    const slack = platform({ refusals: 1 });
+    await expect(postOnce(slack.post, slack.find, options)).resolves.toBe("message 1");
+    expect(slack.calls).toEqual(["post", "post"]);
+  });
+
+  it("looks first when an earlier attempt may have posted", async () => {
+    const slack = platform({});
+    slack.landed.push("posted before a restart");
+    await expect(postOnce(slack.post, slack.find, { ...options, mayHaveLanded: true })).resolves.toBe(
+      "posted before a restart",
+    );
+    expect(slack.calls).toEqual(["find"]);
   });
 });

@@ -24,7 +24,7 @@ export const DEFAULT_DELIVERY_RETRY: DeliveryRetryPolicy = {
  * A platform error that says when to try again (HTTP 429 Retry-After, Matrix retry_after_ms…): the
  * platform refused the call, so nothing it would have done was done.
  */
-export function retryAfterMsOf(error: unknown): number | undefined {
+function retryAfterMsOf(error: unknown): number | undefined {
   if (!error || typeof error !== "object") return undefined;
   const record = error as Record<string, unknown>;
   for (const field of ["retryAfterMs", "retry_after_ms"]) {
@@ -33,6 +33,13 @@ export function retryAfterMsOf(error: unknown): number | undefined {
   }
   const seconds = record.retryAfter ?? record.retry_after;
   return typeof seconds === "number" && seconds >= 0 ? seconds * 1000 : undefined;
+}
+
+/** How a delivery is retried, what stops it, and what each retry reports. */
+export interface DeliveryRetryOptions {
+  readonly policy: DeliveryRetryPolicy;
+  readonly signal?: AbortSignal;
+  readonly onRetry: (attempt: number, delayMs: number, error: unknown) => void;
 }
 
 /**
@@ -45,11 +52,7 @@ export function retryAfterMsOf(error: unknown): number | undefined {
  */
 export async function withDeliveryRetry<T>(
   post: () => Promise<T>,
-  options: {
-    policy: DeliveryRetryPolicy;
-    signal?: AbortSignal;
-    onRetry: (attempt: number, delayMs: number, error: unknown) => void;
-  },
+  options: DeliveryRetryOptions,
 ): Promise<T> {
   const { policy, signal } = options;
   return awayFromCpu(() =>
@@ -60,4 +63,31 @@ export async function withDeliveryRetry<T>(
       onRetry: options.onRetry,
     }),
   );
+}
+
+/**
+ * Posts with `withDeliveryRetry`, once: whenever an earlier try may have landed, `find` looks for
+ * it before the next try, and what it finds is the result. An earlier try may have landed when
+ * `mayHaveLanded` says so (an earlier attempt of the work was posting when it stopped), or after a
+ * failure the platform may have acted on before failing to say so (a 500, a cut connection):
+ * anything but a refusal with a retry-after (a rate limit), which did nothing.
+ */
+export function postOnce<T>(
+  post: () => Promise<T>,
+  find: () => Promise<T | undefined>,
+  options: DeliveryRetryOptions & { readonly mayHaveLanded?: boolean },
+): Promise<T> {
+  let mayHaveLanded = options.mayHaveLanded === true;
+  return withDeliveryRetry(async () => {
+    if (mayHaveLanded) {
+      const landed = await find();
+      if (landed !== undefined) return landed;
+    }
+    try {
+      return await post();
+    } catch (error) {
+      mayHaveLanded ||= retryAfterMsOf(error) === undefined;
+      throw error;
+    }
+  }, options);
 }

@@ -12,7 +12,7 @@ import {
   type OutboxFile,
   type OutboxRecord,
 } from "./outbox-record.ts";
-import { type DeliveryRetryPolicy, retryAfterMsOf, withDeliveryRetry } from "./retry-delivery.ts";
+import { type DeliveryRetryPolicy, postOnce, withDeliveryRetry } from "./retry-delivery.ts";
 
 export interface WorkOutboxDeps {
   readonly records: Keyv<OutboxRecord>;
@@ -180,7 +180,6 @@ export class WorkOutbox {
   }
 
   async #send(index: number): Promise<void> {
-    const { deliverer, logger } = this.#deps;
     let inherited = !this.#recordedHere.has(index);
     for (;;) {
       const delivery = this.#record.deliveries[index];
@@ -194,28 +193,20 @@ export class WorkOutbox {
       if (chunk > 0 && delivery.placeholders?.length) await this.#paceLikeTheStream(delivery);
       let postedId: string;
       try {
-        // A post started by an earlier attempt may have landed: look before posting again.
         const placeholder = delivery.placeholders?.[chunk];
-        const found =
+        postedId = (
           placeholder !== undefined
             ? await this.#replacePlaceholder(delivery, placeholder, text, approval)
-            : inherited && delivery.attempting === chunk
-              ? await withDeliveryRetry(() => deliverer.findPosted(delivery.conversation, idempotencyKey), {
-                  policy: this.#deps.retry,
-                  ...(this.#signal ? { signal: this.#signal } : {}),
-                  onRetry: (attempt, delayMs, error) =>
-                    logger.warn("looking for an earlier attempt's post failed; retrying", {
-                      workId: this.workId,
-                      chunk,
-                      attempt,
-                      delayMs,
-                      error,
-                    }),
-                })
-              : undefined;
+            : await this.#postChunk(delivery, {
+                text,
+                chunk,
+                idempotencyKey,
+                approval,
+                // A post started by an earlier attempt may have landed: looked for before posting again.
+                mayHaveLanded: inherited && delivery.attempting === chunk,
+              })
+        ).id;
         inherited = false;
-        postedId =
-          found?.id ?? (await this.#postChunk(delivery, { text, chunk, idempotencyKey, approval })).id;
       } catch (error) {
         if (this.#signal?.aborted) throw error;
         await this.#giveUp(index, error);
@@ -230,42 +221,35 @@ export class WorkOutbox {
     }
   }
 
-  /**
-   * Posts one chunk, retried. A failed post may have landed — the platform acted, then failed to
-   * say so (a 500, a connection cut) — so before posting again it is looked for, as a re-run does;
-   * a refusal with a retry-after (a rate limit) did not land.
-   */
-  async #postChunk(
+  /** Posts one chunk, once (see `postOnce`). */
+  #postChunk(
     delivery: OutboxDelivery,
-    chunk: { text: string; chunk: number; idempotencyKey: string; approval: ApprovalPrompt | undefined },
+    chunk: {
+      text: string;
+      chunk: number;
+      idempotencyKey: string;
+      approval: ApprovalPrompt | undefined;
+      mayHaveLanded: boolean;
+    },
   ): Promise<PostedMessage> {
     const { deliverer, logger } = this.#deps;
     const { text, idempotencyKey, approval } = chunk;
-    let mayHaveLanded = false;
-    return withDeliveryRetry(
-      async () => {
-        if (mayHaveLanded) {
-          const landed = await deliverer.findPosted(delivery.conversation, idempotencyKey);
-          if (landed) return landed;
-        }
-        try {
-          return await deliverer.post({
-            conversation: delivery.conversation,
-            text,
-            idempotencyKey,
-            ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
-            ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
-            ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
-            ...(approval ? { approval } : {}),
-          });
-        } catch (error) {
-          mayHaveLanded ||= retryAfterMsOf(error) === undefined;
-          throw error;
-        }
-      },
+    return postOnce(
+      () =>
+        deliverer.post({
+          conversation: delivery.conversation,
+          text,
+          idempotencyKey,
+          ...(delivery.replyTo === undefined ? {} : { replyTo: delivery.replyTo }),
+          ...(delivery.recipientId === undefined ? {} : { recipientId: delivery.recipientId }),
+          ...(delivery.agent === undefined ? {} : { agent: delivery.agent }),
+          ...(approval ? { approval } : {}),
+        }),
+      () => deliverer.findPosted(delivery.conversation, idempotencyKey),
       {
         policy: this.#deps.retry,
         ...(this.#signal ? { signal: this.#signal } : {}),
+        mayHaveLanded: chunk.mayHaveLanded,
         onRetry: (attempt, delayMs, error) =>
           logger.warn("posting an answer failed; retrying", {
             workId: this.workId,
