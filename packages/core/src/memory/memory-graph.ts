@@ -13,6 +13,7 @@ import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/lan
 import { invokeWithRetry, type ModelCallLimits } from "../models/retry.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { skipUntracedRunTrees } from "../runtime/untraced-run-trees.ts";
 import { modelNameOf, recordModelCall, recordToolCall, stepSinkOf } from "../steps/step-sink.ts";
 import { nextMemoryStep } from "./control-state.ts";
 import type { MemoryBook } from "./memory-book.ts";
@@ -48,6 +49,7 @@ const TOOLS = "tools";
  * fails or answers without its tool never loses a turn: the turns are recorded without it.
  */
 export function buildMemoryGraph(options: MemoryGraphOptions) {
+  skipUntracedRunTrees();
   const bound = options.model ? options.model.bindTools?.([...options.tools]) : undefined;
   if (options.model && !bound) {
     throw new TypeError("the memory model cannot call tools; configure a model with tool calling");

@@ -16,6 +16,7 @@ import {
   START,
   StateGraph,
 } from "@langchain/langgraph";
+import { skipUntracedRunTrees } from "../runtime/untraced-run-trees.ts";
 import { pairToolCalls, textOf } from "../team/history.ts";
 import { modelWithTools } from "../team/model-with-tools.ts";
 import type { RunJournal } from "../team/run-journal.ts";
@@ -73,6 +74,7 @@ export const STEP_CONTEXT_KEY = "task_step";
 const SHORT = 300;
 
 export function buildTaskGraph(checkpointer: BaseCheckpointSaver) {
+  skipUntracedRunTrees();
   return new StateGraph(TaskState)
     .addNode("step", takeStep)
     .addEdge(START, "step")

@@ -7,6 +7,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { Command, END, interrupt, START, StateGraph } from "@langchain/langgraph";
 import { type LoadImage, withImageBlocks } from "../attachments/model-content.ts";
+import { skipUntracedRunTrees } from "../runtime/untraced-run-trees.ts";
 import { handoffTarget } from "./handoff.ts";
 import { pairToolCalls } from "./history.ts";
 import { COMMAND_PREFIX_KEY, limitMessages, TeamLimitError } from "./limits.ts";
@@ -82,6 +83,7 @@ export const LEARNINGS_KEY = "learnings";
  * Handoff tools jump to the target agent inside the same turn and make it the active agent.
  */
 export function buildTeamGraph(options: TeamGraphOptions) {
+  skipUntracedRunTrees();
   const names = options.agents.map((agent) => agent.name);
   const graph = new StateGraph(TeamState);
   for (const agent of options.agents) {
