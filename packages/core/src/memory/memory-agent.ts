@@ -87,9 +87,12 @@ export class MemoryAgent {
         return sessionState(await this.#start(key));
       case ControlState.PROCESS_MESSAGE:
       case ControlState.PROCESS_MESSAGE_AND_FLUSH: {
-        const live = (await this.session(key)) ?? (await this.#start(key));
-        // Written before any model is asked: the turn is in the session whatever the model does.
-        const advanced = (await sessions.append(key, run.turn, live)) ?? live;
+        // Written before any model is asked: the turn is in the session whatever the model does
+        // (a new session's record with its first turn).
+        const live = await this.session(key);
+        const advanced = live
+          ? ((await sessions.append(key, run.turn, live)) ?? live)
+          : await this.#start(key, run.turn);
         if (run.control === ControlState.PROCESS_MESSAGE) return sessionState(advanced);
         return sessionState(await this.#flush(key, run.control, advanced, steps));
       }
@@ -102,8 +105,9 @@ export class MemoryAgent {
     }
   }
 
-  async #start(key: string): Promise<SessionRecord> {
-    return this.#options.sessions.start(key, this.#options.clock.now(), await this.loadContext(key));
+  async #start(key: string, turn: readonly TranscriptLine[] = []): Promise<SessionRecord> {
+    const context = await this.loadContext(key);
+    return this.#options.sessions.start(key, this.#options.clock.now(), context, turn);
   }
 
   /** Records the turns since the last flush and rewrites the context document: one graph run, one call. */

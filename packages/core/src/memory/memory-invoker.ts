@@ -166,11 +166,12 @@ export class MemoryInvoker implements TurnObserver {
       { role: "bot" as const, text: answer.text },
     ].filter((line) => line.text.trim() !== "");
     try {
-      let state = await agent.state(key);
-      if (state?.startedAt == null)
-        state = await agent.invoke(key, { control: ControlState.START_SESSION }, work?.steps);
+      const state = await agent.state(key);
+      // A turn with lines starts the session itself, its record written with them (one commit).
+      if (state?.startedAt == null && turn.length === 0)
+        await agent.invoke(key, { control: ControlState.START_SESSION }, work?.steps);
       if (turn.length > 0) {
-        const before = state.messageCount;
+        const before = state?.startedAt == null ? 0 : state.messageCount;
         const after = before + turn.length;
         const turnControl = controlForTurn(before, after, flushEvery);
         control = turnControl;

@@ -67,6 +67,22 @@ describe.each(backends)("SessionStore on %s", (_name, open) => {
       expect(await sessions.lines(KEY, 1, 5)).toEqual([]);
     }));
 
+  it("starts a session with the turn that opens it: the record counts the turn's lines", () =>
+    withSessions(open, async (sessions) => {
+      const started = await sessions.start(KEY, 1_000, "Ana runs the Lisbon office.", [say(1), say(2)]);
+      expect(started).toEqual({
+        startedAt: 1_000,
+        context: "Ana runs the Lisbon office.",
+        digest: null,
+        messageCount: 2,
+        recordedUpTo: 0,
+      });
+      expect(await sessions.record(KEY)).toEqual(started);
+      expect(await sessions.lines(KEY, 1, 2)).toEqual([say(1), say(2)]);
+      await writeMessages(sessions, 1);
+      expect(await sessions.lines(KEY, 3, 3)).toEqual([say(1)]);
+    }));
+
   it("ending also removes a line a crash left after the counter", () =>
     withSessions(open, async (sessions) => {
       await sessions.start(KEY, 1_000, "");

@@ -47,8 +47,19 @@ export class SessionStore {
     return this.#records.get(key);
   }
 
-  async start(key: string, startedAt: number, context: string): Promise<SessionRecord> {
+  /**
+   * Starts a live session. `lines`, the turn that opens it, are written with its record as `append`
+   * writes a turn (in one commit where the store allows it): a session's first message costs one
+   * commit, not two.
+   */
+  async start(
+    key: string,
+    startedAt: number,
+    context: string,
+    lines: readonly TranscriptLine[] = [],
+  ): Promise<SessionRecord> {
     const record: SessionRecord = { startedAt, context, digest: null, messageCount: 0, recordedUpTo: 0 };
+    if (lines.length > 0) return this.#appendTo(key, record, lines);
     await this.#records.set(key, record);
     return record;
   }
@@ -82,6 +93,14 @@ export class SessionStore {
     const record = known ?? (await this.#records.get(key));
     if (!record) return undefined;
     if (lines.length === 0) return record;
+    return this.#appendTo(key, record, lines);
+  }
+
+  async #appendTo(
+    key: string,
+    record: SessionRecord,
+    lines: readonly TranscriptLine[],
+  ): Promise<SessionRecord> {
     const advanced = { ...record, messageCount: record.messageCount + lines.length };
     await writeInOrder(
       this.#store,
