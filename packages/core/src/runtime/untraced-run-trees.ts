@@ -52,11 +52,11 @@ export function skipUntracedRunTrees(): void {
     if (traced(config, around)) return langchainRunWithConfig(config, callback, avoidCreatingRootRunTree);
     let context: RunTree | Record<symbol, unknown> | undefined;
     if (!avoidCreatingRootRunTree) {
-      // Every field and method from the one quiet tree; its own config, and children (if a
-      // `traceable` function runs inside) kept apart from other steps'.
+      // Every field and method from the one quiet tree; what a step may add to (its children, if
+      // a `traceable` function runs inside; its metadata) and its config are its own.
       const tree: RunTree = Object.create(quiet);
       tree.child_runs = [];
-      tree.extra = { ...quiet.extra, [CHILD_CONFIG]: config };
+      tree.extra = { metadata: {}, [CHILD_CONFIG]: config };
       context = tree;
     }
     const variables = contextVariablesOf(around);
