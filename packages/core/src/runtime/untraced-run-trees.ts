@@ -5,9 +5,8 @@
  * timestamps, a dozen environment reads) even when nothing traces. A turn takes about ten such
  * steps. Skipping them took ~30 % off the CPU of a two-node graph's run, and ~0.9 ms off a Slack
  * event's on `switchboard start` (most of it between the model's answer and the post). What the
- * steps read back from that context is the
- * step's config (`getRunnableConfig`) and LangChain's context variables; the tree itself is read
- * only by a LangSmith tracer.
+ * steps read back from that context is their config (`getRunnableConfig`) and LangChain's context
+ * variables; the tree itself is read only by a LangSmith tracer.
  *
  * `skipUntracedRunTrees` swaps that one method on LangChain's singleton: when no tracer can see the
  * step — no LangChain tracer among its callbacks, no traced run around it, LangSmith tracing not
