@@ -67,7 +67,12 @@ export function skipUntracedRunTrees(): void {
   };
 }
 
-/** True when a LangSmith tracer could see a step run with `config` inside the context `around`. */
+/**
+ * True when a LangSmith tracer could see a step run with `config` inside the context `around`. The
+ * environment is read here, not handed down from the CLI's configuration: these are LangChain's own
+ * switches, which LangChain reads from the environment at every step, and this check must see what
+ * LangChain sees (a library user's process, a variable set after start) or a step would go untraced.
+ */
 function traced(config: unknown, around: unknown): boolean {
   if (TRACING_VARIABLES.some((name) => process.env[name] === "true")) return true;
   if (isRecord(around) && around.tracingEnabled === true) return true;
