@@ -1,7 +1,8 @@
 /**
  * @switchboard/core/adapter: the contract a platform adapter implements (Adapter and the messages it
  * exchanges with the engine), conversation keys, approval controls, and the helpers every adapter
- * shares (chunking, streaming settings, place-name caching, retry with backoff). See docs/how-to/write-platform-adapter.md.
+ * shares (chunking, streaming settings, place-name caching, retry with backoff, the `fetch` for
+ * platform SDKs). See docs/how-to/write-platform-adapter.md.
  */
 export { ExpiredFileLinkError, fetchPlatformFile } from "./attachments/platform-fetch.ts";
 export type {
@@ -47,6 +48,7 @@ export {
   sameConversation,
 } from "./conversation/ref.ts";
 export { chunkMarkdown } from "./delivery/chunk.ts";
+export { requestFetch } from "./http/request-fetch.ts";
 export type { EncryptionCounts } from "./metrics/encryption-metrics.ts";
 export {
   type BackoffPolicy,

@@ -16,6 +16,7 @@ import {
   type OutboundMessage,
   type PlaceNames,
   type PostedMessage,
+  requestFetch,
   type Store,
   silentLogger,
   type TeamIdentities,
@@ -103,6 +104,8 @@ export class SlackAdapter implements Adapter {
     const clientOptions = {
       slackApiUrl: this.#config.apiUrl,
       logger: boltLoggerFrom(this.#logger),
+      // Every answer is a call of this client: its requests go out without fetch's per-call cost.
+      fetch: requestFetch,
       retryConfig: RETRY,
       // A 429 comes back to the caller at once, with Slack's Retry-After. Waited out by the client
       // instead, it pauses the client's whole queue: one method past its rate tier (a working

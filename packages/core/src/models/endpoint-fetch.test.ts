@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { HumanMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CpuSlots } from "../capacity/cpu-slots.ts";
@@ -183,5 +185,46 @@ describe("models built by one factory share their endpoint's limit", () => {
     await vi.advanceTimersByTimeAsync(10_000);
     expect(await hung).toBeInstanceOf(Error);
     expect(endpoints.states()[0]).toMatchObject({ inFlight: 0, congestion: { timeout: 1 }, limit: 1 });
+  });
+});
+
+describe("the fetch a model sends with when the test gives none", () => {
+  /** An OpenAI-compatible server on this machine that streams every answer in pieces. */
+  async function streamingProvider(text: string) {
+    const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+      `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.write(chunk({ role: "assistant", content: "" }, null));
+        for (const word of text.split(/(?<= )/)) response.write(chunk({ content: word }, null));
+        response.end(`${chunk({}, "stop")}data: [DONE]\n\n`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    return {
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
+  }
+
+  it("streams answers from a real server to the end, many times over, and leaves no error behind", async () => {
+    const provider = await streamingProvider("hello there, how are you doing");
+    const build = await loadChatModelFactory(["openai-compatible"], { endpoints: endpointsWith({}) });
+    const model = build({ ...spec, baseUrl: provider.baseUrl }, {});
+    try {
+      // The SDK stops reading at the stream's end marker and cancels the body under it; a body that
+      // closed twice then raised an uncaught error (which fails this test) in about one call of ten.
+      for (let call = 0; call < 20; call++) {
+        let text = "";
+        for await (const piece of await model.stream([new HumanMessage("hi")])) text += String(piece.content);
+        expect(text).toBe("hello there, how are you doing");
+      }
+      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      await provider.close();
+    }
   });
 });

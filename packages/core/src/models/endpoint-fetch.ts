@@ -15,12 +15,13 @@
 
 import { awayFromCpu, currentTurnKey } from "../capacity/cpu-slots.ts";
 import type { CallOutcome, EndpointLimiter } from "../capacity/endpoint-limiter.ts";
+import { requestFetch } from "../http/request-fetch.ts";
 import { currentAttemptClock } from "./attempt-clock.ts";
 import { HeldTimeout } from "./held-timeout.ts";
 import { connectionDropped, retryAfterMsOf } from "./retry-policy.ts";
 
 export interface EndpointFetchOptions {
-  /** The fetch that sends the request (tests answer without a network); the global one when absent. */
+  /** The fetch that sends the request (tests answer without a network); http/request-fetch.ts when absent. */
   readonly fetch?: typeof fetch | undefined;
   /** One request, from sending to its last byte. */
   readonly requestTimeoutMs: number;
@@ -91,7 +92,7 @@ function limitedFetch(limiter: EndpointLimiter, options: EndpointFetchOptions): 
     let response: Response;
     try {
       response = await awayFromProvider(timers, () =>
-        (options.fetch ?? globalThis.fetch)(input, { ...init, signal }),
+        (options.fetch ?? requestFetch)(input, { ...init, signal }),
       );
     } catch (error) {
       finish(signal.aborted ? abortOutcome(signal) : "failed");
