@@ -92,7 +92,7 @@ describe("requestFetch answers as fetch does", () => {
         "content-length": "21",
       }),
     });
-    // Sent by undici's request(), not by fetch (which marks every request it sends as a CORS fetch).
+    // Sent by node:http, not by fetch (which marks every request it sends as a CORS fetch).
     expect(lastSeen()?.headers["sec-fetch-mode"]).toBeUndefined();
     expect(response.status).toBe(200);
     expect(response.ok).toBe(true);
