@@ -141,6 +141,13 @@ describe("requestFetch answers as fetch does", () => {
     expect(seen.length).toBe(before);
   });
 
+  it("rejects an abort whose reason is no Error as well, and never hangs on it", async () => {
+    const controller = new AbortController();
+    const pending = requestFetch(`${base}/slow`, { method: "POST", body: "{}", signal: controller.signal });
+    setImmediate(() => controller.abort("the caller left"));
+    await expect(pending).rejects.toBe("the caller left");
+  });
+
   it("ends the body with the signal's reason when aborted while it is read, and closes the connection", async () => {
     const controller = new AbortController();
     const response = await requestFetch(`${base}/stream`, {

@@ -27,9 +27,15 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
 /** Statuses whose response has no body (the Response constructor refuses one). */
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 204, 205, 304]);
 
-/** Connections kept open between calls, as `fetch` keeps them. */
-const httpAgent = new HttpAgent({ keepAlive: true });
-const httpsAgent = new HttpsAgent({ keepAlive: true });
+/**
+ * Connections kept open between calls, as `fetch` keeps them, and closed after 4 s unused (or
+ * sooner, when the server's Keep-Alive says so), as `fetch` closes them: a connection left open
+ * longer is one the server may close as it is reused. The timeout only closes idle connections;
+ * a request waiting on a slow answer is not cut.
+ */
+const IDLE_CONNECTION_MS = 4_000;
+const httpAgent = new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
+const httpsAgent = new HttpsAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
 
 type FetchInput = Parameters<typeof fetch>[0];
 
@@ -63,7 +69,7 @@ export const requestFetch: typeof fetch = async (input, init) => {
   }
   if (signal) {
     // An abort while the body is read ends it with the signal's reason, as fetch does.
-    const onAbort = () => answer.destroy(signal.reason instanceof Error ? signal.reason : undefined);
+    const onAbort = () => answer.destroy(abortError(signal));
     signal.addEventListener("abort", onAbort, { once: true });
     answer.once("close", () => signal.removeEventListener("abort", onAbort));
   }
@@ -124,7 +130,7 @@ function send(plain: PlainRequest, signal: AbortSignal | undefined): Promise<Inc
         resolve(answer);
       },
     );
-    const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : undefined);
+    const onAbort = () => request.destroy(signal ? abortError(signal) : undefined);
     signal?.addEventListener("abort", onAbort, { once: true });
     request.once("error", (error) => {
       signal?.removeEventListener("abort", onAbort);
@@ -132,6 +138,12 @@ function send(plain: PlainRequest, signal: AbortSignal | undefined): Promise<Inc
     });
     request.end(plain.body);
   });
+}
+
+/** What a stream is destroyed with on an abort: the signal's reason, or fetch's error when it is no Error. */
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
 }
 
 /** Every header of the answer, a repeated one (set-cookie) as several values. */
