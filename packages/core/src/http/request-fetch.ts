@@ -67,12 +67,6 @@ export const requestFetch: typeof fetch = async (input, init) => {
     // Following a redirect (method and body rules included) is fetch's job; it is rare enough here.
     return fetch(input, init);
   }
-  if (signal) {
-    // An abort while the body is read ends it with the signal's reason, as fetch does.
-    const onAbort = () => answer.destroy(abortError(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    answer.once("close", () => signal.removeEventListener("abort", onAbort));
-  }
   const empty = NULL_BODY_STATUSES.has(status) || plain.method === "HEAD";
   if (empty) answer.resume();
   // Node's adapter, not the body as an async iterable: a reader that cancels mid-answer (the SDKs do,
@@ -118,22 +112,31 @@ function plainRequest(input: FetchInput, init: RequestInit | undefined): PlainRe
   return { url, method, headers, body };
 }
 
-/** Sends the request in one write; resolves with the answer's head, its body still to be read. */
+/**
+ * Sends the request in one write; resolves with the answer's head, its body still to be read. One
+ * abort listener covers both halves, as fetch's abort does: before the answer it ends the request,
+ * after it the body (which then errors with the signal's reason), until the body is done.
+ */
 function send(plain: PlainRequest, signal: AbortSignal | undefined): Promise<IncomingMessage> {
   const https = plain.url.protocol === "https:";
   return new Promise((resolve, reject) => {
+    let answer: IncomingMessage | undefined;
     const request = (https ? httpsRequest : httpRequest)(
       plain.url,
       { method: plain.method, headers: plain.headers, agent: https ? httpsAgent : httpAgent },
-      (answer) => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve(answer);
+      (head) => {
+        answer = head;
+        head.once("close", stop);
+        resolve(head);
       },
     );
-    const onAbort = () => request.destroy(signal ? abortError(signal) : undefined);
+    const onAbort = () => {
+      if (signal) (answer ?? request).destroy(abortError(signal));
+    };
+    const stop = () => signal?.removeEventListener("abort", onAbort);
     signal?.addEventListener("abort", onAbort, { once: true });
     request.once("error", (error) => {
-      signal?.removeEventListener("abort", onAbort);
+      stop();
       reject(error);
     });
     request.end(plain.body);

@@ -19,6 +19,7 @@
  * graphs through both paths and fails when what the steps read from the context changes shape.
  */
 import { _CONTEXT_VARIABLES_KEY, AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import { getEnvironmentVariable } from "@langchain/core/utils/env";
 import { RunTree } from "langsmith";
 
 /** Where LangChain keeps a step's config on the context's run tree (`extra`). */
@@ -69,12 +70,12 @@ export function skipUntracedRunTrees(): void {
 
 /**
  * True when a LangSmith tracer could see a step run with `config` inside the context `around`. The
- * environment is read here, not handed down from the CLI's configuration: these are LangChain's own
- * switches, which LangChain reads from the environment at every step, and this check must see what
- * LangChain sees (a library user's process, a variable set after start) or a step would go untraced.
+ * tracing switches are LangChain's own, not our configuration: LangChain reads them at every step
+ * through its `getEnvironmentVariable`, and this check asks the same function, so it sees what
+ * LangChain sees (a library user's process, a variable set after start) and no step goes untraced.
  */
 function traced(config: unknown, around: unknown): boolean {
-  if (TRACING_VARIABLES.some((name) => process.env[name] === "true")) return true;
+  if (TRACING_VARIABLES.some((name) => getEnvironmentVariable(name) === "true")) return true;
   if (isRecord(around) && around.tracingEnabled === true) return true;
   if (!isRecord(config)) return false;
   const callbacks = config.callbacks;
